@@ -1,0 +1,148 @@
+import { nanoid } from 'nanoid';
+import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
+import type { RalphConfig } from '../contract/config.js';
+import { RalphError } from '../contract/errors.js';
+import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
+import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
+import { type RalphMachineInput, ralphMachine } from '../machines/ralph.machine.js';
+import { createChildRoundActors } from './child-round.js';
+
+/** Options of an engine: its ceiling on children per run, and an optional inspector. */
+export interface RalphEngineOptions {
+  /** The engine's own ceiling on children in one run (default and maximum: 256). */
+  maxTotalAgents?: number;
+  /** An XState inspection observer (e.g. the Stately inspector) attached to every run. */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+/** What one run starts from. */
+export interface RalphRunRequest {
+  args: unknown;
+  agent: AgentRef | undefined;
+  config: RalphConfig;
+  /** The provider resolved from the registry for this call, or undefined when it is not registered. */
+  provider: SubagentProvider | undefined;
+  onProgress?: (event: RalphProgressEvent) => void;
+}
+
+/** A started run. */
+export interface RalphRun {
+  runId: string;
+  /** Settles once the run is over and no child is left running; rejects with a RalphError. */
+  result: Promise<RalphEnvelope>;
+  /** Cancels the run; `result` then waits for the child to stop. */
+  cancel(): void;
+  /** Releases the run; cancels it first if it is still going. */
+  dispose(): void;
+  /** The running machine actor, for hosts that want to watch its snapshots. */
+  actor: Actor<typeof ralphMachine> | null;
+}
+
+/** Starts runs of the ralph machine. */
+export interface RalphEngine {
+  maxTotalAgents: number;
+  start(request: RalphRunRequest, options?: { signal?: AbortSignal }): RalphRun;
+}
+
+const PROGRESS_TYPES = ['round-started', 'child-started', 'report-accepted'] as const;
+
+/** The machine input a request maps to. */
+export function machineInputOf(
+  request: RalphRunRequest,
+  runId: string,
+  maxTotalAgents: number,
+): RalphMachineInput {
+  const { config, provider } = request;
+  return {
+    runId,
+    args: request.args,
+    agent: request.agent ?? null,
+    provider: {
+      name: config.subagentProvider,
+      registered: provider !== undefined,
+      structuredOutput: provider?.capabilities.structuredOutput === true,
+      inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
+    },
+    maxRounds: config.maxRounds,
+    maxHandoffChars: config.maxHandoffChars,
+    terminationGraceMs: config.terminationGraceMs,
+    maxTotalAgents,
+  };
+}
+
+/** Creates the engine that runs the ralph machine, one actor per run. */
+export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine {
+  const maxTotalAgents = options.maxTotalAgents ?? DEFAULT_MAX_ROUNDS;
+  if (!Number.isSafeInteger(maxTotalAgents) || maxTotalAgents < 1 || maxTotalAgents > DEFAULT_MAX_ROUNDS) {
+    throw new RangeError(`maxTotalAgents must be a whole number from 1 to ${DEFAULT_MAX_ROUNDS}`);
+  }
+
+  function start(request: RalphRunRequest, startOptions: { signal?: AbortSignal } = {}): RalphRun {
+    const runId = nanoid();
+    if (startOptions.signal?.aborted) {
+      // Cancelled before it began: nothing is started, not even the machine.
+      const result = Promise.reject(
+        new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }, { runId }),
+      );
+      return { runId, result, cancel() {}, dispose() {}, actor: null };
+    }
+
+    const actors = createChildRoundActors(request.provider, request.config.terminationGraceMs);
+    const actor = createActor(ralphMachine.provide({ actors }), {
+      input: machineInputOf(request, runId, maxTotalAgents),
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    });
+    const onProgress = request.onProgress;
+    if (onProgress !== undefined) {
+      for (const type of PROGRESS_TYPES) actor.on(type, (event) => onProgress(event));
+    }
+
+    const result = new Promise<RalphEnvelope>((resolve, reject) => {
+      actor.subscribe({
+        complete: () => {
+          const output = actor.getSnapshot().output;
+          if (output?.ok) resolve(output.envelope);
+          else if (output !== undefined) reject(new RalphError(output.failure, { runId }));
+          else
+            reject(
+              new RalphError(
+                { code: 'workflow-failed', message: workflowFailed('the run ended without an outcome') },
+                { runId },
+              ),
+            );
+        },
+        error: (error) =>
+          reject(
+            new RalphError(
+              {
+                code: 'workflow-failed',
+                message: workflowFailed(error instanceof Error ? error.message : String(error)),
+              },
+              { runId, cause: error },
+            ),
+          ),
+      });
+    });
+
+    const cancel = () => actor.send({ type: 'CANCEL' });
+    startOptions.signal?.addEventListener('abort', cancel, { once: true });
+    actor.start();
+
+    let disposed = false;
+    return {
+      runId,
+      result,
+      cancel,
+      dispose() {
+        if (disposed) return;
+        disposed = true;
+        startOptions.signal?.removeEventListener('abort', cancel);
+        if (actor.getSnapshot().status === 'active') cancel();
+      },
+      actor,
+    };
+  }
+
+  return { maxTotalAgents, start };
+}

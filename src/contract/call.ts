@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** The deployment's default and ceiling for rounds in one run. */
+export const DEFAULT_MAX_ROUNDS = 256;
+
+/**
+ * The call's schema as hosts show it to a model: one required objective string and one optional maxRounds
+ * number. Deliberately loose (no `.min(1)`, no `.int()`): the tool's own checks answer with the reference's
+ * messages, and a stricter host schema would answer with its library's text instead.
+ */
+export const callArgsSchema = z.object({
+  objective: z.string().describe('The immutable objective every fresh round works toward.'),
+  maxRounds: z
+    .number()
+    .optional()
+    .describe('Optional round cap for this run; the deployment maxRounds is the default and the ceiling.'),
+});
+
+/** The arguments of a ralph call as a model sends them. */
+export type RalphCallArgs = z.infer<typeof callArgsSchema>;
+
+/** The call's JSON Schema: exactly `{ objective: string (required), maxRounds?: number }`. */
+export const callJsonSchema = Object.freeze({
+  type: 'object',
+  properties: {
+    objective: { type: 'string', description: 'The immutable objective every fresh round works toward.' },
+    maxRounds: {
+      type: 'number',
+      description:
+        'Optional round cap for this run; the deployment maxRounds is the default and the ceiling.',
+    },
+  },
+  required: ['objective'],
+  additionalProperties: false,
+} as const);
+
+const field = (args: unknown, key: string): unknown =>
+  typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[key] : undefined;
+
+/** The call's objective field, whatever it holds. */
+export function objectiveOf(args: unknown): unknown {
+  return field(args, 'objective');
+}
+
+/** True when an objective is a string with something other than white space in it. */
+export function isNonEmptyObjective(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+/** The call's own maxRounds; null counts as absent (strict structured-output models send null for optionals). */
+export function requestedMaxRoundsOf(args: unknown): unknown {
+  const value = field(args, 'maxRounds');
+  return value === null ? undefined : value;
+}
+
+/** True when a requested maxRounds is absent or a positive safe integer. */
+export function isValidMaxRounds(value: unknown): boolean {
+  return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0);
+}
+
+/** The round cap of a call: its own maxRounds where valid, else the deployment default. */
+export function resolveMaxRounds(requested: unknown, deploymentMaxRounds: number): number {
+  return typeof requested === 'number' && isValidMaxRounds(requested) ? requested : deploymentMaxRounds;
+}

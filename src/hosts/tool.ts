@@ -1,0 +1,112 @@
+import type { z } from 'zod';
+import { createRalphEngine, type RalphEngine } from '../actors/engine.js';
+import { callArgsSchema, callJsonSchema } from '../contract/call.js';
+import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../contract/config.js';
+import { RalphError } from '../contract/errors.js';
+import { RALPH_GUIDANCE } from '../contract/guidance.js';
+import { workflowFailed } from '../contract/messages.js';
+import { checkReport, handoffSize } from '../contract/report.js';
+import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from '../render/cards.js';
+
+/** What a host passes with each call. */
+export interface RalphExec {
+  /** The calling agent: the parent of every child, whose cwd is the shared workspace. */
+  agent?: AgentRef;
+  /** Aborting it cancels the run; `execute` still waits for the child to stop. */
+  signal?: AbortSignal;
+  onProgress?: (event: RalphProgressEvent) => void;
+}
+
+/** What `createRalphTool` needs besides the config. */
+export interface RalphToolDeps {
+  providers: ProviderRegistry;
+  /** The engine that runs the machine; a default one (ceiling 256) when omitted. */
+  engine?: RalphEngine;
+}
+
+/** The ralph tool as a host exposes it to a model. */
+export interface RalphTool {
+  readonly name: 'ralph';
+  /** The fixed routing guidance; also the tool's description. */
+  readonly guidance: string;
+  readonly description: string;
+  /** The call's zod schema: objective and optional maxRounds, no stricter than the tool's own checks. */
+  readonly inputSchema: typeof callArgsSchema;
+  /** The call's JSON Schema: exactly `{ objective: string (required), maxRounds?: number }`. */
+  readonly jsonSchema: typeof callJsonSchema;
+  /** The normalized deployment config. */
+  readonly config: RalphConfig;
+  /** Runs the whole loop; resolves with the envelope or rejects with a RalphError. */
+  execute(args: unknown, exec?: RalphExec): Promise<RalphEnvelope>;
+  readonly render: {
+    pending(args: unknown): PendingCard;
+    result(args: unknown, envelope: RalphEnvelope): ResultCard;
+  };
+}
+
+/** The arguments a model sends, as the input schema reads them. */
+export type RalphToolArgs = z.infer<typeof callArgsSchema>;
+
+/** The settled envelope is checked again at the consumer boundary: semantics and the handoff cap. */
+function assertEnvelope(envelope: RalphEnvelope, config: RalphConfig): RalphEnvelope {
+  const checked = checkReport(envelope.result.report);
+  if (!checked.ok) {
+    throw new RalphError({
+      code: 'workflow-failed',
+      message: workflowFailed(`final report is malformed: ${checked.problem}`),
+    });
+  }
+  const size = handoffSize(checked.report);
+  if (size > config.maxHandoffChars) {
+    throw new RalphError({
+      code: 'workflow-failed',
+      message: workflowFailed(
+        `final report is ${size} characters, over the handoff cap of ${config.maxHandoffChars}`,
+      ),
+    });
+  }
+  return envelope;
+}
+
+/**
+ * Creates the ralph tool. The config is validated and normalized here (bad config throws); the provider is looked
+ * up in the registry immediately before each call, never cached.
+ */
+export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): RalphTool {
+  const normalized = normalizeConfig(config);
+  const engine = deps.engine ?? createRalphEngine();
+
+  async function execute(args: unknown, exec: RalphExec = {}): Promise<RalphEnvelope> {
+    const run = engine.start(
+      {
+        args,
+        agent: exec.agent,
+        config: normalized,
+        provider: deps.providers.get(normalized.subagentProvider),
+        ...(exec.onProgress === undefined ? {} : { onProgress: exec.onProgress }),
+      },
+      exec.signal === undefined ? {} : { signal: exec.signal },
+    );
+    try {
+      return assertEnvelope(await run.result, normalized);
+    } finally {
+      run.dispose();
+    }
+  }
+
+  return {
+    name: 'ralph',
+    guidance: RALPH_GUIDANCE,
+    description: RALPH_GUIDANCE,
+    inputSchema: callArgsSchema,
+    jsonSchema: callJsonSchema,
+    config: normalized,
+    execute,
+    render: {
+      pending: (args) => renderPendingCard(args),
+      result: (args, envelope) => renderResultCard(args, envelope, normalized.maxResultChars),
+    },
+  };
+}

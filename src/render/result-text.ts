@@ -1,0 +1,36 @@
+import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
+import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
+import type { RalphEnvelope } from '../contract/types.js';
+import { truncateText } from './truncate.js';
+
+/** The first line of a result: what the worker reported, never an independent verdict. */
+export function resultLabel(envelope: RalphEnvelope): string {
+  const { status, rounds } = envelope.result;
+  switch (status) {
+    case 'complete':
+      return `Ralph complete: the worker reported the objective complete after ${roundCount(rounds)}. ${WORKER_REPORT_CAVEAT}`;
+    case 'blocked':
+      return `Ralph blocked: the worker reported a blocker after ${roundCount(rounds)}. ${WORKER_REPORT_CAVEAT}`;
+    case 'budget-limited':
+      return budgetLimitedLabel(rounds);
+  }
+}
+
+/** The full native result text: the label, the rounds run, and the pretty-printed final report. */
+export function renderFullResultText(envelope: RalphEnvelope): string {
+  return [
+    resultLabel(envelope),
+    `Rounds: ${envelope.result.rounds}`,
+    '',
+    'Final report:',
+    JSON.stringify(envelope.result.report, null, 2),
+  ].join('\n');
+}
+
+/** The native result text bounded by `maxResultChars`, the truncation marker included. */
+export function renderResultText(
+  envelope: RalphEnvelope,
+  maxResultChars: number = DEFAULT_MAX_RESULT_CHARS,
+): string {
+  return truncateText(renderFullResultText(envelope), maxResultChars);
+}
