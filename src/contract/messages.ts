@@ -1,3 +1,5 @@
+import type { RalphReport } from './types.js';
+
 /**
  * Every user-visible text of the ralph tool, word for word from the reference (seeds/ralph-tool-reference.txt).
  * Nothing else in the package spells these out.
@@ -52,6 +54,15 @@ export function workflowFailed(detail: string): string {
 /** The first line after an ordinary child failure. */
 export function roundChildFailed(round: number): string {
   return `Ralph round ${round} child failed before producing a structured report.`;
+}
+
+/** The whole ordinary-child-failure text: the failed round, then the last good handoff or the note that none was. */
+export function childFailureMessage(round: number, lastHandoff: RalphReport | null): string {
+  const handoff =
+    lastHandoff === null
+      ? NO_PREVIOUS_HANDOFF
+      : `${LAST_SUCCESSFUL_HANDOFF}\n${JSON.stringify(lastHandoff, null, 2)}`;
+  return `${roundChildFailed(round)}\n${handoff}`;
 }
 
 /** `1 round`, `2 rounds`: how the reference counts rounds in its lines. */

@@ -9,13 +9,13 @@ import {
 import type { RalphFailure } from '../contract/errors.js';
 import {
   CALLING_AGENT_MISSING,
+  childFailureMessage,
   MAX_ROUNDS_INVALID,
   maxRoundsExceedsCeiling,
   OBJECTIVE_EMPTY,
   providerInheritsParentContext,
   providerLacksStructuredOutput,
   providerNotRegistered,
-  roundChildFailed,
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../contract/messages.js';
@@ -195,7 +195,7 @@ export const ralphMachine = setup({
     failChild: assign(({ context }, params: { error: unknown }) =>
       fail({
         code: 'child-failed',
-        message: roundChildFailed(context.round),
+        message: childFailureMessage(context.round, context.handoff),
         round: context.round,
         lastHandoff: context.handoff,
         detail: errorText(params.error),
