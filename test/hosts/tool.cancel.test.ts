@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ChildRun,
+  createProviderRegistry,
+  createRalphTool,
+  type SubagentProvider,
+} from '../../src/index.js';
+import { completeReport, continueReport } from '../support/reports.js';
+import { agent, rejection, scriptedTool } from '../support/tool.js';
+
+/** A provider whose children take `stopMs` to stop after an abort, and which records when each stopped. */
+function slowStoppingProvider(options: { startMs?: number; stopMs: number }) {
+  const log: string[] = [];
+  const provider: SubagentProvider = {
+    name: 'slow',
+    capabilities: { structuredOutput: true, inheritsParentContext: false },
+    async start(request, { signal }): Promise<ChildRun> {
+      log.push(`start ${request.round}`);
+      if (options.startMs) await new Promise((r) => setTimeout(r, options.startMs));
+      const report = new Promise<unknown>((_, reject) => {
+        const stop = () =>
+          setTimeout(() => {
+            log.push(`stopped ${request.round}`);
+            reject(new Error('aborted'));
+          }, options.stopMs);
+        if (signal.aborted) stop();
+        else signal.addEventListener('abort', stop, { once: true });
+      });
+      report.catch(() => {});
+      return { id: `child-${request.round}`, report };
+    },
+  };
+  return { provider, log };
+}
+
+describe('stopping the turn cancels the loop', () => {
+  it('before the run starts: Ralph workflow was cancelled, and no child is started', async () => {
+    const { tool, provider } = scriptedTool([{ report: completeReport() }]);
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent, signal: AbortSignal.abort() }));
+    expect(error.message).toBe('Ralph workflow was cancelled');
+    expect(error.code).toBe('cancelled');
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('while the child is starting: waits for the started child to stop', async () => {
+    const { provider, log } = slowStoppingProvider({ startMs: 50, stopMs: 50 });
+    const providers = createProviderRegistry();
+    providers.register(provider);
+    const tool = createRalphTool({ subagentProvider: 'slow' }, { providers });
+    const controller = new AbortController();
+    const call = tool.execute({ objective: 'x' }, { agent, signal: controller.signal });
+    setTimeout(() => controller.abort(), 10);
+    const error = await rejection(call);
+    log.push('settled');
+    expect(error.message).toBe('Ralph workflow was cancelled');
+    expect(log).toEqual(['start 1', 'stopped 1', 'settled']);
+  });
+
+  it('while the start itself fails on the abort: settles cancelled', async () => {
+    const { tool } = scriptedTool([{ startError: 'never reached', delayMs: 10_000 }]);
+    const controller = new AbortController();
+    const call = tool.execute({ objective: 'x' }, { agent, signal: controller.signal });
+    setTimeout(() => controller.abort(), 10);
+    expect((await rejection(call)).message).toBe('Ralph workflow was cancelled');
+  });
+
+  it('while awaiting a report: result settles only after the child has stopped', async () => {
+    const { tool, provider } = scriptedTool([{ report: continueReport() }, { hang: true, stopDelayMs: 100 }]);
+    const controller = new AbortController();
+    const call = tool.execute(
+      { objective: 'x' },
+      {
+        agent,
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'child-started' && event.round === 2) setTimeout(() => controller.abort(), 10);
+        },
+      },
+    );
+    const error = await rejection(call);
+    expect(provider.running).toBe(0);
+    expect(error.message).toBe('Ralph workflow was cancelled');
+    expect(error.round).toBe(2);
+    expect(error.lastHandoff).toEqual(continueReport());
+  });
+
+  it('abandons an in-process child that ignores its abort after the termination grace', async () => {
+    const { tool, provider } = scriptedTool([{ hang: true, ignoreAbort: true }], { terminationGraceMs: 0 });
+    const controller = new AbortController();
+    const call = tool.execute(
+      { objective: 'x' },
+      {
+        agent,
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'child-started') controller.abort();
+        },
+      },
+    );
+    expect((await rejection(call)).message).toBe('Ralph workflow was cancelled');
+    expect(provider.running).toBe(1);
+  });
+
+  it('ignores an abort after the run settled', async () => {
+    const { tool } = scriptedTool([{ report: completeReport() }]);
+    const controller = new AbortController();
+    const envelope = await tool.execute({ objective: 'x' }, { agent, signal: controller.signal });
+    controller.abort();
+    expect(envelope.result.status).toBe('complete');
+  });
+});
