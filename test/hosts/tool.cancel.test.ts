@@ -33,6 +33,21 @@ function slowStoppingProvider(options: { startMs?: number; stopMs: number }) {
   return { provider, log };
 }
 
+/** Runs a call and stops its turn once the child of `round` has started. */
+function cancelOnceChildStarted(tool: RalphTool, round: number) {
+  const controller = new AbortController();
+  return tool.execute(
+    { objective: 'x' },
+    {
+      agent,
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.type === 'child-started' && event.round === round) setTimeout(() => controller.abort(), 10);
+      },
+    },
+  );
+}
+
 describe('stopping the turn cancels the loop', () => {
   it('before the run starts: Ralph workflow was cancelled, and no child is started', async () => {
     const { tool, provider } = scriptedTool([{ report: completeReport() }]);
@@ -66,18 +81,7 @@ describe('stopping the turn cancels the loop', () => {
 
   it('while awaiting a report: result settles only after the child has stopped', async () => {
     const { tool, provider } = scriptedTool([{ report: continueReport() }, { hang: true, stopDelayMs: 100 }]);
-    const controller = new AbortController();
-    const call = tool.execute(
-      { objective: 'x' },
-      {
-        agent,
-        signal: controller.signal,
-        onProgress: (event) => {
-          if (event.type === 'child-started' && event.round === 2) setTimeout(() => controller.abort(), 10);
-        },
-      },
-    );
-    const error = await rejection(call);
+    const error = await rejection(cancelOnceChildStarted(tool, 2));
     expect(provider.running).toBe(0);
     expect(error.message).toBe('Ralph workflow was cancelled');
     expect(error.round).toBe(2);
@@ -86,18 +90,7 @@ describe('stopping the turn cancels the loop', () => {
 
   it('abandons an in-process child that ignores its abort after the termination grace', async () => {
     const { tool, provider } = scriptedTool([{ hang: true, ignoreAbort: true }], { terminationGraceMs: 0 });
-    const controller = new AbortController();
-    const call = tool.execute(
-      { objective: 'x' },
-      {
-        agent,
-        signal: controller.signal,
-        onProgress: (event) => {
-          if (event.type === 'child-started') controller.abort();
-        },
-      },
-    );
-    expect((await rejection(call)).message).toBe('Ralph workflow was cancelled');
+    expect((await rejection(cancelOnceChildStarted(tool, 1))).message).toBe('Ralph workflow was cancelled');
     expect(provider.running).toBe(1);
   });
 
