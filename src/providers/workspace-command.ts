@@ -1,0 +1,189 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** How one workspace command runs. */
+export interface WorkspaceCommandOptions {
+  cwd: string;
+  /** After this long the command's process group is stopped and the result says `timedOut`. */
+  timeoutMs: number;
+  /** How long a stopped command gets between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  /** Bytes kept of each of stdout and stderr (the tail: the end of a log is where the error is). */
+  maxOutputBytes: number;
+  /** Aborting it stops the command the same way a timeout does. */
+  signal?: AbortSignal;
+}
+
+/** What a finished workspace command left behind. */
+export interface WorkspaceCommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** Keeps the last `limit` bytes written to it, and counts what it dropped. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dropped = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.limit) {
+      const first = this.chunks[0]!;
+      const excess = this.size - this.limit;
+      if (first.length <= excess) {
+        this.chunks.shift();
+        this.size -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.chunks[0] = first.subarray(excess);
+        this.size -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+
+  text(): string {
+    const kept = Buffer.concat(this.chunks).toString('utf8');
+    return this.dropped === 0 ? kept : `[… ${this.dropped} earlier bytes dropped]\n${kept}`;
+  }
+}
+
+/** Sends a signal to a whole process group; a group that is already gone is fine. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ESRCH') throw error;
+  }
+}
+
+/** How long a killed group may take to be gone before the call stops waiting for it. */
+const REAP_WAIT_MS = 1_000;
+
+/** The state and process group of a Linux process, from /proc (null when it is gone). */
+function procState(pid: string): { state: string; pgrp: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (name) state ppid pgrp ...": the name may hold spaces, so count from its closing parenthesis.
+    const [state = '', , pgrp = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, pgrp: Number(pgrp) };
+  } catch {
+    return null;
+  }
+}
+
+/** True while a process of the group is still alive; a zombie (dead, waiting to be reaped) does not count. */
+function groupIsAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  return readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    const proc = procState(entry);
+    return proc !== null && proc.pgrp === pgid && proc.state !== 'Z';
+  });
+}
+
+/** Waits, bounded, until a SIGKILLed group has died: its members die asynchronously after the signal. */
+async function groupGone(pgid: number): Promise<void> {
+  const deadline = Date.now() + REAP_WAIT_MS;
+  while (groupIsAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/**
+ * Runs one command from an argv array, never through a shell, in its own process group with stdin closed. A
+ * timeout or an abort sends SIGTERM to the group and SIGKILL after the grace; once the program exits, whatever it
+ * left running in its group is killed too, so nothing a command started outlives the call. Resolves only after
+ * the process and its group are gone, whatever its exit status; rejects only when the program could not start.
+ */
+export function runWorkspaceCommand(
+  argv: readonly string[],
+  options: WorkspaceCommandOptions,
+): Promise<WorkspaceCommandResult> {
+  const [program, ...args] = argv;
+  if (program === undefined || program.length === 0) {
+    return Promise.reject(new Error('argv must name a program'));
+  }
+  if (options.signal?.aborted)
+    return Promise.reject(new Error('the round was aborted before the command started'));
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    const stdout = new TailBuffer(options.maxOutputBytes);
+    const stderr = new TailBuffer(options.maxOutputBytes);
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+    let timedOut = false;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const stop = () => {
+      if (child.pid === undefined || killTimer !== undefined) return;
+      signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      }, options.killGraceMs);
+    };
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const cleanUp = () => {
+      clearTimeout(timeout);
+      clearTimeout(killTimer);
+      clearTimeout(drainTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+
+    child.once('error', (error) => {
+      if (child.pid !== undefined) return; // a started process reports through 'close'
+      cleanUp();
+      reject(new Error(`could not start "${program}": ${error.message}`));
+    });
+    child.once('exit', () => {
+      // The leader is gone: stragglers in its group are killed, and a grandchild that left the group but still
+      // holds the pipes cannot keep the call open past the grace.
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, options.killGraceMs);
+    });
+    child.once('close', async (exitCode, signal) => {
+      cleanUp();
+      if (child.pid !== undefined) await groupGone(child.pid);
+      resolve({
+        exitCode,
+        signal,
+        timedOut,
+        aborted,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+      });
+    });
+  });
+}
