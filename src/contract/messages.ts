@@ -77,3 +77,13 @@ export function budgetLimitedLabel(rounds: number): string {
 
 /** The fixed caveat on every worker-reported outcome (seed: Known Limitations). */
 export const WORKER_REPORT_CAVEAT = 'Completion and blockers are worker reports, not independent evaluation.';
+
+/** Refusal: a process that is itself a Ralph child, nested `depth` deep, may not start another child. */
+export function ralphDepthLimitReached(depth: number, limit: number): string {
+  return `Ralph depth limit reached: this process runs at Ralph depth ${depth} (RALPH_DEPTH=${depth}) and the limit is ${limit}, so it may not start another Ralph child`;
+}
+
+/** Refusal: an agent command given as one string cannot be split into argv without a shell. */
+export function agentCommandInvalid(command: string, problem: string): string {
+  return `Ralph agent command ${JSON.stringify(command)} is invalid: ${problem}`;
+}

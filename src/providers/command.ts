@@ -1,0 +1,324 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'shell-quote';
+import { RalphError } from '../contract/errors.js';
+import { agentCommandInvalid } from '../contract/messages.js';
+import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
+import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
+import { lastJsonObject } from './last-json-object.js';
+import { groupExists, signalGroup } from './process-group.js';
+import { TailBuffer } from './tail-buffer.js';
+
+/** Default bound on what is kept of each of a child's output streams. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** How much of a failed child's stderr (or stdout) its error quotes. */
+const FAILURE_TAIL_CHARS = 2_000;
+
+/** After a child exits, how long past the grace its inherited pipes may stay open before they are cut. */
+const PIPE_DRAIN_MS = 500;
+
+/** What a finished child left behind, as a report reader sees it. */
+export interface CommandOutputs {
+  /** The path in RALPH_REPORT_FILE (it may not exist). */
+  reportFile: string;
+  /** The kept tail of standard output. */
+  stdout: string;
+  /** The kept tail of standard error. */
+  stderr: string;
+  exitCode: number;
+}
+
+/** What a preset may build a round's extra arguments from. */
+export interface CommandArgsContext {
+  request: ChildRequest;
+  /** The round's report JSON Schema, written to a fresh file (also in RALPH_SCHEMA_FILE). */
+  schemaFile: string;
+  /** A fresh path for the report (also in RALPH_REPORT_FILE). */
+  reportFile: string;
+}
+
+/** How to run an agent command as a fresh child each round. */
+export interface CommandProviderOptions {
+  /** Registry name; default 'command'. */
+  name?: string;
+  /** The command: an argv array, or one string split into argv by POSIX shell-word rules (never run by a shell). */
+  command: string | readonly string[];
+  /** Extra environment for the child, on top of the parent's. */
+  env?: Record<string, string>;
+  /** Bound on what is kept of each of stdout and stderr (the tail is kept); default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Recursion guard: `start` refuses when this process already runs at this Ralph depth; default 3. */
+  depthLimit?: number;
+  /** Preset hook: turn the finished process's outputs into the raw report (default: report file, else last JSON object on stdout). */
+  readReport?: (outputs: CommandOutputs) => Promise<unknown>;
+  /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
+  args?: (context: CommandArgsContext) => readonly string[];
+  /** The environment the child inherits and the depth guard reads; default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+/** What every preset of the command provider accepts. */
+export interface CommandPresetOptions
+  extends Pick<CommandProviderOptions, 'env' | 'maxOutputBytes' | 'depthLimit' | 'baseEnv'> {
+  /** The executable; default: the preset's program name, found on PATH. */
+  path?: string;
+  /** Arguments added to the preset's own (e.g. `['--model', 'sonnet']`). */
+  extraArgs?: string[];
+}
+
+/** The command-provider options a preset passes through unchanged. */
+export function passThrough(options: CommandPresetOptions): Partial<CommandProviderOptions> {
+  const out: Partial<CommandProviderOptions> = {};
+  if (options.env !== undefined) out.env = options.env;
+  if (options.maxOutputBytes !== undefined) out.maxOutputBytes = options.maxOutputBytes;
+  if (options.depthLimit !== undefined) out.depthLimit = options.depthLimit;
+  if (options.baseEnv !== undefined) out.baseEnv = options.baseEnv;
+  return out;
+}
+
+/** A started command child: the run plus the process id (also the id of its process group). */
+export interface CommandChildRun extends ChildRun {
+  pid: number;
+}
+
+/**
+ * Splits a command line into argv by POSIX shell-word rules (quotes, backslashes, `$VAR` from `env`), without a
+ * shell. Anything only a shell could do (pipes, redirections, `;`, `&&`, globs, comments, an unset variable) is
+ * refused with a `refused` RalphError that says what it found.
+ */
+export function splitCommand(command: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const unset: string[] = [];
+  const entries = parse(command, (key: string) => {
+    if (key === '') return '$';
+    const value = env[key];
+    if (value === undefined) unset.push(key);
+    return value ?? '';
+  });
+  const refuse = (problem: string): never => {
+    throw new RalphError({ code: 'refused', message: agentCommandInvalid(command, problem) });
+  };
+  if (unset.length > 0) refuse(`environment variable $${unset[0]} is not set`);
+  const argv: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string') argv.push(entry);
+    else if ('comment' in entry)
+      refuse('it contains a comment (#); quote the # if it is part of an argument');
+    else if (entry.op === 'glob')
+      refuse(
+        `it contains the glob ${entry.pattern}; it is not run by a shell, so quote it or expand it first`,
+      );
+    else
+      refuse(`it contains the shell operator ${entry.op}; it is not run by a shell, so quote it or drop it`);
+  }
+  if (argv.length === 0 || argv[0] === '') refuse('it names no program');
+  return argv;
+}
+
+/** Reads at most `limit` bytes of a file; undefined when it does not exist. */
+async function readBounded(path: string, limit: number): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const buffer = Buffer.alloc(limit);
+    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The protocol's report: the JSON in the report file, else the last JSON object on stdout, else undefined (a missing
+ * report). A report file that does not parse resolves as its raw text, which the run rejects as malformed.
+ */
+export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
+  return async ({ reportFile, stdout }: CommandOutputs): Promise<unknown> => {
+    const text = await readBounded(reportFile, maxBytes);
+    if (text !== undefined && text.trim() !== '') {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text;
+      }
+    }
+    return lastJsonObject(stdout);
+  };
+}
+
+function tailOf(text: string): string {
+  const trimmed = text.trimEnd();
+  return trimmed.length <= FAILURE_TAIL_CHARS ? trimmed : `…${trimmed.slice(-FAILURE_TAIL_CHARS)}`;
+}
+
+/** Why a child that did not exit 0 failed: its status and the end of what it said. */
+function failureOf(program: string, code: number | null, signal: NodeJS.Signals | null, out: CommandOutputs) {
+  const status = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
+  const stderr = tailOf(out.stderr);
+  const stdout = tailOf(out.stdout);
+  const said =
+    stderr !== '' ? `; stderr ends with:\n${stderr}` : stdout !== '' ? `; stdout ends with:\n${stdout}` : '';
+  return new Error(`agent command ${program} ${status}${said}`);
+}
+
+async function assertDirectory(cwd: string): Promise<void> {
+  let isDirectory = false;
+  try {
+    isDirectory = (await stat(cwd)).isDirectory();
+  } catch {
+    // Reported below: a missing folder would otherwise surface as the command not being found.
+  }
+  if (!isDirectory) throw new Error(`the workspace ${cwd} is not a folder`);
+}
+
+/** Resolves once the process is running; rejects when it could not be started (e.g. ENOENT). */
+function spawned(child: ChildProcessWithoutNullStreams, program: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      child.off('spawn', onSpawn);
+      reject(new Error(`could not start agent command ${program}: ${error.message}`, { cause: error }));
+    };
+    const onSpawn = () => {
+      child.off('error', onError);
+      resolve(child.pid as number);
+    };
+    child.once('error', onError);
+    child.once('spawn', onSpawn);
+  });
+}
+
+/**
+ * A provider that starts one fresh process per round, following the command agent protocol: argv without a shell,
+ * in the calling agent's folder, in a process group of its own; the round prompt on stdin; RALPH_RUN_ID,
+ * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE and RALPH_DEPTH in its environment. Exit 0 →
+ * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
+ * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
+ * Nothing the round started outlives it: group members left behind by an exited child get the same treatment.
+ */
+export function commandProvider(options: CommandProviderOptions): SubagentProvider {
+  const baseEnv = options.baseEnv ?? process.env;
+  const argv =
+    typeof options.command === 'string' ? splitCommand(options.command, baseEnv) : [...options.command];
+  const [program, ...programArgs] = argv;
+  if (program === undefined || program === '') {
+    throw new RalphError({
+      code: 'refused',
+      message: agentCommandInvalid(argv.join(' '), 'it names no program'),
+    });
+  }
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 1) {
+    throw new RangeError('maxOutputBytes must be a positive whole number');
+  }
+  const depthLimit = options.depthLimit ?? DEFAULT_DEPTH_LIMIT;
+  if (!Number.isSafeInteger(depthLimit) || depthLimit < 1) {
+    throw new RangeError('depthLimit must be a positive whole number');
+  }
+  const readReport = options.readReport ?? defaultReportReader(maxOutputBytes);
+  const shown = JSON.stringify(program);
+
+  async function start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions) {
+    assertDepthAllowed(depthLimit, baseEnv);
+    if (signal.aborted) throw new Error('the round was cancelled before its child started');
+    await assertDirectory(request.cwd);
+
+    const dir = await mkdtemp(join(tmpdir(), 'ralph-round-'));
+    const schemaFile = join(dir, 'report.schema.json');
+    const reportFile = join(dir, 'report.json');
+    let child: ChildProcessWithoutNullStreams;
+    let pid: number;
+    try {
+      await writeFile(schemaFile, `${JSON.stringify(request.outputSchema, null, 2)}\n`);
+      const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
+      child = spawn(program as string, [...programArgs, ...extra], {
+        cwd: request.cwd,
+        detached: true,
+        stdio: 'pipe',
+        env: {
+          ...baseEnv,
+          ...options.env,
+          RALPH_RUN_ID: request.runId,
+          RALPH_ROUND: String(request.round),
+          RALPH_MAX_ROUNDS: String(request.maxRounds),
+          RALPH_SCHEMA_FILE: schemaFile,
+          RALPH_REPORT_FILE: reportFile,
+          [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1),
+        },
+      });
+      pid = await spawned(child, shown);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+
+    const stdout = new TailBuffer(maxOutputBytes);
+    const stderr = new TailBuffer(maxOutputBytes);
+    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+    // A child that never reads its prompt closes the pipe under us (EPIPE); the prompt was only offered.
+    child.stdin.on('error', () => {});
+    child.stdin.end(request.prompt);
+
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const stopGroup = () => {
+      if (killTimer !== undefined) return;
+      signalGroup(pid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), terminationGraceMs);
+    };
+    const onAbort = () => stopGroup();
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) stopGroup();
+
+    child.once('exit', () => {
+      // Whatever the child left running in its group (a server, a hung helper) does not outlive the round.
+      if (groupExists(pid)) stopGroup();
+      // A process that left the group may still hold the pipes; past the grace they are cut so the round settles.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, terminationGraceMs + PIPE_DRAIN_MS);
+    });
+
+    const report = new Promise<unknown>((resolve, reject) => {
+      child.once('close', (code: number | null, killedBy: NodeJS.Signals | null) => {
+        signal.removeEventListener('abort', onAbort);
+        clearTimeout(drainTimer);
+        if (killTimer !== undefined && !groupExists(pid)) clearTimeout(killTimer);
+        const outputs: CommandOutputs = {
+          reportFile,
+          stdout: stdout.text(),
+          stderr: stderr.text(),
+          exitCode: code ?? -1,
+        };
+        const settle = async () => {
+          try {
+            if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
+            return await readReport(outputs);
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        };
+        settle().then(resolve, reject);
+      });
+    });
+    // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.
+    report.catch(() => {});
+
+    const run: CommandChildRun = { id: `${request.runId}-r${request.round}-pid${pid}`, pid, report };
+    return run;
+  }
+
+  return {
+    name: options.name ?? 'command',
+    capabilities: { structuredOutput: true, inheritsParentContext: false },
+    start,
+  };
+}
