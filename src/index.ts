@@ -26,6 +26,32 @@ export {
   type RoundRef,
   ralphMachine,
 } from './machines/ralph.machine.js';
+export {
+  type CommandArgsContext,
+  type CommandChildRun,
+  type CommandOutputs,
+  type CommandPresetOptions,
+  type CommandProviderOptions,
+  commandProvider,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  defaultReportReader,
+  splitCommand,
+} from './providers/command.js';
+export {
+  assertDepthAllowed,
+  currentDepth,
+  DEFAULT_DEPTH_LIMIT,
+  RALPH_DEPTH_ENV,
+} from './providers/depth.js';
+export {
+  type ClaudeProviderOptions,
+  type CodexProviderOptions,
+  claudeProvider,
+  codexProvider,
+  EXAMPLE_AGENT_SCRIPT,
+  exampleAgentProvider,
+  readClaudeResult,
+} from './providers/presets.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 export {
   createScriptedProvider,

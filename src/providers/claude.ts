@@ -1,0 +1,80 @@
+import type { SubagentProvider } from '../contract/types.js';
+import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import { lastJsonObject } from './last-json-object.js';
+
+/** Options of the Claude Code preset. */
+export interface ClaudeProviderOptions extends CommandPresetOptions {
+  /**
+   * Claude Code's permission mode for the child; default 'acceptEdits'. 'bypassPermissions' lets it run any command
+   * unasked: only for sandboxed machines (a container, a throwaway VM).
+   */
+  permissionMode?: string;
+  /**
+   * Restricts which settings files the child loads (`--setting-sources`, e.g. 'project,local'); default: not passed,
+   * so all of them load.
+   */
+  settingSources?: string;
+}
+
+/** An MCP config with no servers: with --strict-mcp-config, the child sees no MCP server at all, ralph included. */
+const NO_MCP_SERVERS = '{"mcpServers":{}}';
+
+/**
+ * The report inside Claude Code's `--output-format json` result: its `structured_output`. A result marked
+ * `is_error`, or with a subtype other than 'success' (error_max_turns, error_during_execution,
+ * error_max_structured_output_retries, …), is a child failure; a success without structured output is a missing
+ * report.
+ */
+export async function readClaudeResult({ stdout }: CommandOutputs): Promise<unknown> {
+  const result = lastJsonObject(stdout);
+  if (result === undefined) return undefined;
+  const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
+  if (result.is_error === true || (subtype !== undefined && subtype !== 'success')) {
+    const errors = Array.isArray(result.errors) ? result.errors.map(String).join('; ') : '';
+    const said = errors || (typeof result.result === 'string' ? result.result : '');
+    throw new Error(`claude reported ${subtype ?? 'an error'}${said ? `: ${said}` : ''}`);
+  }
+  return result.structured_output ?? undefined;
+}
+
+/**
+ * Claude Code as a fresh child per round. The argv, and why each flag is there:
+ * - `-p`: print mode, one non-interactive turn; with no prompt argument the prompt is read from stdin.
+ * - `--output-format json`: one JSON result on stdout, carrying `subtype`, `is_error` and `structured_output`.
+ * - `--json-schema <schema>`: the report schema (draft-07); Claude Code validates the final answer against it and
+ *   returns it as `structured_output`.
+ * - `--no-session-persistence`: the session is not saved, so no later `--resume`/`--continue` can pick it up; every
+ *   round is a fresh child with nothing to inherit.
+ * - `--permission-mode acceptEdits`: edits in the workspace are applied without asking (nobody is there to answer);
+ *   shell commands need an allow rule in the user's or workspace's settings (e.g. `Bash(npm test:*)`), so an
+ *   unattended loop runs no command nobody allowed. `permissionMode` changes it.
+ * - `--strict-mcp-config --mcp-config {"mcpServers":{}}`: MCP servers only from that (empty) config, so the child
+ *   cannot reach ralph's own MCP server, or any other, and start a loop inside the loop.
+ * - no `--setting-sources` by default: dropping the user source would also drop the user's `apiKeyHelper` and `env`
+ *   (how many users authenticate or reach a gateway) and their permission rules, and MCP is already closed off
+ *   above. `settingSources` passes it for hosts that want the child isolated from user-wide settings too.
+ * RALPH_DEPTH guards recursion as well, should the child run `ralph` from a shell.
+ */
+export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentProvider {
+  return commandProvider({
+    name: 'claude',
+    command: [options.path ?? 'claude'],
+    ...passThrough(options),
+    args: ({ request }) => [
+      '-p',
+      '--output-format',
+      'json',
+      '--json-schema',
+      JSON.stringify(request.outputSchema),
+      '--no-session-persistence',
+      '--permission-mode',
+      options.permissionMode ?? 'acceptEdits',
+      '--strict-mcp-config',
+      '--mcp-config',
+      NO_MCP_SERVERS,
+      ...(options.settingSources === undefined ? [] : ['--setting-sources', options.settingSources]),
+      ...(options.extraArgs ?? []),
+    ],
+    readReport: readClaudeResult,
+  });
+}
