@@ -1,0 +1,209 @@
+import { machineInputOf } from '../../src/actors/engine.js';
+import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../../src/contract/config.js';
+import type { AgentRef, ProviderCapabilities, SubagentProvider } from '../../src/contract/types.js';
+import type { RalphMachineInput } from '../../src/machines/ralph.machine.js';
+import { MODEL_HANDOFF_CAP } from './report-variants.js';
+
+/** The run id of every model run, so that the model's contexts and the replayed ones compare equal. */
+export const MODEL_RUN_ID = 'model-run';
+/** The configured provider's name. */
+export const PROVIDER_NAME = 'mock-agent';
+/** The calling agent of every call that has one. */
+export const CALLER: AgentRef = { id: 'parent-agent', cwd: '/tmp/ralph-model-workspace' };
+
+/** One call as a host makes it, and what the seed rules say of it: refused with a message, or run up to a cap. */
+export interface InputVariant {
+  name: string;
+  args: unknown;
+  agent: AgentRef | undefined;
+  config: RalphConfig;
+  /** Whether the configured provider is in the registry, and what it declares if it is. */
+  provider: { registered: false } | { registered: true; capabilities: ProviderCapabilities };
+  /** The engine's own ceiling on children per run. */
+  maxTotalAgents: number;
+  expected: { refusal: string } | { cap: number };
+}
+
+const FRESH: ProviderCapabilities = { structuredOutput: true, inheritsParentContext: false };
+
+const config = (overrides: Partial<RalphConfigInput> = {}): RalphConfig =>
+  normalizeConfig({ subagentProvider: PROVIDER_NAME, maxHandoffChars: MODEL_HANDOFF_CAP, ...overrides });
+
+interface CallShape {
+  args?: unknown;
+  agent?: AgentRef | undefined;
+  config?: RalphConfig;
+  provider?: InputVariant['provider'];
+  maxTotalAgents?: number;
+}
+
+const call = (name: string, shape: CallShape, expected: InputVariant['expected']): InputVariant => ({
+  name,
+  args: 'args' in shape ? shape.args : { objective: 'Port the parser to Rust' },
+  agent: 'agent' in shape ? shape.agent : CALLER,
+  config: shape.config ?? config(),
+  provider: shape.provider ?? { registered: true, capabilities: FRESH },
+  maxTotalAgents: shape.maxTotalAgents ?? 256,
+  expected,
+});
+
+const refused = (name: string, shape: CallShape, message: string) => call(name, shape, { refusal: message });
+
+// The refusal texts are the reference's, spelled out here rather than taken from the code under test.
+const OBJECTIVE = 'Ralph objective must be a non-empty string';
+const MAX_ROUNDS = 'Ralph maxRounds must be a positive safe integer';
+const NO_AGENT = 'Ralph tool requires a calling agent (exec.agent was undefined)';
+const ceiling = (value: number, limit: number) =>
+  `Ralph maxRounds ${value} exceeds the deployment ceiling ${limit}`;
+const NOT_REGISTERED = `Ralph subagent provider "${PROVIDER_NAME}" is not registered`;
+const NO_STRUCTURED_OUTPUT = `Ralph subagent provider "${PROVIDER_NAME}" does not support structured output`;
+const INHERITS = `Ralph subagent provider "${PROVIDER_NAME}" inherits parent context; Ralph requires a fresh provider`;
+
+/** Calls the checks refuse before anything starts, one per check, and some that fail several checks at once. */
+export const REFUSED_CALLS: readonly InputVariant[] = [
+  refused('no objective', { args: {} }, OBJECTIVE),
+  refused('arguments that are not an object', { args: null }, OBJECTIVE),
+  refused('an empty objective', { args: { objective: '' } }, OBJECTIVE),
+  refused('a whitespace objective', { args: { objective: ' \n\t ' } }, OBJECTIVE),
+  refused('an objective that is not a string', { args: { objective: 42 } }, OBJECTIVE),
+  refused('maxRounds 0', { args: { objective: 'o', maxRounds: 0 } }, MAX_ROUNDS),
+  refused('maxRounds -1', { args: { objective: 'o', maxRounds: -1 } }, MAX_ROUNDS),
+  refused('maxRounds 1.5', { args: { objective: 'o', maxRounds: 1.5 } }, MAX_ROUNDS),
+  refused('maxRounds "2"', { args: { objective: 'o', maxRounds: '2' } }, MAX_ROUNDS),
+  refused('maxRounds NaN', { args: { objective: 'o', maxRounds: Number.NaN } }, MAX_ROUNDS),
+  refused(
+    'maxRounds Infinity',
+    { args: { objective: 'o', maxRounds: Number.POSITIVE_INFINITY } },
+    MAX_ROUNDS,
+  ),
+  refused('maxRounds 2^53', { args: { objective: 'o', maxRounds: 2 ** 53 } }, MAX_ROUNDS),
+  refused(
+    'maxRounds one over the deployment ceiling',
+    { args: { objective: 'o', maxRounds: 4 }, config: config({ maxRounds: 3 }) },
+    ceiling(4, 3),
+  ),
+  refused(
+    'maxRounds 257 over the default ceiling',
+    { args: { objective: 'o', maxRounds: 257 } },
+    ceiling(257, 256),
+  ),
+  refused(
+    'the largest safe maxRounds',
+    { args: { objective: 'o', maxRounds: Number.MAX_SAFE_INTEGER } },
+    ceiling(Number.MAX_SAFE_INTEGER, 256),
+  ),
+  refused(
+    'a deployment default over the engine ceiling',
+    { config: config({ maxRounds: 3 }), maxTotalAgents: 2 },
+    ceiling(3, 2),
+  ),
+  refused(
+    'maxRounds within the deployment ceiling but over the engine ceiling',
+    { args: { objective: 'o', maxRounds: 3 }, config: config({ maxRounds: 5 }), maxTotalAgents: 2 },
+    ceiling(3, 2),
+  ),
+  refused('no calling agent', { agent: undefined }, NO_AGENT),
+  refused('an unregistered provider', { provider: { registered: false } }, NOT_REGISTERED),
+  refused(
+    'a provider without structured output',
+    {
+      provider: { registered: true, capabilities: { structuredOutput: false, inheritsParentContext: false } },
+    },
+    NO_STRUCTURED_OUTPUT,
+  ),
+  refused(
+    'a provider that inherits the parent context',
+    { provider: { registered: true, capabilities: { structuredOutput: true, inheritsParentContext: true } } },
+    INHERITS,
+  ),
+  refused(
+    'every check failing: the objective speaks first',
+    {
+      args: { objective: '', maxRounds: 0 },
+      agent: undefined,
+      provider: { registered: false },
+      maxTotalAgents: 1,
+    },
+    OBJECTIVE,
+  ),
+  refused(
+    'bad maxRounds, no agent, no provider: maxRounds speaks',
+    { args: { objective: 'o', maxRounds: -3 }, agent: undefined, provider: { registered: false } },
+    MAX_ROUNDS,
+  ),
+  refused(
+    'over both ceilings, no agent: the deployment ceiling speaks',
+    {
+      args: { objective: 'o', maxRounds: 9 },
+      config: config({ maxRounds: 4 }),
+      maxTotalAgents: 2,
+      agent: undefined,
+    },
+    ceiling(9, 4),
+  ),
+  refused(
+    'over the engine ceiling, no agent: the engine ceiling speaks',
+    { config: config({ maxRounds: 4 }), maxTotalAgents: 2, agent: undefined },
+    ceiling(4, 2),
+  ),
+  refused(
+    'no agent and no provider: the agent speaks',
+    { agent: undefined, provider: { registered: false } },
+    NO_AGENT,
+  ),
+  refused(
+    'neither structured output nor fresh: structured output speaks',
+    {
+      provider: { registered: true, capabilities: { structuredOutput: false, inheritsParentContext: true } },
+    },
+    NO_STRUCTURED_OUTPUT,
+  ),
+];
+
+/** Accepted calls at round caps 1, 2 and 3, each reaching its cap a different way. */
+export const ACCEPTED_CALLS: readonly InputVariant[] = [
+  call(
+    'cap 1 from the call, grace 0',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 1 },
+      config: config({ maxRounds: 3, terminationGraceMs: 0 }),
+    },
+    { cap: 1 },
+  ),
+  call(
+    'cap 2 from the deployment (maxRounds null), default grace',
+    { args: { objective: '  Port the parser to Rust  ', maxRounds: null }, config: config({ maxRounds: 2 }) },
+    { cap: 2 },
+  ),
+  call(
+    'cap 3 at both ceilings, grace 250',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 3 },
+      config: config({ maxRounds: 3, terminationGraceMs: 250 }),
+      maxTotalAgents: 3,
+    },
+    { cap: 3 },
+  ),
+];
+
+/** The machine input of a call, mapped by the engine's own mapping. */
+export function machineInputFor(
+  variant: InputVariant,
+  provider: SubagentProvider | undefined,
+): RalphMachineInput {
+  return machineInputOf(
+    { args: variant.args, agent: variant.agent, config: variant.config, provider },
+    MODEL_RUN_ID,
+    variant.maxTotalAgents,
+  );
+}
+
+/** A provider that only declares what the variant says; for the model, which never starts a child. */
+export function declaredProvider(variant: InputVariant): SubagentProvider | undefined {
+  if (!variant.provider.registered) return undefined;
+  return {
+    name: PROVIDER_NAME,
+    capabilities: variant.provider.capabilities,
+    start: () => Promise.reject(new Error('the model never starts a child')),
+  };
+}

@@ -1,0 +1,142 @@
+import type { RalphFailure } from '../../src/contract/errors.js';
+import type { RalphProgressEvent, RalphReport, RalphResultStatus } from '../../src/contract/types.js';
+import type { RalphOutput } from '../../src/machines/ralph.machine.js';
+import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
+import { EVENT, type ModelEvent } from './ralph-model.js';
+import { reportVariant } from './report-variants.js';
+
+/** Where a run ends, by the name of the machine's state. */
+export type EndState = 'complete' | 'blocked' | 'budgetLimited' | 'failed' | 'rejected' | 'cancelled';
+
+/** What the seed rules say a call followed by a sequence of child outcomes must come to. */
+export interface Expected {
+  /** The final state, or null when the events stop short of one. */
+  state: EndState | null;
+  output: RalphOutput | null;
+  progress: RalphProgressEvent[];
+  /** What each round's child was handed: its round and the previous round's report. */
+  rounds: { round: number; handoff: RalphReport | null }[];
+  /** A child still runs when the run settles: it ignored its abort past the cancel deadline. */
+  abandoned: boolean;
+}
+
+// The reference's texts, spelled out here rather than taken from the code under test.
+const CANCELLED = 'Ralph workflow was cancelled';
+const workflowFailed = (detail: string) => `Ralph workflow failed: ${detail}`;
+const childFailed = (round: number, handoff: RalphReport | null) =>
+  `Ralph round ${round} child failed before producing a structured report.\n${
+    handoff === null
+      ? 'No previous handoff was available.'
+      : `Last successful handoff:\n${JSON.stringify(handoff, null, 2)}`
+  }`;
+
+/**
+ * The expected end of a call, worked out from the seed rules alone: the checks refuse a call before anything
+ * starts; each round starts one child; a provider that cannot start it, or a report that is missing, malformed or
+ * over the handoff cap, fails the workflow; a child failing before its report fails the round with the last good
+ * handoff; complete and blocked end the run, and a continue report at the cap ends it budget-limited; a cancelled
+ * run ends cancelled whichever way its child stops.
+ */
+export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]): Expected {
+  const progress: RalphProgressEvent[] = [];
+  const rounds: Expected['rounds'] = [];
+  if ('refusal' in variant.expected) {
+    const failure: RalphFailure = { code: 'refused', message: variant.expected.refusal };
+    return { state: 'rejected', output: { ok: false, failure }, progress, rounds, abandoned: false };
+  }
+  const cap = variant.expected.cap;
+  const maxHandoffChars = variant.config.maxHandoffChars;
+  const runId = MODEL_RUN_ID;
+  let round = 0;
+  let agentsStarted = 0;
+  let handoff: RalphReport | null = null;
+
+  const beginRound = () => {
+    round += 1;
+    rounds.push({ round, handoff });
+    progress.push({ type: 'round-started', runId, round, maxRounds: cap });
+  };
+  const end = (state: EndState, output: RalphOutput, abandoned = false): Expected => ({
+    state,
+    output,
+    progress,
+    rounds,
+    abandoned,
+  });
+  const failed = (failure: Omit<RalphFailure, 'round' | 'lastHandoff'>) =>
+    end('failed', { ok: false, failure: { ...failure, round, lastHandoff: handoff } });
+  const settled = (state: EndState, status: RalphResultStatus, report: RalphReport) =>
+    end(state, { ok: true, envelope: { runId, agentsStarted, result: { status, rounds: round, report } } });
+  const cancelled = (abandoned: boolean) =>
+    end(
+      'cancelled',
+      { ok: false, failure: { code: 'cancelled', message: CANCELLED, round, lastHandoff: handoff } },
+      abandoned,
+    );
+
+  beginRound();
+  for (const event of events) {
+    switch (event.type) {
+      case EVENT.childStarted: {
+        agentsStarted += 1;
+        const { childId } = event.output as { childId: string };
+        progress.push({ type: 'child-started', runId, round, maxRounds: cap, childId });
+        break;
+      }
+      case EVENT.startFailed:
+        return failed({
+          code: 'workflow-failed',
+          message: workflowFailed(
+            `subagent provider "${PROVIDER_NAME}" failed to start round ${round}: ${event.error}`,
+          ),
+          detail: String(event.error),
+        });
+      case EVENT.childFailed:
+        return failed({
+          code: 'child-failed',
+          message: childFailed(round, handoff),
+          detail: String(event.error),
+        });
+      case EVENT.reported: {
+        const { verdict, output } = reportVariant(String(event.variant));
+        if (verdict.kind === 'missing')
+          return failed({
+            code: 'workflow-failed',
+            message: workflowFailed(`round ${round} child finished without a structured report`),
+          });
+        if (verdict.kind === 'malformed')
+          return failed({
+            code: 'workflow-failed',
+            message: workflowFailed(`round ${round} report is malformed: ${verdict.problem}`),
+            detail: verdict.problem,
+          });
+        const report = output as RalphReport;
+        const size = JSON.stringify(report).length;
+        if (size > maxHandoffChars)
+          return failed({
+            code: 'workflow-failed',
+            message: workflowFailed(
+              `round ${round} report is ${size} characters, over the handoff cap of ${maxHandoffChars}`,
+            ),
+          });
+        handoff = report;
+        progress.push({ type: 'report-accepted', runId, round, maxRounds: cap, report });
+        if (verdict.status === 'complete') return settled('complete', 'complete', report);
+        if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
+        if (round >= cap) return settled('budgetLimited', 'budget-limited', report);
+        beginRound();
+        break;
+      }
+      case EVENT.cancel:
+        break;
+      case EVENT.childStopped:
+      case EVENT.stopFailed:
+        return cancelled(false);
+      case EVENT.cancelDeadline:
+        return cancelled(true);
+      default:
+        throw new Error(`the oracle does not know the event ${event.type}`);
+    }
+  }
+  return { state: null, output: null, progress, rounds, abandoned: false };
+}

@@ -1,0 +1,200 @@
+import { expect } from 'vitest';
+import {
+  type AnyTransitionDefinition,
+  createActor,
+  fromPromise,
+  type PromiseActorLogic,
+  SimulatedClock,
+  toPromise,
+} from 'xstate';
+import { createChildRoundActors } from '../../src/actors/child-round.js';
+import { renderRoundPrompt } from '../../src/contract/prompt.js';
+import { reportJsonSchema } from '../../src/contract/report.js';
+import type { ChildRequest, RalphEnvelope, RalphProgressEvent } from '../../src/contract/types.js';
+import { KILL_MARGIN_MS, type RoundRef, ralphMachine } from '../../src/machines/ralph.machine.js';
+import { renderResultText } from '../../src/render/result-text.js';
+import { createControllableProvider } from './controllable-provider.js';
+import { type Exercised, exercisedBy } from './coverage.js';
+import { CALLER, type InputVariant, MODEL_RUN_ID, machineInputFor, PROVIDER_NAME } from './input-variants.js';
+import { expectedEnd } from './oracle.js';
+import { describeEvent, EVENT, type ModelEvent, type RalphPath, type RalphSnapshot } from './ralph-model.js';
+
+/** Lets every pending promise reaction run: the bridge and the machine settle through promises alone. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A host's own stop actor around the bridge's: it waits until the bridge saw the child stop, then fails when told
+ * to. The bridge's stop never fails, so a failing stop is only reachable this way, by a host that interprets the
+ * machine with actors of its own; the machine must still settle cancelled.
+ */
+function hostStop(bridgeStop: PromiseActorLogic<void, RoundRef>, failure: () => string | null) {
+  return fromPromise<void, RoundRef>(async ({ input }) => {
+    await toPromise(createActor(bridgeStop, { input }).start());
+    const message = failure();
+    if (message !== null) throw new Error(message);
+  });
+}
+
+/** The real snapshot agrees with the model's at one step of a path. */
+function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStarted: number, where: string) {
+  expect(real.value, `${where}: state`).toEqual(model.value);
+  expect(real.context.round, `${where}: rounds started`).toBe(model.context.round);
+  expect(real.context.agentsStarted, `${where}: agents started`).toBe(model.context.agentsStarted);
+  expect(agentsReallyStarted, `${where}: children the provider started`).toBe(model.context.agentsStarted);
+  expect(real.context, `${where}: context`).toEqual(model.context);
+}
+
+/** What a host renders for an envelope, checked against the reference's wording. */
+function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
+  const text = renderResultText(envelope, maxResultChars);
+  const { status, rounds, report } = envelope.result;
+  const counted = rounds === 1 ? '1 round' : `${rounds} rounds`;
+  expect(text.length).toBeLessThanOrEqual(maxResultChars);
+  expect(text).toContain(JSON.stringify(report, null, 2));
+  expect(text).toContain(`Rounds: ${rounds}`);
+  if (status === 'budget-limited')
+    expect(text.split('\n')[0]).toBe(
+      `Ralph reached its ${counted} limit; the worker reported work remaining.`,
+    );
+  else {
+    expect(text.split('\n')[0]).toContain(`after ${counted}`);
+    expect(text).toContain('Completion and blockers are worker reports, not independent evaluation.');
+  }
+}
+
+/**
+ * Replays one path of the model against the real machine, run through the real bridge with a provider the test
+ * drives, on a simulated clock. Each model event becomes what causes it for real: the provider starting or failing
+ * to start a child, the child reporting or failing, the host cancelling, the child stopping, the clock passing the
+ * cancel deadline. After each event the real snapshot must equal the model's; at the end the outcome must be what
+ * the seed rules say (`expectedEnd`), the provider must have been asked exactly for the expected rounds, and no
+ * child may still run unless the path abandoned it past the deadline.
+ */
+export async function replayPath(variant: InputVariant, path: RalphPath): Promise<Exercised> {
+  const provider = variant.provider.registered
+    ? createControllableProvider(PROVIDER_NAME, variant.provider.capabilities)
+    : undefined;
+  const input = machineInputFor(variant, provider);
+  const bridge = createChildRoundActors(provider, input.terminationGraceMs);
+  let stopFailure: string | null = null;
+  const hostStopsFail = path.steps.some((step) => step.event.type === EVENT.stopFailed);
+  const actors = hostStopsFail
+    ? { ...bridge, awaitChildStopped: hostStop(bridge.awaitChildStopped, () => stopFailure) }
+    : bridge;
+
+  const clock = new SimulatedClock();
+  const taken: AnyTransitionDefinition[] = [];
+  const progress: RalphProgressEvent[] = [];
+  const actor = createActor(ralphMachine.provide({ actors }), {
+    input,
+    clock,
+    // Only machines take microsteps, and the run's only machine is this one.
+    inspect: (event) => {
+      if (event.type === '@xstate.microstep') taken.push(...event._transitions);
+    },
+  });
+  actor.on('round-started', (event) => progress.push(event));
+  actor.on('child-started', (event) => progress.push(event));
+  actor.on('report-accepted', (event) => progress.push(event));
+
+  const perform = async (event: ModelEvent, where: string) => {
+    const child = () => {
+      if (provider === undefined) throw new Error(`${where}: no provider to drive`);
+      return provider;
+    };
+    switch (event.type) {
+      case 'xstate.init':
+        actor.start();
+        return;
+      case EVENT.cancel:
+        actor.send({ type: 'CANCEL' });
+        await settle();
+        expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
+        return;
+      case EVENT.childStarted:
+        child().startChild((event.output as { childId: string }).childId);
+        return;
+      case EVENT.startFailed:
+        child().failStart(String(event.error));
+        return;
+      case EVENT.reported:
+        child().report(event.output);
+        return;
+      case EVENT.childFailed:
+        child().failChild(String(event.error));
+        return;
+      case EVENT.childStopped:
+        child().stopAborted();
+        return;
+      case EVENT.stopFailed:
+        stopFailure = String(event.error);
+        child().stopAborted();
+        return;
+      case EVENT.cancelDeadline: {
+        const deadline = input.terminationGraceMs + KILL_MARGIN_MS;
+        clock.increment(deadline - 1);
+        await settle();
+        expect(actor.getSnapshot().value, `${where}: still waiting 1 ms before the deadline`).toBe(
+          'cancelling',
+        );
+        clock.increment(1);
+        return;
+      }
+      default:
+        throw new Error(`${where}: the replay does not know the event ${event.type}`);
+    }
+  };
+
+  try {
+    for (const [i, step] of path.steps.entries()) {
+      const where = `step ${i + 1} (${describeEvent(step.event)})`;
+      await perform(step.event, where);
+      await settle();
+      expectStep(actor.getSnapshot(), step.state, provider?.started ?? 0, where);
+    }
+
+    const expected = expectedEnd(
+      variant,
+      path.steps.slice(1).map((step) => step.event),
+    );
+    const end = actor.getSnapshot();
+    expect(end.status, 'whether the run settled').toBe(expected.state === null ? 'active' : 'done');
+    if (expected.state !== null) expect(end.value, 'the final state').toBe(expected.state);
+    if (expected.output !== null) expect(end.output, 'the outcome').toEqual(expected.output);
+    expect(progress, 'the progress events').toEqual(expected.progress);
+
+    const requests: ChildRequest[] = expected.rounds.map(({ round, handoff }) => {
+      const objective = String((variant.args as { objective: unknown }).objective);
+      const maxRounds = end.context.maxRounds;
+      return {
+        runId: MODEL_RUN_ID,
+        round,
+        maxRounds,
+        objective,
+        handoff,
+        prompt: renderRoundPrompt({ objective, round, maxRounds, handoff }),
+        outputSchema: reportJsonSchema,
+        cwd: CALLER.cwd,
+        parent: CALLER,
+      };
+    });
+    expect(provider?.children.map((c) => c.request) ?? [], 'what each child was asked').toEqual(requests);
+    for (const c of provider?.children ?? []) {
+      expect(c.request.outputSchema, 'each child gets its own copy of the schema').not.toBe(reportJsonSchema);
+      expect(c.terminationGraceMs).toBe(variant.config.terminationGraceMs);
+    }
+    if ('cap' in variant.expected && expected.state !== null)
+      expect(end.context.maxRounds, 'the round cap').toBe(variant.expected.cap);
+
+    if (end.output?.ok === true) expectRenderedText(end.output.envelope, variant.config.maxResultChars);
+    expect(provider?.running ?? 0, 'children still running when the run settled').toBe(
+      expected.abandoned ? 1 : 0,
+    );
+  } finally {
+    actor.stop();
+    provider?.settleAll();
+    await settle();
+  }
+  expect(provider?.running ?? 0, 'children left running after cleanup').toBe(0);
+  return exercisedBy(taken);
+}

@@ -1,0 +1,149 @@
+import { Ajv } from 'ajv';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import {
+  checkReport,
+  handoffSize,
+  isMissingReport,
+  reportJsonSchema,
+  reportSchema,
+} from '../../src/contract/report.js';
+import { reportLike, validReport } from './arbitraries.js';
+import { satisfiesReportRules } from './report-rules.js';
+
+const anything = fc.anything({
+  withBigInt: true,
+  withBoxedValues: true,
+  withDate: true,
+  withMap: true,
+  withSet: true,
+  withNullPrototype: true,
+  withObjectString: true,
+  withSparseArray: true,
+  withTypedArray: true,
+  withUnicodeString: true,
+});
+
+describe('the report validator accepts exactly the reports that satisfy the rules', () => {
+  test('on report-shaped objects near every rule edge', () => {
+    fc.assert(
+      fc.property(reportLike, (raw) => {
+        expect(checkReport(raw).ok).toBe(satisfiesReportRules(raw));
+        expect(reportSchema.safeParse(raw).success).toBe(satisfiesReportRules(raw));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('on anything at all, and never throws', () => {
+    fc.assert(
+      fc.property(fc.oneof(anything, reportLike), (raw) => {
+        const checked = checkReport(raw);
+        expect(checked.ok).toBe(satisfiesReportRules(raw));
+        if (!checked.ok) expect(checked.problem.trim()).not.toBe('');
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('a valid report of any status is accepted unchanged', () => {
+    fc.assert(
+      fc.property(validReport, (report) => {
+        const copy = structuredClone(report);
+        const checked = checkReport(report);
+        expect(checked).toEqual({ ok: true, report: copy });
+      }),
+    );
+  });
+
+  test('the generator of near-reports yields both kinds', () => {
+    const sample = fc.sample(reportLike, { numRuns: 1000, seed: 3 });
+    const accepted = sample.filter(satisfiesReportRules).length;
+    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeLessThan(900);
+  });
+});
+
+describe('what counts as no report at all', () => {
+  test('null and undefined are missing; anything else is a report to check', () => {
+    fc.assert(
+      fc.property(anything, (raw) => {
+        expect(isMissingReport(raw)).toBe(raw === null || raw === undefined);
+      }),
+    );
+    expect(isMissingReport(null)).toBe(true);
+    expect(isMissingReport(undefined)).toBe(true);
+  });
+});
+
+describe('the handoff size', () => {
+  test('is the length of the compact JSON of the report', () => {
+    fc.assert(
+      fc.property(validReport, (report) => {
+        expect(handoffSize(report)).toBe(JSON.stringify(report).length);
+      }),
+    );
+  });
+});
+
+describe("the report's JSON Schema handed to children", () => {
+  const validate = new Ajv({ strict: false }).compile(reportJsonSchema);
+
+  test('is draft-07 and closed: every field required, no other field allowed', () => {
+    expect(reportJsonSchema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(reportJsonSchema.type).toBe('object');
+    expect(reportJsonSchema.additionalProperties).toBe(false);
+    expect([...(reportJsonSchema.required as string[])].sort()).toEqual([
+      'blocker',
+      'evidence',
+      'nextSteps',
+      'status',
+      'summary',
+    ]);
+  });
+
+  test('admits every report the rules accept', () => {
+    fc.assert(
+      fc.property(validReport, (report) => {
+        expect(validate(report)).toBe(true);
+      }),
+    );
+  });
+
+  test('refuses every object with a missing, extra or mistyped field', () => {
+    fc.assert(
+      fc.property(reportLike, (raw) => {
+        if (!satisfiesShape(raw)) expect(validate(raw)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('tells the child each status rule, since strict structured output cannot enforce them', () => {
+    const described = (field: string) => {
+      const properties = reportJsonSchema.properties as Record<string, { description?: string }>;
+      return properties[field]?.description ?? '';
+    };
+    expect(described('status')).toMatch(/continue.*complete.*blocked/s);
+    expect(described('summary')).toMatch(/not be empty/);
+    expect(described('evidence')).toMatch(/non-empty when complete/);
+    expect(described('nextSteps')).toMatch(/non-empty when continue.*empty when complete/s);
+    expect(described('blocker')).toMatch(/blocked.*null when continue or complete/s);
+  });
+});
+
+/** The shape alone, without the status rules or blank checks: what a JSON Schema can say. */
+function satisfiesShape(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
+  const { status, summary, evidence, nextSteps, blocker, ...rest } = raw as Record<string, unknown>;
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return (
+    Object.keys(rest).length === 0 &&
+    ['continue', 'complete', 'blocked'].includes(status as string) &&
+    typeof summary === 'string' &&
+    strings(evidence) &&
+    strings(nextSteps) &&
+    (blocker === null || typeof blocker === 'string') &&
+    Object.keys(raw).length === 5
+  );
+}
