@@ -3,6 +3,7 @@ import {
   type ChildRun,
   createProviderRegistry,
   createRalphTool,
+  type RalphTool,
   type SubagentProvider,
 } from '../../src/index.js';
 import { completeReport, continueReport } from '../support/reports.js';
