@@ -1,0 +1,268 @@
+import { access, readFile, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type CommandProviderOptions,
+  commandProvider,
+  createProviderRegistry,
+  createRalphTool,
+  type RalphConfigInput,
+  type RalphReport,
+  renderRoundPrompt,
+  reportJsonSchema,
+} from '../../src/index.js';
+import { rejection } from '../support/tool.js';
+import { agentCommand, cleanEnv, type Scratch, scratch } from './processes.js';
+
+let s: Scratch;
+beforeEach(async () => {
+  s = await scratch();
+});
+afterEach(async () => {
+  await s.assertNoneRunning();
+  await s.cleanup();
+});
+
+/** A ralph tool whose rounds run `command` through the command provider. */
+function commandTool(
+  command: string | string[],
+  env: Record<string, string> = {},
+  config: Partial<RalphConfigInput> = {},
+  options: Partial<CommandProviderOptions> = {},
+) {
+  const providers = createProviderRegistry();
+  providers.register(
+    commandProvider({ command, baseEnv: cleanEnv(), env: { FIXTURE_PID_LOG: s.pidLog, ...env }, ...options }),
+  );
+  return createRalphTool({ subagentProvider: 'command', ...config }, { providers });
+}
+
+const agent = () => ({ id: 'parent', cwd: s.workspace });
+
+interface Recorded {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  prompt: string;
+  schema: unknown;
+}
+
+async function recorded(file: string): Promise<Recorded[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Recorded);
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+describe('the command agent protocol: one fresh process per round', () => {
+  it('hands each round its prompt on stdin, the RALPH_* environment and the workspace as cwd; the report file is the report', async () => {
+    const record = `${s.logs}/requests.jsonl`;
+    const tool = commandTool(agentCommand('report-file.mjs', '--flag', 'a b'), {
+      FIXTURE_RECORD: record,
+      FIXTURE_COMPLETE_AT: '2',
+    });
+    const envelope = await tool.execute({ objective: 'write two files', maxRounds: 5 }, { agent: agent() });
+
+    expect(envelope.result.status).toBe('complete');
+    expect(envelope.result.rounds).toBe(2);
+    expect(envelope.agentsStarted).toBe(2);
+    expect(envelope.result.report.summary).toBe('round 2 finished');
+
+    const [first, second] = await recorded(record);
+    if (first === undefined || second === undefined) throw new Error('expected two recorded rounds');
+    const workspace = await realpath(s.workspace);
+    const tmp = await realpath(tmpdir());
+    const round1: RalphReport = {
+      status: 'continue',
+      summary: 'round 1 done',
+      evidence: [],
+      nextSteps: ['do round 2'],
+      blocker: null,
+    };
+    for (const [round, seen, handoff] of [
+      [1, first, null],
+      [2, second, round1],
+    ] as const) {
+      expect(seen.argv).toEqual(['--flag', 'a b']);
+      expect(seen.cwd).toBe(workspace);
+      expect(seen.prompt).toBe(
+        renderRoundPrompt({ objective: 'write two files', round, maxRounds: 5, handoff }),
+      );
+      expect(seen.schema).toEqual(reportJsonSchema);
+      expect(seen.env.RALPH_RUN_ID).toBe(envelope.runId);
+      expect(seen.env.RALPH_ROUND).toBe(String(round));
+      expect(seen.env.RALPH_MAX_ROUNDS).toBe('5');
+      expect(seen.env.RALPH_DEPTH).toBe('1');
+      expect(seen.env.RALPH_REPORT_FILE?.startsWith(tmp)).toBe(true);
+      expect(seen.env.RALPH_SCHEMA_FILE?.startsWith(tmp)).toBe(true);
+      // Fresh temporary files each round, removed once the round is over.
+      expect(await exists(seen.env.RALPH_REPORT_FILE as string)).toBe(false);
+      expect(await exists(seen.env.RALPH_SCHEMA_FILE as string)).toBe(false);
+    }
+    expect(first.env.RALPH_REPORT_FILE).not.toBe(second.env.RALPH_REPORT_FILE);
+    expect(await readFile(`${s.workspace}/round-1.txt`, 'utf8')).toBe('written by round 1\n');
+    expect(await readFile(`${s.workspace}/round-2.txt`, 'utf8')).toBe('written by round 2\n');
+  });
+
+  it('reads the last JSON object on stdout when the child wrote no report file', async () => {
+    const tool = commandTool(agentCommand('stdout-report.mjs'), { FIXTURE_COMPLETE_AT: '2' });
+    const envelope = await tool.execute({ objective: 'report on stdout' }, { agent: agent() });
+    expect(envelope.result).toEqual({
+      status: 'complete',
+      rounds: 2,
+      report: {
+        status: 'complete',
+        summary: 'round 2 finished',
+        evidence: ['round-2.txt written'],
+        nextSteps: [],
+        blocker: null,
+      },
+    });
+  });
+
+  it('splits a command given as one string into argv, without a shell', async () => {
+    const record = `${s.logs}/requests.jsonl`;
+    const [node, script] = agentCommand('report-file.mjs');
+    const tool = commandTool(`"${node}" '${script}' --fast "two words" it\\'s`, { FIXTURE_RECORD: record });
+    await tool.execute({ objective: 'x' }, { agent: agent() });
+    const [seen] = await recorded(record);
+    expect(seen?.argv).toEqual(['--fast', 'two words', "it's"]);
+  });
+
+  it('increments RALPH_DEPTH from the parent environment', async () => {
+    const record = `${s.logs}/requests.jsonl`;
+    const providers = createProviderRegistry();
+    providers.register(
+      commandProvider({
+        command: agentCommand('report-file.mjs'),
+        baseEnv: { ...cleanEnv(), RALPH_DEPTH: '1' },
+        env: { FIXTURE_RECORD: record, FIXTURE_PID_LOG: s.pidLog },
+      }),
+    );
+    const tool = createRalphTool({ subagentProvider: 'command' }, { providers });
+    await tool.execute({ objective: 'x' }, { agent: agent() });
+    const [seen] = await recorded(record);
+    expect(seen?.env.RALPH_DEPTH).toBe('2');
+  });
+});
+
+describe('a child that fails before reporting is an ordinary child failure', () => {
+  it('exits non-zero: the round fails, and the error carries the exit code and the end of stderr', async () => {
+    const tool = commandTool(agentCommand('crash.mjs', '3'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.code).toBe('child-failed');
+    expect(error.message).toBe(
+      'Ralph round 1 child failed before producing a structured report.\nNo previous handoff was available.',
+    );
+    expect(error.detail).toMatch(
+      /exited with code 3; stderr ends with:\nfatal: the fixture crashed on purpose$/,
+    );
+  });
+
+  it('crashes in a later round: the error carries the last successful handoff', async () => {
+    const tool = commandTool(agentCommand('crash.mjs'), { FIXTURE_CRASH_AT: '2', FIXTURE_COMPLETE_AT: '9' });
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    const handoff: RalphReport = {
+      status: 'continue',
+      summary: 'round 1 done',
+      evidence: [],
+      nextSteps: ['do round 2'],
+      blocker: null,
+    };
+    expect(error.message).toBe(
+      `Ralph round 2 child failed before producing a structured report.\nLast successful handoff:\n${JSON.stringify(handoff, null, 2)}`,
+    );
+    expect(error.round).toBe(2);
+    expect(error.lastHandoff).toEqual(handoff);
+  });
+
+  it.each(['SIGKILL', 'SIGSEGV'])('dies by %s: the round fails, naming the signal', async (signal) => {
+    const tool = commandTool(agentCommand('killed-by-signal.mjs', signal));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.code).toBe('child-failed');
+    expect(error.message).toBe(
+      'Ralph round 1 child failed before producing a structured report.\nNo previous handoff was available.',
+    );
+    expect(error.detail).toContain(`was killed by ${signal}; stderr ends with:\nabout to die by a signal`);
+  });
+});
+
+describe('a child that exits 0 without a usable report fails the workflow', () => {
+  it('reports nothing at all', async () => {
+    const tool = commandTool(agentCommand('no-report.mjs'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.code).toBe('workflow-failed');
+    expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
+  });
+
+  it('prints garbage on stdout (braces, quotes, no JSON object)', async () => {
+    const tool = commandTool(agentCommand('garbage.mjs', 'stdout'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
+  });
+
+  it('writes garbage into the report file', async () => {
+    const tool = commandTool(agentCommand('garbage.mjs', 'report-file'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.code).toBe('workflow-failed');
+    expect(error.message).toBe(
+      'Ralph workflow failed: round 1 report is malformed: Invalid input: expected object, received string',
+    );
+  });
+
+  it('writes partial JSON into the report file', async () => {
+    const tool = commandTool(agentCommand('partial-json.mjs', 'report-file'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.message).toBe(
+      'Ralph workflow failed: round 1 report is malformed: Invalid input: expected object, received string',
+    );
+  });
+
+  it('prints partial JSON on stdout', async () => {
+    const tool = commandTool(agentCommand('partial-json.mjs', 'stdout'));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
+  });
+});
+
+describe('a child that cannot be started fails the workflow and starts nothing', () => {
+  it('names a program that does not exist', async () => {
+    const tool = commandTool(['ralph-no-such-program-anywhere', '--x']);
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.code).toBe('workflow-failed');
+    expect(error.message).toBe(
+      'Ralph workflow failed: subagent provider "command" failed to start round 1: could not start agent command "ralph-no-such-program-anywhere": spawn ralph-no-such-program-anywhere ENOENT',
+    );
+  });
+
+  it('is asked to work in a folder that does not exist', async () => {
+    const tool = commandTool(agentCommand('report-file.mjs'));
+    const missing = `${s.workspace}/missing`;
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: { id: 'p', cwd: missing } }));
+    expect(error.message).toBe(
+      `Ralph workflow failed: subagent provider "command" failed to start round 1: the workspace ${missing} is not a folder`,
+    );
+    expect(await s.pids()).toEqual([]);
+  });
+});
+
+describe('the provider as a SubagentProvider', () => {
+  it('declares structured output and fresh children', () => {
+    const provider = commandProvider({ command: ['true'] });
+    expect(provider.name).toBe('command');
+    expect(provider.capabilities).toEqual({ structuredOutput: true, inheritsParentContext: false });
+    expect(commandProvider({ name: 'mine', command: 'true' }).name).toBe('mine');
+  });
+
+  it('refuses a command string that only a shell could run, when it is created', () => {
+    expect(() => commandProvider({ command: 'node agent.mjs | tee log' })).toThrow(
+      'Ralph agent command "node agent.mjs | tee log" is invalid: it contains the shell operator |; it is not run by a shell, so quote it or drop it',
+    );
+  });
+});
