@@ -7,6 +7,13 @@ export {
   type RalphRunRequest,
 } from './actors/engine.js';
 export * from './contract/index.js';
+export { envelopeJsonSchema } from './hosts/mcp/envelope-schema.js';
+export {
+  createRalphMcpServer,
+  type RalphMcpServer,
+  type RalphMcpServerOptions,
+  ralphToolDefinition,
+} from './hosts/mcp/server.js';
 export {
   createRalphTool,
   type RalphExec,

@@ -1,0 +1,33 @@
+import { reportJsonSchema } from '../../contract/report.js';
+
+const { $schema: _draft, ...reportObjectSchema } = reportJsonSchema;
+
+/**
+ * The JSON Schema of the envelope a successful call returns as `structuredContent`: `{ runId, agentsStarted,
+ * result: { status, rounds, report } }`, the report being the round report's own schema. It describes successes
+ * only; refusals, failures and cancellation come back as `isError` results, which carry no structured content.
+ */
+export const envelopeJsonSchema = Object.freeze({
+  type: 'object',
+  properties: {
+    runId: { type: 'string', description: 'The id of the run.' },
+    agentsStarted: { type: 'integer', minimum: 0, description: 'How many fresh child agents were started.' },
+    result: {
+      type: 'object',
+      properties: {
+        status: {
+          type: 'string',
+          enum: ['complete', 'blocked', 'budget-limited'],
+          description:
+            'How the loop settled, as the worker reported it: complete, blocked, or budget-limited (round cap reached with work remaining).',
+        },
+        rounds: { type: 'integer', minimum: 1, description: 'Rounds started.' },
+        report: { ...reportObjectSchema, description: 'The last round report, as validated.' },
+      },
+      required: ['status', 'rounds', 'report'],
+      additionalProperties: false,
+    },
+  },
+  required: ['runId', 'agentsStarted', 'result'],
+  additionalProperties: false,
+});
