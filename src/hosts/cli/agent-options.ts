@@ -1,0 +1,36 @@
+import { type Command, Option } from 'commander';
+
+/** The agent presets `--agent` accepts. */
+export const AGENT_PRESETS = ['claude', 'codex', 'example'] as const;
+
+/** Which agent serves the rounds, where it works, and how long it gets to stop: shared by `run` and `mcp`. */
+export interface AgentOptions {
+  agent?: (typeof AGENT_PRESETS)[number];
+  agentCommand?: string;
+  claudePath?: string;
+  codexPath?: string;
+  cwd?: string;
+  graceMs?: string;
+}
+
+/** Adds the agent options to a command. Values stay strings: the tool's own checks judge them. */
+export function addAgentOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--agent <name>',
+        'a preset agent for the rounds: claude, codex, or the offline example',
+      ).choices(AGENT_PRESETS),
+    )
+    .option(
+      '--agent-command <cmd>',
+      'any agent command following the command agent protocol (split into argv, never run by a shell)',
+    )
+    .option('--claude-path <path>', 'the claude executable for --agent claude (default: claude on PATH)')
+    .option('--codex-path <path>', 'the codex executable for --agent codex (default: codex on PATH)')
+    .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
+    .option(
+      '--grace-ms <ms>',
+      'how long a cancelled child may take to stop before it is killed (default 5000)',
+    );
+}

@@ -1,0 +1,75 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { RalphError } from '../../contract/errors.js';
+import type { AgentRef, SubagentProvider } from '../../contract/types.js';
+import { commandProvider } from '../../providers/command.js';
+import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
+import { createProviderRegistry } from '../../providers/registry.js';
+import { createRalphTool, type RalphTool } from '../tool.js';
+import type { AgentOptions } from './agent-options.js';
+import { trackChildGroups } from './child-groups.js';
+import { AGENT_CONFLICT, AGENT_MISSING, workspaceNotADirectory } from './messages.js';
+import { parseNumberOption } from './numbers.js';
+
+/** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */
+export interface CliTool {
+  tool: RalphTool;
+  agent: AgentRef;
+  /** SIGKILLs every running child and its process group: the forced exit of a second interrupt. */
+  killChildren(): void;
+}
+
+const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
+
+/** The provider the agent options name; refused when they name none, or two. */
+export function providerFor(options: AgentOptions): SubagentProvider {
+  if (options.agent !== undefined && options.agentCommand !== undefined) throw refuse(AGENT_CONFLICT);
+  if (options.agentCommand !== undefined) return commandProvider({ command: options.agentCommand });
+  switch (options.agent) {
+    case 'claude':
+      return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });
+    case 'codex':
+      return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
+    case 'example':
+      return exampleAgentProvider();
+    case undefined:
+      throw refuse(AGENT_MISSING);
+  }
+}
+
+/** The workspace folder: `--cwd` resolved against the current directory, or the current directory. */
+export function workspaceFor(options: AgentOptions): string {
+  const dir = resolve(options.cwd ?? '.');
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // A folder that cannot be read is as unusable as one that is missing.
+  }
+  if (!isDirectory) throw refuse(workspaceNotADirectory(options.cwd ?? dir));
+  return dir;
+}
+
+/**
+ * Builds what a CLI command hosts: a registry holding the one provider the options name, and the tool over it,
+ * created through `createRalphTool` so every rule and message is the tool's own. `deploymentMaxRounds` is the
+ * config's default and ceiling (only `ralph mcp` sets it; `ralph run` passes its cap as the call's).
+ */
+export function createCliTool(
+  options: AgentOptions,
+  { agentId, deploymentMaxRounds }: { agentId: string; deploymentMaxRounds?: string },
+): CliTool {
+  const { provider, killAll } = trackChildGroups(providerFor(options));
+  const cwd = workspaceFor(options);
+  const providers = createProviderRegistry();
+  providers.register(provider);
+  const tool = createRalphTool(
+    {
+      subagentProvider: provider.name,
+      ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
+      ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
+    },
+    { providers },
+  );
+  return { tool, agent: { id: agentId, cwd }, killChildren: killAll };
+}

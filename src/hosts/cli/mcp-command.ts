@@ -1,0 +1,62 @@
+import { isRalphError } from '../../contract/errors.js';
+import type { AgentOptions } from './agent-options.js';
+import { createCliTool } from './cli-tool.js';
+import { EXIT, exitCodeForError } from './exit-codes.js';
+import { trapInterrupts } from './signals.js';
+import { packageVersion } from './version.js';
+
+/** The options of `ralph mcp`. */
+export interface McpOptions extends AgentOptions {
+  /** The deployment's default and ceiling for a call's maxRounds. */
+  maxRounds?: string;
+}
+
+/** Resolves when the client is gone (stdin ended) or the server is told to stop (SIGINT, SIGTERM). */
+function untilStopped(killChildren: () => void): { stopped: Promise<void>; release: () => void } {
+  let done: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  process.stdin.once('end', done);
+  process.stdin.once('close', done);
+  const release = trapInterrupts({
+    cancel: done,
+    force() {
+      killChildren();
+      process.exit(EXIT.cancelled);
+    },
+  });
+  return { stopped, release };
+}
+
+/**
+ * `ralph mcp`: serves the ralph tool over stdio until the client goes away. Bad options are refused before the
+ * server starts (exit 2, message on stderr; stdout belongs to the protocol). On shutdown every call in flight is
+ * cancelled and the server waits until its child has stopped; a second signal kills the children and exits.
+ */
+export async function mcpCommand(options: McpOptions): Promise<number> {
+  let hosted: ReturnType<typeof createCliTool>;
+  try {
+    hosted = createCliTool(options, {
+      agentId: `mcp:${process.pid}`,
+      ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
+    });
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return isRalphError(error) ? exitCodeForError(error.code) : EXIT.failed;
+  }
+
+  const [{ createRalphMcpServer }, { StdioServerTransport }] = await Promise.all([
+    import('../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
+  const mcp = await createRalphMcpServer(hosted.tool, { agent: hosted.agent, version: packageVersion() });
+  const { stopped, release } = untilStopped(hosted.killChildren);
+  await mcp.server.connect(new StdioServerTransport());
+  await stopped;
+  await mcp.shutdown();
+  await mcp.server.close();
+  release();
+  process.stdin.destroy();
+  return EXIT.complete;
+}

@@ -1,0 +1,93 @@
+import { Command, CommanderError, Option } from 'commander';
+import { addAgentOptions } from './agent-options.js';
+import { EXIT } from './exit-codes.js';
+import { packageVersion } from './version.js';
+
+const RUN_EXAMPLES = `
+Examples:
+  $ ralph run "Make every test in ./test pass" --agent claude --max-rounds 10
+  $ ralph run "Port the parser to TypeScript" --agent codex --cwd ~/src/parser
+  $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo
+  $ ralph run "Fix the flaky build" --agent-command 'my-agent --model big' --json
+
+Every round starts one fresh agent in the workspace (--cwd) with the objective and the previous round's report;
+the loop ends when a round reports complete or blocked, or after --max-rounds rounds (default and ceiling 256).
+Progress goes to stderr, the result to stdout.
+
+Exit codes:
+  0    complete: the worker reported the objective done
+  1    failed: a child failed, or its report was missing, malformed or too large
+  2    refused: bad arguments or config; nothing was started
+  3    blocked: the worker reported a blocker
+  4    budget-limited: the round cap was reached with work remaining
+  130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
+`;
+
+const MCP_EXAMPLES = `
+Examples:
+  $ claude mcp add ralph -- npx ralph mcp --agent claude
+  $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
+
+Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
+`;
+
+/**
+ * The `ralph` command line. Each command loads its implementation only when it runs, so `ralph run` never pays
+ * for the MCP SDK. Resolves with the exit code; argument errors exit 2 like every other refusal.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  let exitCode: number = EXIT.complete;
+  const program = new Command('ralph')
+    .description('Ralph loops: one immutable objective, one fresh agent per round, schema-checked reports.')
+    .version(packageVersion())
+    .exitOverride()
+    .showHelpAfterError('(run ralph --help for usage)');
+
+  addAgentOptions(
+    program
+      .command('run')
+      .description('run a Ralph loop in the terminal')
+      .argument('[objective]', 'the immutable objective every round works toward')
+      .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+      .option('--json', 'print the result envelope as JSON instead of the text')
+      .addOption(new Option('--record <file>', 'record the run for ralph replay (not available yet)')),
+  )
+    .addHelpText('after', RUN_EXAMPLES)
+    .action(async (objective: string | undefined, options) => {
+      const { runCommand } = await import('./run.js');
+      exitCode = await runCommand(objective, options);
+    });
+
+  addAgentOptions(
+    program
+      .command('mcp')
+      .description('serve the ralph tool over MCP (stdio)')
+      .option(
+        '--max-rounds <n>',
+        "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+      ),
+  )
+    .addHelpText('after', MCP_EXAMPLES)
+    .action(async (options) => {
+      const { mcpCommand } = await import('./mcp-command.js');
+      exitCode = await mcpCommand(options);
+    });
+
+  program
+    .command('demo')
+    .description(
+      'copy the bundled demo workspace to a temporary folder and run the offline example agent on it',
+    )
+    .action(async () => {
+      const { demoCommand } = await import('./demo.js');
+      exitCode = await demoCommand();
+    });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.complete : EXIT.refused;
+    throw error;
+  }
+  return exitCode;
+}

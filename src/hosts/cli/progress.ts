@@ -1,0 +1,121 @@
+import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
+
+/** Where `ralph run` writes its progress, and how. */
+export interface ProgressOptions {
+  /** A live status line redrawn in place (a terminal), or one plain line per event (a log or a pipe). */
+  live: boolean;
+  /** ANSI colours; off under NO_COLOR and whenever the output is not live. */
+  color: boolean;
+}
+
+/** Receives the run's progress and shows it on a stream. */
+export interface ProgressReporter {
+  onProgress(event: RalphProgressEvent): void;
+  /** A line of the CLI's own (cancelling, forced). */
+  note(text: string): void;
+  /** Clears the live line and stops redrawing it; safe to call twice. */
+  stop(): void;
+}
+
+/** The progress options for a stream: live and coloured on a terminal, honouring NO_COLOR and TERM=dumb. */
+export function progressOptionsFor(
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): ProgressOptions {
+  const live = stream.isTTY === true && env.TERM !== 'dumb';
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
+  return { live, color: live && !noColor };
+}
+
+const SUMMARY_CHARS = 240;
+const REDRAW_MS = 250;
+const CLEAR_LINE = '\r\x1b[2K';
+
+/** One line of a summary, short enough for a progress line. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= SUMMARY_CHARS ? flat : `${flat.slice(0, SUMMARY_CHARS - 1)}…`;
+}
+
+/** `4.2s`, `3m 07s`, `1h 02m`. */
+function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const whole = Math.floor(seconds);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (whole < 3600) return `${Math.floor(whole / 60)}m ${pad(whole % 60)}s`;
+  return `${Math.floor(whole / 3600)}h ${pad(Math.floor((whole % 3600) / 60))}m`;
+}
+
+const STATUS_COLOR: Record<ReportStatus, string> = { continue: '36', complete: '32', blocked: '33' };
+
+/** Creates the reporter `ralph run` feeds its progress to. */
+export function createProgressReporter(
+  stream: NodeJS.WritableStream,
+  options: ProgressOptions,
+): ProgressReporter {
+  const now = Date.now;
+  const paint = (code: string, text: string) => (options.color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const prefix = paint('1', 'ralph:');
+  const startedAt = now();
+  /** The round that is running; null before the first and between rounds. */
+  let current: { round: number; maxRounds: number; since: number } | null = null;
+  let rounds = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  /** The live line: the round that is running and how long it and the whole run have taken. */
+  const status = (): string => {
+    const total = formatElapsed(now() - startedAt);
+    if (current === null)
+      return `${prefix} ${rounds === 0 ? 'starting' : 'between rounds'} ${paint('2', total)}`;
+    const round = formatElapsed(now() - current.since);
+    return `${prefix} round ${current.round}/${current.maxRounds} running ${paint('2', `${round} · ${total} in all`)}`;
+  };
+
+  const redraw = () => {
+    if (!stopped) stream.write(`${CLEAR_LINE}${status()}`);
+  };
+
+  const print = (text: string) => {
+    if (stopped) return;
+    stream.write(options.live ? `${CLEAR_LINE}${prefix} ${text}\n${status()}` : `ralph: ${text}\n`);
+  };
+
+  if (options.live) {
+    timer = setInterval(redraw, REDRAW_MS);
+    // The status line must never keep the process alive on its own.
+    timer.unref();
+    redraw();
+  }
+
+  return {
+    onProgress(event) {
+      switch (event.type) {
+        case 'round-started':
+          current = { round: event.round, maxRounds: event.maxRounds, since: now() };
+          print(`round ${event.round}/${event.maxRounds} started`);
+          break;
+        case 'report-accepted': {
+          current = null;
+          rounds = event.round;
+          const { status: reported, summary } = event.report;
+          const label = paint(STATUS_COLOR[reported], reported);
+          print(`round ${event.round}/${event.maxRounds} reported ${label}: ${oneLine(summary)}`);
+          break;
+        }
+        case 'child-started':
+          break;
+      }
+    },
+    note(text) {
+      print(options.color ? paint('33', text) : text);
+    },
+    stop() {
+      if (stopped) return;
+      if (timer !== null) clearInterval(timer);
+      if (options.live) stream.write(CLEAR_LINE);
+      stopped = true;
+    },
+  };
+}

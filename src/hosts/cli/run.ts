@@ -1,0 +1,77 @@
+import { isRalphError, RalphError } from '../../contract/errors.js';
+import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import type { AgentOptions } from './agent-options.js';
+import { createCliTool } from './cli-tool.js';
+import { EXIT, exitCodeForError, exitCodeForStatus } from './exit-codes.js';
+import { CANCELLING, FORCED, RECORD_NOT_YET } from './messages.js';
+import { parseNumberOption } from './numbers.js';
+import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { trapInterrupts } from './signals.js';
+
+/** The options of `ralph run`. */
+export interface RunOptions extends AgentOptions {
+  maxRounds?: string;
+  json?: boolean;
+  record?: string;
+}
+
+/** Prints a failure (message, then its detail) on stderr, and as JSON on stdout under --json; returns its exit code. */
+function reportFailure(error: unknown, json: boolean): number {
+  if (!isRalphError(error)) {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`ralph: internal error: ${text}\n`);
+    return EXIT.failed;
+  }
+  process.stderr.write(`${error.message}\n${error.detail === undefined ? '' : `${error.detail}\n`}`);
+  if (json) process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
+  return exitCodeForError(error.code);
+}
+
+/**
+ * `ralph run`: hosts the tool for one call from the terminal and returns the exit code. The objective and the
+ * round cap go to the tool as the call's arguments, unchecked, so its checks speak with its messages. The first
+ * SIGINT or SIGTERM cancels the run, which settles once the child has stopped; a second one kills the child's
+ * process group and exits at once.
+ */
+export async function runCommand(objective: string | undefined, options: RunOptions): Promise<number> {
+  const json = options.json === true;
+  try {
+    if (options.record !== undefined) throw new RalphError({ code: 'refused', message: RECORD_NOT_YET });
+    const { tool, agent, killChildren } = createCliTool(options, { agentId: `cli:${process.pid}` });
+    const args: Record<string, unknown> = {};
+    if (objective !== undefined) args.objective = objective;
+    if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
+
+    const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
+    const controller = new AbortController();
+    const release = trapInterrupts({
+      cancel() {
+        progress.note(CANCELLING);
+        controller.abort();
+      },
+      force() {
+        progress.note(FORCED);
+        progress.stop();
+        killChildren();
+        process.stderr.write(`${WORKFLOW_CANCELLED}\n`);
+        process.exit(EXIT.cancelled);
+      },
+    });
+    try {
+      const envelope = await tool.execute(args, {
+        agent,
+        signal: controller.signal,
+        onProgress: progress.onProgress,
+      });
+      progress.stop();
+      const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
+      process.stdout.write(`${text}\n`);
+      return exitCodeForStatus(envelope.result.status);
+    } finally {
+      progress.stop();
+      release();
+    }
+  } catch (error) {
+    return reportFailure(error, json);
+  }
+}
