@@ -1,11 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   budgetLimitedLabel,
+  DEFAULT_DEPTH_LIMIT,
   LAST_SUCCESSFUL_HANDOFF,
   MAX_ROUNDS_INVALID,
   maxRoundsExceedsCeiling,
   NO_PREVIOUS_HANDOFF,
   OBJECTIVE_EMPTY,
+  RALPH_DEPTH_ENV,
+  ralphDepthLimitReached,
   roundChildFailed,
 } from '../../src/index.js';
 import {
@@ -205,6 +208,17 @@ describe('ralph run refuses bad arguments with exit 2 and starts nothing', () =>
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(message);
     expect(out.stdout).toBe('');
+    expect(ws.noAgentStarted()).toBe(true);
+  });
+
+  it('refuses to run inside Ralph loops nested as deep as the limit', async () => {
+    const ws = await workspace(['complete']);
+    const out = await ralph(['run', 'x', '--agent-command', PLAN_AGENT_COMMAND, '--cwd', ws.dir], {
+      env: { ...process.env, [RALPH_DEPTH_ENV]: String(DEFAULT_DEPTH_LIMIT) },
+    });
+
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`${ralphDepthLimitReached(DEFAULT_DEPTH_LIMIT, DEFAULT_DEPTH_LIMIT)}\n`);
     expect(ws.noAgentStarted()).toBe(true);
   });
 

@@ -18,6 +18,7 @@ import {
   makeWorkspace,
   PLAN_AGENT_COMMAND,
   type PlanStep,
+  ralph,
   type Workspace,
   waitUntil,
   waitUntilGone,
@@ -81,6 +82,16 @@ describe('ralph mcp lists one tool, ralph', () => {
       type: 'object',
       required: ['runId', 'agentsStarted', 'result'],
     });
+  });
+});
+
+describe('ralph mcp refuses bad options before it serves anything', () => {
+  it('exits 2 with the message on stderr and nothing on stdout, which belongs to the protocol', async () => {
+    const out = await ralph(['mcp']);
+
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('--agent claude|codex|example or --agent-command');
+    expect(out.stdout).toBe('');
   });
 });
 

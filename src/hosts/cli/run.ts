@@ -1,5 +1,6 @@
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError, exitCodeForStatus } from './exit-codes.js';
@@ -37,6 +38,9 @@ export async function runCommand(objective: string | undefined, options: RunOpti
   const json = options.json === true;
   try {
     if (options.record !== undefined) throw new RalphError({ code: 'refused', message: RECORD_NOT_YET });
+    // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
+    // failing its first round when the provider's own guard trips.
+    assertDepthAllowed(DEFAULT_DEPTH_LIMIT);
     const { tool, agent, killChildren } = createCliTool(options, { agentId: `cli:${process.pid}` });
     const args: Record<string, unknown> = {};
     if (objective !== undefined) args.objective = objective;
