@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   budgetLimitedLabel,
@@ -270,6 +271,14 @@ describe('ralph --help', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/run \[options\] \[objective\]/);
     expect(out.stdout).toContain('mcp [options]');
+  });
+
+  it('prints the package version', async () => {
+    const out = await ralph(['--version']);
+
+    expect(out.code).toBe(0);
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(out.stdout).toBe(`${version}\n`);
   });
 
   it('treats a bare `ralph` as a usage error: help on stderr, exit 2', async () => {

@@ -35,16 +35,24 @@ const sessions: Session[] = [];
 afterEach(async () => {
   for (const { client, ws } of sessions.splice(0)) {
     await client.close();
+    // Should a test fail, no agent it started outlives it.
+    for (const pid of [ws.pidOf(1), ws.grandchildPidOf(1)]) {
+      try {
+        if (pid !== undefined) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
     await ws.cleanup();
   }
 });
 
 /** Spawns `ralph mcp` in a fresh workspace holding `plan`, and connects the SDK's own client to it over stdio. */
-async function connect(plan: PlanStep[]): Promise<Session> {
+async function connect(plan: PlanStep[], graceMs = 2000): Promise<Session> {
   const ws = await makeWorkspace(plan);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--agent-command', PLAN_AGENT_COMMAND, '--grace-ms', '2000'],
+    args: [CLI, 'mcp', '--agent-command', PLAN_AGENT_COMMAND, '--grace-ms', String(graceMs)],
     cwd: ws.dir,
     stderr: 'pipe',
   });
@@ -191,6 +199,25 @@ describe('cancelling a ralph call over MCP', () => {
     await client.close();
 
     await waitUntilGone(pid);
+    await waitUntilGone(serverPid);
+  });
+
+  it('kills an agent that ignores SIGTERM when the client disconnects and then signals the server', async () => {
+    // The grace is long: only the server's forced stop, on the SIGTERM the SDK's transport sends two seconds
+    // after closing stdin, can end this agent before the test does.
+    const { client, transport, ws } = await connect(['stubborn'], 600_000);
+    const serverPid = transport.pid;
+    if (serverPid === null) throw new Error('the transport reports no server pid');
+
+    const call = client.callTool({ name: 'ralph', arguments: { objective: 'Ignore SIGTERM' } });
+    call.catch(() => {});
+    const pid = await waitUntil(() => ws.pidOf(1), "the round's agent to start");
+    const grandchild = ws.grandchildPidOf(1);
+    if (grandchild === undefined) throw new Error('the stubborn agent recorded no grandchild');
+    await client.close();
+
+    await waitUntilGone(pid);
+    await waitUntilGone(grandchild);
     await waitUntilGone(serverPid);
   });
 });

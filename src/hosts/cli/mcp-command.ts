@@ -11,21 +11,29 @@ export interface McpOptions extends AgentOptions {
   maxRounds?: string;
 }
 
-/** Resolves when the client is gone (stdin ended) or the server is told to stop (SIGINT, SIGTERM). */
+/**
+ * Resolves when the client is gone (stdin ended) or the server is told to stop (SIGINT, SIGTERM). A signal after
+ * that kills the children outright and exits: a client that closed its end and then signals the server (as the
+ * MCP SDK's stdio transport does, SIGTERM and later SIGKILL) will not wait for a stubborn agent, and a server killed
+ * while it waits would leave that agent running.
+ */
 function untilStopped(killChildren: () => void): { stopped: Promise<void>; release: () => void } {
-  let done: () => void = () => {};
+  let stopping = false;
+  let resolveStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
-    done = resolve;
+    resolveStopped = resolve;
   });
-  process.stdin.once('end', done);
-  process.stdin.once('close', done);
-  const release = trapInterrupts({
-    cancel: done,
-    force() {
-      killChildren();
-      process.exit(EXIT.cancelled);
-    },
-  });
+  const stop = () => {
+    stopping = true;
+    resolveStopped();
+  };
+  const force = () => {
+    killChildren();
+    process.exit(EXIT.cancelled);
+  };
+  process.stdin.once('end', stop);
+  process.stdin.once('close', stop);
+  const release = trapInterrupts({ cancel: () => (stopping ? force() : stop()), force });
   return { stopped, release };
 }
 

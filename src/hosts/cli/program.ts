@@ -1,6 +1,8 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
+import type { McpOptions } from './mcp-command.js';
+import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
 
 const RUN_EXAMPLES = `
@@ -50,10 +52,10 @@ export async function runCli(argv: string[]): Promise<number> {
       .argument('[objective]', 'the immutable objective every round works toward')
       .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
       .option('--json', 'print the result envelope as JSON instead of the text')
-      .addOption(new Option('--record <file>', 'record the run for ralph replay (not available yet)')),
+      .option('--record <file>', 'record the run for ralph replay (not available yet: refused)'),
   )
     .addHelpText('after', RUN_EXAMPLES)
-    .action(async (objective: string | undefined, options) => {
+    .action(async (objective: string | undefined, options: RunOptions) => {
       const { runCommand } = await import('./run.js');
       exitCode = await runCommand(objective, options);
     });
@@ -68,7 +70,7 @@ export async function runCli(argv: string[]): Promise<number> {
       ),
   )
     .addHelpText('after', MCP_EXAMPLES)
-    .action(async (options) => {
+    .action(async (options: McpOptions) => {
       const { mcpCommand } = await import('./mcp-command.js');
       exitCode = await mcpCommand(options);
     });
