@@ -7,17 +7,30 @@ const guardName = (guard: unknown): string => {
   return guard === undefined ? '' : 'inline guard';
 };
 
+/** An event by what raises it: `always`, `done:<actor>` / `error:<actor>` of an invoke, `after:<delay>`, or its type. */
+function eventName(t: AnyTransitionDefinition): string {
+  if (t.eventType === '') return 'always';
+  for (const invoke of t.source.invoke) {
+    const src = typeof invoke.src === 'string' ? invoke.src : invoke.id;
+    if (t.eventType === `xstate.done.actor.${invoke.id}`) return `done:${src}`;
+    if (t.eventType === `xstate.error.actor.${invoke.id}`) return `error:${src}`;
+  }
+  const after = t.source.after.find((a) => a.eventType === t.eventType);
+  if (after !== undefined) return `after:${String(after.delay)}`;
+  return t.eventType;
+}
+
 /**
- * A transition's name: its source, its event (or `always`), its place among the source's transitions for that
- * event (each guarded branch is its own transition), its guard and its target. Names are stable across
- * `machine.provide`, which rebuilds the state nodes from the same config.
+ * A transition's name: its source, its event, its place among the source's transitions for that event (each
+ * guarded branch is its own transition), its guard and its target. Names are stable across `machine.provide`,
+ * which rebuilds the state nodes from the same config.
  */
 export function transitionKey(t: AnyTransitionDefinition): string {
   const siblings =
     t.eventType === '' ? (t.source.always ?? []) : (t.source.transitions.get(t.eventType) ?? []);
   const guard = guardName(t.guard);
   const targets = t.target?.map((node) => node.id).join(', ') ?? '(no target)';
-  return `${t.source.id} on ${t.eventType || 'always'} #${siblings.indexOf(t)}${guard ? ` [${guard}]` : ''} → ${targets}`;
+  return `${t.source.id} on ${eventName(t)} #${siblings.indexOf(t)}${guard ? ` [${guard}]` : ''} → ${targets}`;
 }
 
 /** Every state node of a machine (the root excepted). */

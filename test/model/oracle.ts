@@ -3,7 +3,7 @@ import type { RalphProgressEvent, RalphReport, RalphResultStatus } from '../../s
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
 import { EVENT, type ModelEvent } from './ralph-model.js';
-import { reportVariant } from './report-variants.js';
+import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
 export type EndState = 'complete' | 'blocked' | 'budgetLimited' | 'failed' | 'rejected' | 'cancelled';
@@ -18,6 +18,33 @@ export interface Expected {
   rounds: { round: number; handoff: RalphReport | null }[];
   /** A child still runs when the run settles: it ignored its abort past the cancel deadline. */
   abandoned: boolean;
+  /** What the run's context holds at the end. */
+  context: {
+    objective: string;
+    maxRounds: number;
+    round: number;
+    agentsStarted: number;
+    childId: string | null;
+    handoff: RalphReport | null;
+  };
+}
+
+/**
+ * What the design says can happen next in each state, by the names `describeEvent` gives: a round's child starts
+ * or its provider fails, and the host may cancel; a running child reports (any report at all) or fails, and the
+ * host may cancel; a cancelled child stops, or its stop fails, or the deadline passes; nothing follows a final state.
+ */
+export function expectedOffers(state: string): string[] {
+  switch (state) {
+    case 'round':
+      return ['CANCEL', 'child started', 'provider fails to start'];
+    case 'awaitingReport':
+      return ['CANCEL', ...REPORT_VARIANTS.map((v) => `report: ${v.name}`), 'child fails'];
+    case 'cancelling':
+      return ['child stops', 'stop fails', 'cancel deadline passes'];
+    default:
+      return [];
+  }
 }
 
 // The reference's texts, spelled out here rather than taken from the code under test.
@@ -42,26 +69,32 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   const rounds: Expected['rounds'] = [];
   if ('refusal' in variant.expected) {
     const failure: RalphFailure = { code: 'refused', message: variant.expected.refusal };
-    return { state: 'rejected', output: { ok: false, failure }, progress, rounds, abandoned: false };
+    const context = { objective: '', maxRounds: 0, round: 0, agentsStarted: 0, childId: null, handoff: null };
+    return { state: 'rejected', output: { ok: false, failure }, progress, rounds, abandoned: false, context };
   }
   const cap = variant.expected.cap;
+  const objective = (variant.args as { objective: string }).objective;
   const maxHandoffChars = variant.config.maxHandoffChars;
   const runId = MODEL_RUN_ID;
   let round = 0;
   let agentsStarted = 0;
+  let childId: string | null = null;
   let handoff: RalphReport | null = null;
 
   const beginRound = () => {
     round += 1;
+    childId = null;
     rounds.push({ round, handoff });
     progress.push({ type: 'round-started', runId, round, maxRounds: cap });
   };
-  const end = (state: EndState, output: RalphOutput, abandoned = false): Expected => ({
+  const context = () => ({ objective, maxRounds: cap, round, agentsStarted, childId, handoff });
+  const end = (state: EndState | null, output: RalphOutput | null, abandoned = false): Expected => ({
     state,
     output,
     progress,
     rounds,
     abandoned,
+    context: context(),
   });
   const failed = (failure: Omit<RalphFailure, 'round' | 'lastHandoff'>) =>
     end('failed', { ok: false, failure: { ...failure, round, lastHandoff: handoff } });
@@ -79,7 +112,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     switch (event.type) {
       case EVENT.childStarted: {
         agentsStarted += 1;
-        const { childId } = event.output as { childId: string };
+        childId = (event.output as { childId: string }).childId;
         progress.push({ type: 'child-started', runId, round, maxRounds: cap, childId });
         break;
       }
@@ -138,5 +171,5 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         throw new Error(`the oracle does not know the event ${event.type}`);
     }
   }
-  return { state: null, output: null, progress, rounds, abandoned: false };
+  return end(null, null);
 }

@@ -121,6 +121,8 @@ export function createRalphModel(input: RalphMachineInput) {
       events: offeredEvents,
       filterEvents: takes,
       serializeState,
+      // The model at cap 3 takes a few hundred steps to walk; a machine that never stops starting rounds fails here.
+      limit: 2_000,
     },
   );
 }

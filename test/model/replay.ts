@@ -16,8 +16,16 @@ import { renderResultText } from '../../src/render/result-text.js';
 import { createControllableProvider } from './controllable-provider.js';
 import { type Exercised, exercisedBy } from './coverage.js';
 import { CALLER, type InputVariant, MODEL_RUN_ID, machineInputFor, PROVIDER_NAME } from './input-variants.js';
-import { expectedEnd } from './oracle.js';
-import { describeEvent, EVENT, type ModelEvent, type RalphPath, type RalphSnapshot } from './ralph-model.js';
+import { expectedEnd, expectedOffers } from './oracle.js';
+import {
+  describeEvent,
+  EVENT,
+  type ModelEvent,
+  offeredEvents,
+  type RalphPath,
+  type RalphSnapshot,
+  takes,
+} from './ralph-model.js';
 
 /** Lets every pending promise reaction run: the bridge and the machine settle through promises alone. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -42,6 +50,11 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
   expect(real.context.agentsStarted, `${where}: agents started`).toBe(model.context.agentsStarted);
   expect(agentsReallyStarted, `${where}: children the provider started`).toBe(model.context.agentsStarted);
   expect(real.context, `${where}: context`).toEqual(model.context);
+  // The model is walked on the machine itself; what may happen next is checked against the design instead.
+  const next = offeredEvents(real)
+    .filter((event) => takes(real, event))
+    .map(describeEvent);
+  expect(next.sort(), `${where}: what can happen next`).toEqual(expectedOffers(String(real.value)).sort());
 }
 
 /** What a host renders for an envelope, checked against the reference's wording. */
@@ -161,6 +174,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
     expect(end.status, 'whether the run settled').toBe(expected.state === null ? 'active' : 'done');
     if (expected.state !== null) expect(end.value, 'the final state').toBe(expected.state);
     if (expected.output !== null) expect(end.output, 'the outcome').toEqual(expected.output);
+    expect(end.context, 'the context at the end').toMatchObject(expected.context);
     expect(progress, 'the progress events').toEqual(expected.progress);
 
     const requests: ChildRequest[] = expected.rounds.map(({ round, handoff }) => {

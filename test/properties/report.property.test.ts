@@ -64,6 +64,38 @@ describe('the report validator accepts exactly the reports that satisfy the rule
   });
 });
 
+describe('what the validator says of a report that breaks the rules', () => {
+  test('names every problem by its path, separated by semicolons', () => {
+    const raw = { status: 'continue', summary: ' ', evidence: [], nextSteps: [''], blocker: 'b' };
+    expect(checkReport(raw)).toEqual({
+      ok: false,
+      problem:
+        'summary: summary must not be empty; nextSteps.0: next steps must not be empty; ' +
+        'blocker: a continue report must not carry a blocker',
+    });
+  });
+
+  test('reports each rule as a custom issue at the offending path', () => {
+    const cases: [unknown, (string | number)[]][] = [
+      [{ status: 'continue', summary: ' ', evidence: [], nextSteps: ['n'], blocker: null }, ['summary']],
+      [{ status: 'complete', summary: 's', evidence: [' '], nextSteps: [], blocker: null }, ['evidence', 0]],
+      [{ status: 'blocked', summary: 's', evidence: [], nextSteps: ['\t'], blocker: 'b' }, ['nextSteps', 0]],
+      [{ status: 'continue', summary: 's', evidence: [], nextSteps: [], blocker: null }, ['nextSteps']],
+      [{ status: 'continue', summary: 's', evidence: [], nextSteps: ['n'], blocker: 'b' }, ['blocker']],
+      [{ status: 'complete', summary: 's', evidence: [], nextSteps: [], blocker: null }, ['evidence']],
+      [{ status: 'complete', summary: 's', evidence: ['e'], nextSteps: ['n'], blocker: null }, ['nextSteps']],
+      [{ status: 'complete', summary: 's', evidence: ['e'], nextSteps: [], blocker: 'b' }, ['blocker']],
+      [{ status: 'blocked', summary: 's', evidence: [], nextSteps: [], blocker: null }, ['blocker']],
+    ];
+    for (const [raw, path] of cases) {
+      const issues = reportSchema.safeParse(raw).error?.issues ?? [];
+      expect(issues.map((issue) => ({ code: issue.code, path: issue.path }))).toEqual([
+        { code: 'custom', path },
+      ]);
+    }
+  });
+});
+
 describe('what counts as no report at all', () => {
   test('null and undefined are missing; anything else is a report to check', () => {
     fc.assert(
