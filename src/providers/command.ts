@@ -262,6 +262,8 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     const stderr = new TailBuffer(maxOutputBytes);
     child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+    // Past the spawn, an 'error' (a failed signal) must not crash the host; the exit status tells what happened.
+    child.on('error', () => {});
     // A child that never reads its prompt closes the pipe under us (EPIPE); the prompt was only offered.
     child.stdin.on('error', () => {});
     child.stdin.end(request.prompt);
