@@ -126,6 +126,13 @@ describe('the command agent protocol: one fresh process per round', () => {
     });
   });
 
+  it('does not mind a child that never reads its prompt (a prompt too big for the pipe meets EPIPE)', async () => {
+    const tool = commandTool(agentCommand('stdout-report.mjs'));
+    const objective = `do it ${'x'.repeat(4 * 1024 * 1024)}`;
+    const envelope = await tool.execute({ objective }, { agent: agent() });
+    expect(envelope.result.status).toBe('complete');
+  });
+
   it('splits a command given as one string into argv, without a shell', async () => {
     const record = `${s.logs}/requests.jsonl`;
     const [node, script] = agentCommand('report-file.mjs');
