@@ -86,6 +86,7 @@ describe('ralph run is cancelled by Ctrl-C and SIGTERM, and leaves no child runn
 
     expect(out.code).toBe(130);
     expect(out.stderr).toContain('forced: killing the child agent and exiting');
+    expect(out.stderr.trimEnd().split('\n').at(-1)).toBe(WORKFLOW_CANCELLED);
     await waitUntilGone(pid);
     await waitUntilGone(grandchild);
   });

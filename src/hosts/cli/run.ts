@@ -57,8 +57,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
         progress.note(FORCED);
         progress.stop();
         killChildren();
-        process.stderr.write(`${WORKFLOW_CANCELLED}\n`);
-        process.exit(EXIT.cancelled);
+        process.exit(reportFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
       },
     });
     try {
