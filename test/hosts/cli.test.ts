@@ -17,6 +17,7 @@ import {
   PLAN_AGENT_COMMAND,
   type PlanStep,
   ralph,
+  spawnRalph,
   type Workspace,
 } from '../fixtures/cli-agents/harness.js';
 
@@ -104,6 +105,26 @@ describe('ralph run: every way a run ends has its exit code', () => {
     expect(out.stderr).toMatch(
       /^Ralph workflow failed: round 1 child finished without a structured report$/m,
     );
+  });
+});
+
+describe('ralph run with a reader that went away', () => {
+  it('still ends with the exit code of the run when stdout is closed (`ralph run … | head`)', async () => {
+    const ws = await workspace(['complete']);
+    const spawned = spawnRalph([
+      'run',
+      'Done at once',
+      '--agent-command',
+      PLAN_AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+    ]);
+    spawned.child.stdout?.destroy();
+    const out = await spawned.finished;
+
+    expect(out.code).toBe(0);
+    expect(out.stderr).not.toContain('EPIPE');
+    expect(out.stderr).toContain('round 1/256 reported complete');
   });
 });
 
