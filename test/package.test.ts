@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRunning } from './providers/processes.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Users install tarballs, not the working tree: pack the package (dist/ was built by `npm test`), install the tarball
+ * into an empty folder, and use it by name from there.
+ */
+describe('the package as published', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'ralph-pack-')));
+    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root });
+    const tarball = (await readdir(dir)).find((name) => name.endsWith('.tgz'));
+    if (tarball === undefined) throw new Error('npm pack wrote no tarball');
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], {
+      cwd: dir,
+    });
+  }, 240_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('imports by name and runs a loop through the public API', async () => {
+    const script = `
+      import { createProviderRegistry, createRalphTool, createScriptedProvider, ralphMachine, RALPH_GUIDANCE } from 'ralph-machine';
+      const providers = createProviderRegistry();
+      providers.register(createScriptedProvider([
+        { report: { status: 'continue', summary: 'one', evidence: [], nextSteps: ['two'], blocker: null } },
+        { report: { status: 'complete', summary: 'two', evidence: ['ok'], nextSteps: [], blocker: null } },
+      ]));
+      const tool = createRalphTool({ subagentProvider: 'scripted' }, { providers });
+      const envelope = await tool.execute({ objective: 'count to two' }, { agent: { id: 'a', cwd: process.cwd() } });
+      let refused = '';
+      try { await tool.execute({ objective: '' }, { agent: { id: 'a', cwd: process.cwd() } }); } catch (e) { refused = e.message; }
+      console.log(JSON.stringify({ result: envelope.result, refused, machine: ralphMachine.id, guidance: RALPH_GUIDANCE.slice(0, 18) }));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+    expect(JSON.parse(stdout)).toEqual({
+      result: {
+        status: 'complete',
+        rounds: 2,
+        report: { status: 'complete', summary: 'two', evidence: ['ok'], nextSteps: [], blocker: null },
+      },
+      refused: 'Ralph objective must be a non-empty string',
+      machine: 'ralph',
+      guidance: 'Use the ralph tool',
+    });
+  });
+
+  it('ships type declarations for its exports', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '-e',
+        "const p=require('./node_modules/ralph-machine/package.json');const fs=require('fs');console.log(fs.existsSync('./node_modules/ralph-machine/'+p.exports['.'].types))",
+      ],
+      { cwd: dir },
+    );
+    expect(stdout.trim()).toBe('true');
+  });
+
+  it('installs a ralph binary that answers --help', async () => {
+    const { stdout } = await run(join(dir, 'node_modules', '.bin', 'ralph'), ['--help'], { cwd: dir });
+    expect(stdout).toMatch(/run \[options\] \[objective\]/);
+  });
+
+  it('runs a real loop with the installed binary and the example agent on the shipped demo workspace', async () => {
+    const workspace = join(dir, 'cli-workspace');
+    await cp(join(dir, 'node_modules/ralph-machine/examples/demo-workspace'), workspace, { recursive: true });
+    const { stdout } = await run(
+      join(dir, 'node_modules', '.bin', 'ralph'),
+      ['run', 'Finish every task in TASKS.md', '--agent', 'example', '--cwd', workspace, '--json'],
+      { cwd: dir, env: { ...process.env, RALPH_DEPTH: '' } },
+    );
+    const envelope = JSON.parse(stdout) as {
+      agentsStarted: number;
+      result: { status: string; rounds: number };
+    };
+    expect(envelope.result).toMatchObject({ status: 'complete', rounds: 3 });
+    expect(envelope.agentsStarted).toBe(3);
+    expect(await readFile(join(workspace, 'hello.txt'), 'utf8')).toBe('Hello from a fresh Ralph round!\n');
+    expect(await readFile(join(workspace, 'SUMMARY.txt'), 'utf8')).toBe(
+      '2 files, 6 lines\nhello.txt: 1 line\nnotes/plan.md: 5 lines\n',
+    );
+  });
+
+  it('finds the example agent relative to the installed package, not the working tree', async () => {
+    const script = `
+      import { cp, mkdtemp } from 'node:fs/promises';
+      import { join } from 'node:path';
+      import { createProviderRegistry, createRalphTool, exampleAgentProvider, EXAMPLE_AGENT_SCRIPT } from 'ralph-machine';
+      const workspace = await mkdtemp(join(process.cwd(), 'ws-'));
+      await cp(join(process.cwd(), 'node_modules/ralph-machine/examples/demo-workspace'), workspace, { recursive: true });
+      const example = exampleAgentProvider();
+      const pids = [];
+      const providers = createProviderRegistry();
+      providers.register({ ...example, start: async (request, options) => {
+        const child = await example.start(request, options);
+        pids.push(child.pid);
+        return child;
+      } });
+      const tool = createRalphTool({ subagentProvider: 'example' }, { providers });
+      const envelope = await tool.execute({ objective: 'finish TASKS.md' }, { agent: { id: 'a', cwd: workspace } });
+      console.log(JSON.stringify({ script: EXAMPLE_AGENT_SCRIPT, workspace, pids, status: envelope.result.status, rounds: envelope.result.rounds }));
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, RALPH_DEPTH: '' },
+    });
+    const out = JSON.parse(stdout) as {
+      script: string;
+      workspace: string;
+      pids: number[];
+      status: string;
+      rounds: number;
+    };
+    expect(out.script).toBe(join(dir, 'node_modules/ralph-machine/examples/agents/checklist-agent.mjs'));
+    expect(out).toMatchObject({ status: 'complete', rounds: 3 });
+    expect(out.pids).toHaveLength(3);
+    expect(out.pids.filter(isRunning)).toEqual([]);
+  });
+});
