@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKFLOW_CANCELLED } from '../../src/index.js';
 import {
@@ -33,27 +36,28 @@ async function workspace(plan: PlanStep[]): Promise<Workspace> {
 }
 
 /** Starts `ralph run` on a plan and waits until the agent of `round` is running. */
+/**
+ * Starts `ralph run` on a plan and waits until the agent of `round` is running. The CLI gets a temp folder of its
+ * own (TMPDIR), where the provider keeps each round's files, so a test can see that nothing was left there.
+ */
 async function startAndWaitForRound(plan: PlanStep[], round: number, ...extra: string[]) {
   const ws = await workspace(plan);
-  const spawned = spawnRalph([
-    'run',
-    'Wait for the signal',
-    '--agent-command',
-    PLAN_AGENT_COMMAND,
-    '--cwd',
-    ws.dir,
-    ...extra,
-  ]);
+  const tmp = join(ws.dir, '.tmp');
+  await mkdir(tmp);
+  const spawned = spawnRalph(
+    ['run', 'Wait for the signal', '--agent-command', PLAN_AGENT_COMMAND, '--cwd', ws.dir, ...extra],
+    { env: { ...process.env, TMPDIR: tmp } },
+  );
   const pid = await waitUntil(() => ws.pidOf(round), `round ${round}'s agent to start`);
   leftovers.push(pid);
-  return { ws, ...spawned, pid };
+  return { ws, ...spawned, pid, tmpLeftovers: () => readdirSync(tmp) };
 }
 
 describe('ralph run is cancelled by Ctrl-C and SIGTERM, and leaves no child running', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     '%s cancels the run: the child is stopped, the seed message printed, exit 130',
     async (signal) => {
-      const { child, finished, pid } = await startAndWaitForRound(['continue', 'hang'], 2);
+      const { child, finished, pid, tmpLeftovers } = await startAndWaitForRound(['continue', 'hang'], 2);
 
       child.kill(signal);
       const out = await finished;
@@ -64,12 +68,13 @@ describe('ralph run is cancelled by Ctrl-C and SIGTERM, and leaves no child runn
       expect(out.stdout).toBe('');
       // The run settles only after its child has exited, and the CLI reaped it: no such process any more.
       expect(isGone(pid)).toBe(true);
+      expect(tmpLeftovers()).toEqual([]);
     },
   );
 
   it('a second Ctrl-C forces: the stubborn child and its process group are killed, exit 130', async () => {
     // The grace is long, so only the forced exit can end this run soon enough for the test to finish.
-    const { ws, child, finished, pid, stderrSoFar } = await startAndWaitForRound(
+    const { ws, child, finished, pid, stderrSoFar, tmpLeftovers } = await startAndWaitForRound(
       ['stubborn'],
       1,
       '--grace-ms',
@@ -89,5 +94,7 @@ describe('ralph run is cancelled by Ctrl-C and SIGTERM, and leaves no child runn
     expect(out.stderr.trimEnd().split('\n').at(-1)).toBe(WORKFLOW_CANCELLED);
     await waitUntilGone(pid);
     await waitUntilGone(grandchild);
+    // Forcing still let the provider clean up after the killed round.
+    expect(tmpLeftovers()).toEqual([]);
   });
 });

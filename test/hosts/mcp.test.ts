@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,6 +29,8 @@ interface Session {
   client: Client;
   transport: StdioClientTransport;
   ws: Workspace;
+  /** What is left in the server's temp folder. */
+  tmpLeftovers(): string[];
 }
 
 const sessions: Session[] = [];
@@ -50,15 +53,19 @@ afterEach(async () => {
 /** Spawns `ralph mcp` in a fresh workspace holding `plan`, and connects the SDK's own client to it over stdio. */
 async function connect(plan: PlanStep[], graceMs = 2000): Promise<Session> {
   const ws = await makeWorkspace(plan);
+  // A temp folder of the server's own, where the provider keeps each round's files.
+  const tmp = join(ws.dir, '.tmp');
+  await mkdir(tmp);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', '--agent-command', PLAN_AGENT_COMMAND, '--grace-ms', String(graceMs)],
     cwd: ws.dir,
+    env: { TMPDIR: tmp },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'ralph-mcp-test', version: '1.0.0' });
   await client.connect(transport);
-  const session = { client, transport, ws };
+  const session = { client, transport, ws, tmpLeftovers: () => readdirSync(tmp) };
   sessions.push(session);
   return session;
 }
@@ -168,7 +175,7 @@ describe('a ralph call over MCP', () => {
 
 describe('cancelling a ralph call over MCP', () => {
   it('stops the child process when the client cancels, and the server serves the next call', async () => {
-    const { client, ws } = await connect(['hang']);
+    const { client, ws, tmpLeftovers } = await connect(['hang']);
     const controller = new AbortController();
 
     const call = client.callTool({ name: 'ralph', arguments: { objective: 'Hang' } }, undefined, {
@@ -179,6 +186,7 @@ describe('cancelling a ralph call over MCP', () => {
 
     await expect(call).rejects.toThrow();
     await waitUntilGone(pid);
+    await waitUntil(() => tmpLeftovers().length === 0, "the cancelled round's files to be removed");
 
     await writeFile(join(ws.dir, 'ralph-plan.json'), JSON.stringify(['complete']));
     const next = (await client.callTool({
@@ -205,7 +213,7 @@ describe('cancelling a ralph call over MCP', () => {
   it('kills an agent that ignores SIGTERM when the client disconnects and then signals the server', async () => {
     // The grace is long: only the server's forced stop, on the SIGTERM the SDK's transport sends two seconds
     // after closing stdin, can end this agent before the test does.
-    const { client, transport, ws } = await connect(['stubborn'], 600_000);
+    const { client, transport, ws, tmpLeftovers } = await connect(['stubborn'], 600_000);
     const serverPid = transport.pid;
     if (serverPid === null) throw new Error('the transport reports no server pid');
 
@@ -219,5 +227,7 @@ describe('cancelling a ralph call over MCP', () => {
     await waitUntilGone(pid);
     await waitUntilGone(grandchild);
     await waitUntilGone(serverPid);
+    // Even the forced stop let the provider remove the killed round's files.
+    expect(tmpLeftovers()).toEqual([]);
   });
 });

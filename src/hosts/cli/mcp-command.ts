@@ -2,7 +2,7 @@ import { isRalphError } from '../../contract/errors.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
-import { trapInterrupts } from './signals.js';
+import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 import { packageVersion } from './version.js';
 
 /** The options of `ralph mcp`. */
@@ -27,9 +27,15 @@ function untilStopped(killChildren: () => void): { stopped: Promise<void>; relea
     stopping = true;
     resolveStopped();
   };
+  let forced = false;
   const force = () => {
+    if (forced) process.exit(EXIT.cancelled);
+    forced = true;
     killChildren();
-    process.exit(EXIT.cancelled);
+    stop();
+    // The shutdown under way normally ends the process as soon as the killed children are reaped; the timer is the
+    // backstop, unref'd so that it never holds a finished server open.
+    setTimeout(() => process.exit(EXIT.cancelled), FORCED_SETTLE_MS).unref();
   };
   process.stdin.once('end', stop);
   process.stdin.once('close', stop);

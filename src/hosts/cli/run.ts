@@ -7,7 +7,7 @@ import { EXIT, exitCodeForError, exitCodeForStatus } from './exit-codes.js';
 import { CANCELLING, FORCED, RECORD_NOT_YET } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 import { createProgressReporter, progressOptionsFor } from './progress.js';
-import { trapInterrupts } from './signals.js';
+import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
 export interface RunOptions extends AgentOptions {
@@ -48,16 +48,22 @@ export async function runCommand(objective: string | undefined, options: RunOpti
 
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
     const controller = new AbortController();
+    const exitCancelled = () => {
+      progress.stop();
+      process.exit(reportFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
+    };
+    let forced: NodeJS.Timeout | undefined;
     const release = trapInterrupts({
       cancel() {
         progress.note(CANCELLING);
         controller.abort();
       },
       force() {
+        if (forced !== undefined) exitCancelled();
         progress.note(FORCED);
-        progress.stop();
         killChildren();
-        process.exit(reportFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
+        // The killed child normally lets the run settle at once, through the usual path; this is the backstop.
+        forced = setTimeout(exitCancelled, FORCED_SETTLE_MS);
       },
     });
     try {
@@ -71,6 +77,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
       process.stdout.write(`${text}\n`);
       return exitCodeForStatus(envelope.result.status);
     } finally {
+      clearTimeout(forced);
       progress.stop();
       release();
     }

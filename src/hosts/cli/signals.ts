@@ -24,3 +24,9 @@ export function trapInterrupts(handlers: InterruptHandlers): () => void {
     for (const signal of SIGNALS) process.off(signal, onSignal);
   };
 }
+
+/**
+ * How long a forced stop waits, after SIGKILLing the children, for the run to settle on its own: long enough for the
+ * provider to see its child die and remove the round's temporary files, short enough to feel immediate.
+ */
+export const FORCED_SETTLE_MS = 500;
