@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { signalGroup } from './process-group.js';
+import { TailBuffer } from './tail-buffer.js';
 
 /** How one workspace command runs. */
 export interface WorkspaceCommandOptions {
@@ -24,45 +26,10 @@ export interface WorkspaceCommandResult {
   stderr: string;
 }
 
-/** Keeps the last `limit` bytes written to it, and counts what it dropped. */
-class TailBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private dropped = 0;
-
-  constructor(private readonly limit: number) {}
-
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size > this.limit) {
-      const first = this.chunks[0]!;
-      const excess = this.size - this.limit;
-      if (first.length <= excess) {
-        this.chunks.shift();
-        this.size -= first.length;
-        this.dropped += first.length;
-      } else {
-        this.chunks[0] = first.subarray(excess);
-        this.size -= excess;
-        this.dropped += excess;
-      }
-    }
-  }
-
-  text(): string {
-    const kept = Buffer.concat(this.chunks).toString('utf8');
-    return this.dropped === 0 ? kept : `[… ${this.dropped} earlier bytes dropped]\n${kept}`;
-  }
-}
-
-/** Sends a signal to a whole process group; a group that is already gone is fine. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ESRCH') throw error;
-  }
+/** The kept tail, saying how much came before it. */
+function tailText(buffer: TailBuffer): string {
+  const kept = buffer.text();
+  return buffer.dropped === 0 ? kept : `[… ${buffer.dropped} earlier bytes dropped]\n${kept}`;
 }
 
 /** How long a killed group may take to be gone before the call stops waiting for it. */
@@ -127,8 +94,8 @@ export function runWorkspaceCommand(
     });
     const stdout = new TailBuffer(options.maxOutputBytes);
     const stderr = new TailBuffer(options.maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
 
     let timedOut = false;
     let aborted = false;
@@ -181,8 +148,8 @@ export function runWorkspaceCommand(
         signal,
         timedOut,
         aborted,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
+        stdout: tailText(stdout),
+        stderr: tailText(stderr),
       });
     });
   });
