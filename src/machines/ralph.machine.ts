@@ -174,12 +174,12 @@ export const ralphMachine = setup({
       agentsStarted: context.agentsStarted + 1,
       childId: params.childId,
     })),
-    announceChild: emit(({ context }) => ({
+    announceChild: emit(({ context }, params: { childId: string }) => ({
       type: 'child-started' as const,
       runId: context.runId,
       round: context.round,
       maxRounds: context.maxRounds,
-      childId: context.childId ?? '',
+      childId: params.childId,
     })),
     failProviderStart: assign(({ context }, params: { error: unknown }) =>
       fail({
@@ -254,7 +254,9 @@ export const ralphMachine = setup({
       fail({
         code: 'cancelled',
         message: WORKFLOW_CANCELLED,
-        ...(context.round > 0 ? { round: context.round, lastHandoff: context.handoff } : {}),
+        // Only a started round can be cancelled: validating never waits.
+        round: context.round,
+        lastHandoff: context.handoff,
       }),
     ),
   },
@@ -380,7 +382,7 @@ export const ralphMachine = setup({
           target: 'awaitingReport',
           actions: [
             { type: 'recordChildStarted', params: ({ event }) => ({ childId: event.output.childId }) },
-            'announceChild',
+            { type: 'announceChild', params: ({ event }) => ({ childId: event.output.childId }) },
           ],
         },
         onError: {
