@@ -8,7 +8,7 @@ import { agentCommandInvalid } from '../contract/messages.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
 import { lastJsonObject } from './last-json-object.js';
-import { groupExists, signalGroup } from './process-group.js';
+import { groupDied, groupIsAlive, signalGroup } from './process-group.js';
 import { TailBuffer } from './tail-buffer.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
@@ -19,6 +19,9 @@ const FAILURE_TAIL_CHARS = 2_000;
 
 /** After a child exits, how long past the grace its inherited pipes may stay open before they are cut. */
 const PIPE_DRAIN_MS = 500;
+
+/** Past the grace, how long a SIGKILLed group may take to die before the round stops waiting for it. */
+const GROUP_DEATH_MARGIN_MS = 500;
 
 /** What a finished child left behind, as a report reader sees it. */
 export interface CommandOutputs {
@@ -281,7 +284,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
 
     child.once('exit', () => {
       // Whatever the child left running in its group (a server, a hung helper) does not outlive the round.
-      if (groupExists(pid)) stopGroup();
+      if (groupIsAlive(pid)) stopGroup();
       // A process that left the group may still hold the pipes; past the grace they are cut so the round settles.
       drainTimer = setTimeout(() => {
         child.stdout.destroy();
@@ -293,7 +296,6 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       child.once('close', (code: number | null, killedBy: NodeJS.Signals | null) => {
         signal.removeEventListener('abort', onAbort);
         clearTimeout(drainTimer);
-        if (killTimer !== undefined && !groupExists(pid)) clearTimeout(killTimer);
         const outputs: CommandOutputs = {
           reportFile,
           stdout: stdout.text(),
@@ -301,6 +303,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           exitCode: code ?? -1,
         };
         const settle = async () => {
+          // The round is over only when its whole group is: a member the child left behind got SIGTERM as the
+          // child exited and is SIGKILLed at the grace, so this wait is bounded.
+          await groupDied(pid, terminationGraceMs + GROUP_DEATH_MARGIN_MS);
+          clearTimeout(killTimer);
           try {
             if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
             return await readReport(outputs);

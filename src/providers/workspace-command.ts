@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { signalGroup } from './process-group.js';
+import { groupDied, signalGroup } from './process-group.js';
 import { TailBuffer } from './tail-buffer.js';
 
 /** How one workspace command runs. */
@@ -34,39 +33,6 @@ function tailText(buffer: TailBuffer): string {
 
 /** How long a killed group may take to be gone before the call stops waiting for it. */
 const REAP_WAIT_MS = 1_000;
-
-/** The state and process group of a Linux process, from /proc (null when it is gone). */
-function procState(pid: string): { state: string; pgrp: number } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (name) state ppid pgrp ...": the name may hold spaces, so count from its closing parenthesis.
-    const [state = '', , pgrp = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state, pgrp: Number(pgrp) };
-  } catch {
-    return null;
-  }
-}
-
-/** True while a process of the group is still alive; a zombie (dead, waiting to be reaped) does not count. */
-function groupIsAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  return readdirSync('/proc').some((entry) => {
-    if (!/^\d+$/.test(entry)) return false;
-    const proc = procState(entry);
-    return proc !== null && proc.pgrp === pgid && proc.state !== 'Z';
-  });
-}
-
-/** Waits, bounded, until a SIGKILLed group has died: its members die asynchronously after the signal. */
-async function groupGone(pgid: number): Promise<void> {
-  const deadline = Date.now() + REAP_WAIT_MS;
-  while (groupIsAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-}
 
 /**
  * Runs one command from an argv array, never through a shell, in its own process group with stdin closed. A
@@ -142,7 +108,7 @@ export function runWorkspaceCommand(
     });
     child.once('close', async (exitCode, signal) => {
       cleanUp();
-      if (child.pid !== undefined) await groupGone(child.pid);
+      if (child.pid !== undefined) await groupDied(child.pid, REAP_WAIT_MS);
       resolve({
         exitCode,
         signal,
