@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type ChildRequest,
   type CommandChildRun,
@@ -9,16 +9,9 @@ import {
   reportJsonSchema,
 } from '../../src/index.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, isRunning, type Scratch, scratch, until } from './processes.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from './processes.js';
 
-let s: Scratch;
-beforeEach(async () => {
-  s = await scratch();
-});
-afterEach(async () => {
-  await s.assertNoneRunning();
-  await s.cleanup();
-});
+const s = useScratch();
 
 /** Runs `command` through the tool and stops the turn once `ready` holds; returns the call's RalphError. */
 async function cancelWhen(command: string[], ready: () => Promise<boolean>, terminationGraceMs = 5_000) {

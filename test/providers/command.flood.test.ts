@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commandProvider, createProviderRegistry, createRalphTool } from '../../src/index.js';
-import { agentCommand, cleanEnv, type Scratch, scratch } from './processes.js';
+import { agentCommand, cleanEnv, useScratch } from './processes.js';
 
 const MiB = 1024 * 1024;
 const FLOOD_MIB = 512;
 
-let s: Scratch;
-beforeEach(async () => {
-  s = await scratch();
-});
-afterEach(async () => {
-  await s.assertNoneRunning();
-  await s.cleanup();
-});
+const s = useScratch();
 
 describe('output kept in memory is bounded', () => {
   it(`a child printing ${FLOOD_MIB} MiB on stdout grows the host by far less than that`, async () => {

@@ -1,6 +1,6 @@
 import { access, readFile, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CommandProviderOptions,
   commandProvider,
@@ -12,16 +12,9 @@ import {
   reportJsonSchema,
 } from '../../src/index.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, type Scratch, scratch } from './processes.js';
+import { agentCommand, cleanEnv, useScratch } from './processes.js';
 
-let s: Scratch;
-beforeEach(async () => {
-  s = await scratch();
-});
-afterEach(async () => {
-  await s.assertNoneRunning();
-  await s.cleanup();
-});
+const s = useScratch();
 
 /** A ralph tool whose rounds run `command` through the command provider. */
 function commandTool(

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   assertDepthAllowed,
   commandProvider,
@@ -9,7 +9,7 @@ import {
   RalphError,
 } from '../../src/index.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, type Scratch, scratch } from './processes.js';
+import { agentCommand, cleanEnv, useScratch } from './processes.js';
 
 describe('the recursion guard reads RALPH_DEPTH', () => {
   it('is named RALPH_DEPTH', () => {
@@ -51,14 +51,7 @@ describe('the recursion guard reads RALPH_DEPTH', () => {
 });
 
 describe('a command provider at the depth limit starts nothing', () => {
-  let s: Scratch;
-  beforeEach(async () => {
-    s = await scratch();
-  });
-  afterEach(async () => {
-    await s.assertNoneRunning();
-    await s.cleanup();
-  });
+  const s = useScratch();
 
   const toolAtDepth = (depth: string, depthLimit?: number) => {
     const providers = createProviderRegistry();

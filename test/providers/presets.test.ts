@@ -1,6 +1,6 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claudeProvider,
   codexProvider,
@@ -12,16 +12,9 @@ import {
   type SubagentProvider,
 } from '../../src/index.js';
 import { rejection } from '../support/tool.js';
-import { binDir, cleanEnv, type Scratch, scratch } from './processes.js';
+import { binDir, cleanEnv, useScratch } from './processes.js';
 
-let s: Scratch;
-beforeEach(async () => {
-  s = await scratch();
-});
-afterEach(async () => {
-  await s.assertNoneRunning();
-  await s.cleanup();
-});
+const s = useScratch();
 
 interface FakeRecord {
   argv: string[];

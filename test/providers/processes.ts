@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 
 /** The fake agent programs. */
 export const agentsDir = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
@@ -90,4 +91,40 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.RALPH_DEPTH;
   return env;
+}
+
+/**
+ * A fresh scratch area for each test of the enclosing file or describe block; after each test it fails if a process
+ * the fakes logged is still running, then removes the folders.
+ */
+export function useScratch(): Scratch {
+  let current: Scratch | undefined;
+  beforeEach(async () => {
+    current = await scratch();
+  });
+  afterEach(async () => {
+    try {
+      await current?.assertNoneRunning();
+    } finally {
+      await current?.cleanup();
+    }
+  });
+  const now = (): Scratch => {
+    if (current === undefined) throw new Error('the scratch area exists only while a test runs');
+    return current;
+  };
+  return {
+    get workspace() {
+      return now().workspace;
+    },
+    get logs() {
+      return now().logs;
+    },
+    get pidLog() {
+      return now().pidLog;
+    },
+    pids: () => now().pids(),
+    assertNoneRunning: () => now().assertNoneRunning(),
+    cleanup: () => now().cleanup(),
+  };
 }
