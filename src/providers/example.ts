@@ -1,15 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { SubagentProvider } from '../contract/types.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { type CommandPresetOptions, commandProvider, passThrough } from './command.js';
 
-/**
- * The example agent's script. Resolved from this module's own URL, so it is found the same way from `src/` in the
- * repository and from `dist/` in an installed package (both sit one level below the package root, beside
- * `examples/`, which the package ships).
- */
-export const EXAMPLE_AGENT_SCRIPT = fileURLToPath(
-  new URL('../../examples/agents/checklist-agent.mjs', import.meta.url),
-);
+/** The example agent's script, in the `examples/` folder the package ships. */
+export const EXAMPLE_AGENT_SCRIPT = join(PACKAGE_ROOT, 'examples', 'agents', 'checklist-agent.mjs');
 
 /**
  * The example agent as a provider: a deterministic checklist worker with no model, run with this Node binary, that

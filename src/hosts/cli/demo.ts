@@ -1,11 +1,11 @@
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import { runCommand } from './run.js';
 
-/** The bundled demo workspace: three folders up from src/hosts/cli and dist/hosts/cli, in examples/. */
-const DEMO_WORKSPACE = fileURLToPath(new URL('../../../examples/demo-workspace', import.meta.url));
+/** The demo workspace the package ships. */
+const DEMO_WORKSPACE = join(PACKAGE_ROOT, 'examples', 'demo-workspace');
 
 /** The demo's objective: the example agent does one unchecked task of TASKS.md per round. */
 export const DEMO_OBJECTIVE =
