@@ -6,3 +6,4 @@ export * from './messages.js';
 export * from './prompt.js';
 export * from './report.js';
 export type * from './types.js';
+export * from './unreadable-report.js';
