@@ -5,5 +5,6 @@ export * from './guidance.js';
 export * from './messages.js';
 export * from './prompt.js';
 export * from './report.js';
+export * from './report-review.js';
 export type * from './types.js';
 export * from './unreadable-report.js';

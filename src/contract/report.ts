@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RalphReport } from './types.js';
+import { formatIssues } from './zod-issues.js';
 
 /**
  * The report's shape alone: what a child's structured-output channel can enforce. Kept free of refinements so
@@ -111,10 +112,7 @@ export type ReportCheck = { ok: true; report: RalphReport } | { ok: false; probl
 export function checkReport(raw: unknown): ReportCheck {
   const parsed = reportSchema.safeParse(raw);
   if (parsed.success) return { ok: true, report: parsed.data };
-  const problem = parsed.error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
-  return { ok: false, problem };
+  return { ok: false, problem: formatIssues(parsed.error) };
 }
 
 /** True when a child produced nothing a report could be read from. */

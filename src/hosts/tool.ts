@@ -2,10 +2,7 @@ import type { z } from 'zod';
 import { createRalphEngine, type RalphEngine } from '../actors/engine.js';
 import { callArgsSchema, callJsonSchema } from '../contract/call.js';
 import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../contract/config.js';
-import { RalphError } from '../contract/errors.js';
 import { RALPH_GUIDANCE } from '../contract/guidance.js';
-import { workflowFailed } from '../contract/messages.js';
-import { checkReport, handoffSize } from '../contract/report.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from '../render/cards.js';
@@ -49,30 +46,11 @@ export interface RalphTool {
 /** The arguments a model sends, as the input schema reads them. */
 export type RalphToolArgs = z.infer<typeof callArgsSchema>;
 
-/** The settled envelope is checked again at the consumer boundary: semantics and the handoff cap. */
-function assertEnvelope(envelope: RalphEnvelope, config: RalphConfig): RalphEnvelope {
-  const checked = checkReport(envelope.result.report);
-  if (!checked.ok) {
-    throw new RalphError({
-      code: 'workflow-failed',
-      message: workflowFailed(`final report is malformed: ${checked.problem}`),
-    });
-  }
-  const size = handoffSize(checked.report);
-  if (size > config.maxHandoffChars) {
-    throw new RalphError({
-      code: 'workflow-failed',
-      message: workflowFailed(
-        `final report is ${size} characters, over the handoff cap of ${config.maxHandoffChars}`,
-      ),
-    });
-  }
-  return envelope;
-}
-
 /**
  * Creates the ralph tool. The config is validated and normalized here (bad config throws); the provider is looked
- * up in the registry immediately before each call, never cached.
+ * up in the registry immediately before each call, never cached. The envelope a call resolves with is the
+ * machine's own: its report was reviewed once, against the report rules and the handoff cap, before the run could
+ * settle with it.
  */
 export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): RalphTool {
   const normalized = normalizeConfig(config);
@@ -90,7 +68,7 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
       exec.signal === undefined ? {} : { signal: exec.signal },
     );
     try {
-      return assertEnvelope(await run.result, normalized);
+      return await run.result;
     } finally {
       run.dispose();
     }

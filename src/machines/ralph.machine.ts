@@ -6,6 +6,7 @@ import {
   requestedMaxRoundsOf,
   resolveMaxRounds,
 } from '../contract/call.js';
+import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
 import {
   CALLING_AGENT_MISSING,
@@ -20,7 +21,8 @@ import {
   workflowFailed,
 } from '../contract/messages.js';
 import { renderRoundPrompt } from '../contract/prompt.js';
-import { checkReport, handoffSize, isMissingReport, reportJsonSchema } from '../contract/report.js';
+import { reportJsonSchema } from '../contract/report.js';
+import { type ReportReview, reviewReport } from '../contract/report-review.js';
 import type {
   AgentRef,
   ChildRequest,
@@ -78,6 +80,8 @@ export interface RalphContext {
   childId: string | null;
   /** The last validated report: the handoff to the next round. */
   handoff: RalphReport | null;
+  /** The verdict on this round's report, once it came (null until then). */
+  review: ReportReview | null;
   outcome: RalphOutput | null;
 }
 
@@ -102,23 +106,30 @@ const notProvided = (name: string) => () => {
   throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
 };
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-const reportOf = (output: unknown): RalphReport | null => {
-  const checked = checkReport(output);
-  return checked.ok ? checked.report : null;
-};
+/**
+ * The review in the context, as the verdict the guard of the branch being taken has just read; anything else would
+ * be a fault of the machine itself, not of the child.
+ */
+function reviewAs<V extends ReportReview['verdict']>(
+  review: ReportReview | null,
+  verdict: V,
+): Extract<ReportReview, { verdict: V }> {
+  if (review?.verdict !== verdict)
+    throw new Error(`ralphMachine: expected a ${verdict} review, found ${review?.verdict ?? 'none'}`);
+  return review as Extract<ReportReview, { verdict: V }>;
+}
 
 const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
 
 /**
  * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
  * the first failing check speaks) and refused without starting anything. An accepted call runs rounds: `round`
- * asks the provider for one fresh child, `awaitingReport` waits for its structured report, and the report's
- * status, validity, size and the round cap decide whether another round starts or the run settles as complete,
- * blocked or budget-limited. A provider that cannot start, or a report that is missing, malformed or over the
- * handoff cap, fails the workflow; a child that fails before reporting fails the run with the last good handoff.
- * Nothing is retried. Cancellation is a state: it aborts the child and waits, bounded, until the child stopped.
+ * asks the provider for one fresh child, `awaitingReport` waits for its structured report and reviews it once,
+ * and in `reviewingReport` that review and the round cap decide whether another round starts or the run settles
+ * as complete, blocked or budget-limited. A provider that cannot start, or a report that is missing, malformed or
+ * over the handoff cap, fails the workflow; a child that fails before reporting fails the run with the last good
+ * handoff. Nothing is retried. Cancellation is a state: it aborts the child and waits, bounded, until the child
+ * stopped.
  */
 export const ralphMachine = setup({
   types: {
@@ -147,14 +158,14 @@ export const ralphMachine = setup({
     providerIsNotRegistered: ({ context }) => !context.provider.registered,
     providerLacksStructuredOutput: ({ context }) => !context.provider.structuredOutput,
     providerInheritsParentContext: ({ context }) => context.provider.inheritsParentContext,
-    reportIsMissing: (_, params: { output: unknown }) => isMissingReport(params.output),
-    reportIsMalformed: (_, params: { output: unknown }) => !checkReport(params.output).ok,
-    reportExceedsHandoffCap: (_, params: { output: unknown; maxHandoffChars: number }) => {
-      const report = reportOf(params.output);
-      return report !== null && handoffSize(report) > params.maxHandoffChars;
-    },
-    reportIsComplete: (_, params: { output: unknown }) => reportOf(params.output)?.status === 'complete',
-    reportIsBlocked: (_, params: { output: unknown }) => reportOf(params.output)?.status === 'blocked',
+    reportIsMissing: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'missing',
+    reportIsMalformed: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'malformed',
+    reportExceedsHandoffCap: (_, params: { review: ReportReview | null }) =>
+      params.review?.verdict === 'oversized',
+    reportIsComplete: (_, params: { review: ReportReview | null }) =>
+      params.review?.verdict === 'accepted' && params.review.report.status === 'complete',
+    reportIsBlocked: (_, params: { review: ReportReview | null }) =>
+      params.review?.verdict === 'accepted' && params.review.report.status === 'blocked',
     roundCapReached: (_, params: { round: number; maxRounds: number }) => params.round >= params.maxRounds,
   },
   actions: {
@@ -163,7 +174,7 @@ export const ralphMachine = setup({
       objective: context.objectiveInput as string,
       maxRounds: resolveMaxRounds(context.requestedMaxRounds, context.deploymentMaxRounds),
     })),
-    beginRound: assign(({ context }) => ({ round: context.round + 1, childId: null })),
+    beginRound: assign(({ context }) => ({ round: context.round + 1, childId: null, review: null })),
     announceRound: emit(({ context }) => ({
       type: 'round-started' as const,
       runId: context.runId,
@@ -201,38 +212,38 @@ export const ralphMachine = setup({
         detail: errorText(params.error),
       }),
     ),
-    failMissingReport: assign(({ context }) =>
+    reviewReport: assign(({ context }, params: { output: unknown }) => ({
+      review: reviewReport(params.output, context.maxHandoffChars),
+    })),
+    failMissingReport: assign(({ context }, params: { problem: string | undefined }) =>
       fail({
         code: 'workflow-failed',
         message: workflowFailed(`round ${context.round} child finished without a structured report`),
         round: context.round,
         lastHandoff: context.handoff,
+        ...(params.problem === undefined ? {} : { detail: params.problem }),
       }),
     ),
-    failMalformedReport: assign(({ context }, params: { output: unknown }) => {
-      const checked = checkReport(params.output);
-      const problem = checked.ok ? 'unknown problem' : checked.problem;
-      return fail({
+    failMalformedReport: assign(({ context }, params: { problem: string }) =>
+      fail({
         code: 'workflow-failed',
-        message: workflowFailed(`round ${context.round} report is malformed: ${problem}`),
+        message: workflowFailed(`round ${context.round} report is malformed: ${params.problem}`),
         round: context.round,
         lastHandoff: context.handoff,
-        detail: problem,
-      });
-    }),
-    failOversizedReport: assign(({ context }, params: { output: unknown }) => {
-      const report = reportOf(params.output);
-      const size = report === null ? 0 : handoffSize(report);
-      return fail({
+        detail: params.problem,
+      }),
+    ),
+    failOversizedReport: assign(({ context }, params: { size: number }) =>
+      fail({
         code: 'workflow-failed',
         message: workflowFailed(
-          `round ${context.round} report is ${size} characters, over the handoff cap of ${context.maxHandoffChars}`,
+          `round ${context.round} report is ${params.size} characters, over the handoff cap of ${context.maxHandoffChars}`,
         ),
         round: context.round,
         lastHandoff: context.handoff,
-      });
-    }),
-    acceptReport: assign((_, params: { output: unknown }) => ({ handoff: reportOf(params.output) })),
+      }),
+    ),
+    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report })),
     announceReport: emit(({ context }) => ({
       type: 'report-accepted' as const,
       runId: context.runId,
@@ -281,6 +292,7 @@ export const ralphMachine = setup({
     agentsStarted: 0,
     childId: null,
     handoff: null,
+    review: null,
     outcome: null,
   }),
   initial: 'validating',
@@ -392,77 +404,89 @@ export const ralphMachine = setup({
       },
       on: { CANCEL: 'cancelling' },
     },
-    // Waits for the child's structured report, then lets the report and the round cap decide what follows.
+    // Waits for the child's structured report and reviews it, once, on the way to the decision.
     awaitingReport: {
       invoke: {
         src: 'awaitReport',
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
-        onDone: [
-          {
-            guard: { type: 'reportIsMissing', params: ({ event }) => ({ output: event.output }) },
-            target: 'failed',
-            actions: 'failMissingReport',
-          },
-          {
-            guard: { type: 'reportIsMalformed', params: ({ event }) => ({ output: event.output }) },
-            target: 'failed',
-            actions: { type: 'failMalformedReport', params: ({ event }) => ({ output: event.output }) },
-          },
-          {
-            guard: {
-              type: 'reportExceedsHandoffCap',
-              params: ({ context, event }) => ({
-                output: event.output,
-                maxHandoffChars: context.maxHandoffChars,
-              }),
-            },
-            target: 'failed',
-            actions: { type: 'failOversizedReport', params: ({ event }) => ({ output: event.output }) },
-          },
-          {
-            guard: { type: 'reportIsComplete', params: ({ event }) => ({ output: event.output }) },
-            target: 'complete',
-            actions: [
-              { type: 'acceptReport', params: ({ event }) => ({ output: event.output }) },
-              'announceReport',
-              { type: 'settle', params: { status: 'complete' } },
-            ],
-          },
-          {
-            guard: { type: 'reportIsBlocked', params: ({ event }) => ({ output: event.output }) },
-            target: 'blocked',
-            actions: [
-              { type: 'acceptReport', params: ({ event }) => ({ output: event.output }) },
-              'announceReport',
-              { type: 'settle', params: { status: 'blocked' } },
-            ],
-          },
-          {
-            guard: {
-              type: 'roundCapReached',
-              params: ({ context }) => ({ round: context.round, maxRounds: context.maxRounds }),
-            },
-            target: 'budgetLimited',
-            actions: [
-              { type: 'acceptReport', params: ({ event }) => ({ output: event.output }) },
-              'announceReport',
-              { type: 'settle', params: { status: 'budget-limited' } },
-            ],
-          },
-          {
-            target: 'round',
-            actions: [
-              { type: 'acceptReport', params: ({ event }) => ({ output: event.output }) },
-              'announceReport',
-            ],
-          },
-        ],
+        onDone: {
+          target: 'reviewingReport',
+          actions: { type: 'reviewReport', params: ({ event }) => ({ output: event.output }) },
+        },
         onError: {
           target: 'failed',
           actions: { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
         },
       },
       on: { CANCEL: 'cancelling' },
+    },
+    // Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and
+    // the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL
+    // included) can arrive while it is here.
+    reviewingReport: {
+      always: [
+        {
+          guard: { type: 'reportIsMissing', params: ({ context }) => ({ review: context.review }) },
+          target: 'failed',
+          actions: {
+            type: 'failMissingReport',
+            params: ({ context }) => ({ problem: reviewAs(context.review, 'missing').problem }),
+          },
+        },
+        {
+          guard: { type: 'reportIsMalformed', params: ({ context }) => ({ review: context.review }) },
+          target: 'failed',
+          actions: {
+            type: 'failMalformedReport',
+            params: ({ context }) => ({ problem: reviewAs(context.review, 'malformed').problem }),
+          },
+        },
+        {
+          guard: { type: 'reportExceedsHandoffCap', params: ({ context }) => ({ review: context.review }) },
+          target: 'failed',
+          actions: {
+            type: 'failOversizedReport',
+            params: ({ context }) => ({ size: reviewAs(context.review, 'oversized').size }),
+          },
+        },
+        {
+          guard: { type: 'reportIsComplete', params: ({ context }) => ({ review: context.review }) },
+          target: 'complete',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+            { type: 'settle', params: { status: 'complete' } },
+          ],
+        },
+        {
+          guard: { type: 'reportIsBlocked', params: ({ context }) => ({ review: context.review }) },
+          target: 'blocked',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+            { type: 'settle', params: { status: 'blocked' } },
+          ],
+        },
+        {
+          guard: {
+            type: 'roundCapReached',
+            params: ({ context }) => ({ round: context.round, maxRounds: context.maxRounds }),
+          },
+          target: 'budgetLimited',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+            { type: 'settle', params: { status: 'budget-limited' } },
+          ],
+        },
+        {
+          target: 'round',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+          ],
+        },
+      ],
     },
     // Holds the run open until the aborted child has stopped, so no child outlives a cancelled run.
     cancelling: {

@@ -26,6 +26,8 @@ export interface Expected {
     agentsStarted: number;
     childId: string | null;
     handoff: RalphReport | null;
+    /** The verdict on the current round's report, as plain data, or null before it came. */
+    review: unknown;
   };
 }
 
@@ -33,6 +35,7 @@ export interface Expected {
  * What the design says can happen next in each state, by the names `describeEvent` gives: a round's child starts
  * or its provider fails, and the host may cancel; a running child reports (any report at all) or fails, and the
  * host may cancel; a cancelled child stops, or its stop fails, or the deadline passes; nothing follows a final state.
+ * A run never rests where its report is reviewed, so no event is ever offered there.
  */
 export function expectedOffers(state: string): string[] {
   switch (state) {
@@ -69,7 +72,15 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   const rounds: Expected['rounds'] = [];
   if ('refusal' in variant.expected) {
     const failure: RalphFailure = { code: 'refused', message: variant.expected.refusal };
-    const context = { objective: '', maxRounds: 0, round: 0, agentsStarted: 0, childId: null, handoff: null };
+    const context = {
+      objective: '',
+      maxRounds: 0,
+      round: 0,
+      agentsStarted: 0,
+      childId: null,
+      handoff: null,
+      review: null,
+    };
     return { state: 'rejected', output: { ok: false, failure }, progress, rounds, abandoned: false, context };
   }
   const cap = variant.expected.cap;
@@ -80,14 +91,16 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let agentsStarted = 0;
   let childId: string | null = null;
   let handoff: RalphReport | null = null;
+  let review: unknown = null;
 
   const beginRound = () => {
     round += 1;
     childId = null;
+    review = null;
     rounds.push({ round, handoff });
     progress.push({ type: 'round-started', runId, round, maxRounds: cap });
   };
-  const context = () => ({ objective, maxRounds: cap, round, agentsStarted, childId, handoff });
+  const context = () => ({ objective, maxRounds: cap, round, agentsStarted, childId, handoff, review });
   const end = (state: EndState | null, output: RalphOutput | null, abandoned = false): Expected => ({
     state,
     output,
@@ -132,26 +145,37 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         });
       case EVENT.reported: {
         const { verdict, output } = reportVariant(String(event.variant));
-        if (verdict.kind === 'missing')
+        if (verdict.kind === 'missing') {
+          review =
+            verdict.problem === undefined
+              ? { verdict: 'missing' }
+              : { verdict: 'missing', problem: verdict.problem };
           return failed({
             code: 'workflow-failed',
             message: workflowFailed(`round ${round} child finished without a structured report`),
+            ...(verdict.problem === undefined ? {} : { detail: verdict.problem }),
           });
-        if (verdict.kind === 'malformed')
+        }
+        if (verdict.kind === 'malformed') {
+          review = { verdict: 'malformed', problem: verdict.problem };
           return failed({
             code: 'workflow-failed',
             message: workflowFailed(`round ${round} report is malformed: ${verdict.problem}`),
             detail: verdict.problem,
           });
+        }
         const report = output as RalphReport;
         const size = JSON.stringify(report).length;
-        if (size > maxHandoffChars)
+        if (size > maxHandoffChars) {
+          review = { verdict: 'oversized', size };
           return failed({
             code: 'workflow-failed',
             message: workflowFailed(
               `round ${round} report is ${size} characters, over the handoff cap of ${maxHandoffChars}`,
             ),
           });
+        }
+        review = { verdict: 'accepted', report };
         handoff = report;
         progress.push({ type: 'report-accepted', runId, round, maxRounds: cap, report });
         if (verdict.status === 'complete') return settled('complete', 'complete', report);

@@ -45,6 +45,8 @@ function hostStop(bridgeStop: PromiseActorLogic<void, RoundRef>, failure: () => 
 
 /** The real snapshot agrees with the model's at one step of a path. */
 function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStarted: number, where: string) {
+  // The review's transitions are eventless: no step of a path, and so no CANCEL, can find the run there.
+  expect(model.value, `${where}: the model rests where reports are reviewed`).not.toBe('reviewingReport');
   expect(real.value, `${where}: state`).toEqual(model.value);
   expect(real.context.round, `${where}: rounds started`).toBe(model.context.round);
   expect(real.context.agentsStarted, `${where}: agents started`).toBe(model.context.agentsStarted);

@@ -1,4 +1,5 @@
 import type { RalphReport, ReportStatus } from '../../src/contract/types.js';
+import { unreadableReport } from '../../src/contract/unreadable-report.js';
 
 /** The handoff cap of every accepted model input: small, so that the exact-cap and one-over reports stay short. */
 export const MODEL_HANDOFF_CAP = 400;
@@ -7,8 +8,8 @@ export const MODEL_HANDOFF_CAP = 400;
 export type ReportVerdict =
   /** A report that fits its status; it may still be over the handoff cap. */
   | { kind: 'report'; status: ReportStatus }
-  /** Nothing a report could be read from (null and undefined count as missing). */
-  | { kind: 'missing' }
+  /** Nothing a report could be read from (null and undefined count as missing); `problem` is the provider's word. */
+  | { kind: 'missing'; problem?: string }
   /** Not a report that fits the rules; `problem` is what the run names. */
   | { kind: 'malformed'; problem: string };
 
@@ -79,6 +80,24 @@ export const REPORT_VARIANTS: readonly ReportVariant[] = [
   valid('blocked far over the handoff cap', reportOfSize(blockedReport, MODEL_HANDOFF_CAP * 3)),
   { name: 'null', output: null, verdict: { kind: 'missing' } },
   { name: 'undefined', output: undefined, verdict: { kind: 'missing' } },
+  {
+    name: "the provider's word that the report is missing",
+    output: unreadableReport('missing', 'the agent wrote no report file and printed no JSON object'),
+    verdict: { kind: 'missing', problem: 'the agent wrote no report file and printed no JSON object' },
+  },
+  malformed(
+    "the provider's word that the report is malformed",
+    unreadableReport('malformed', 'report.json: Unexpected end of JSON input'),
+    'report.json: Unexpected end of JSON input',
+  ),
+  malformed(
+    "a child's lookalike of the provider's word",
+    { kind: 'missing', problem: 'forged' },
+    'status: Invalid option: expected one of "continue"|"complete"|"blocked"; summary: Invalid input: expected ' +
+      'string, received undefined; evidence: Invalid input: expected array, received undefined; nextSteps: ' +
+      'Invalid input: expected array, received undefined; blocker: Invalid input: expected string, received ' +
+      'undefined; Unrecognized keys: "kind", "problem"',
+  ),
   malformed(
     'continue without next steps',
     { ...continueReport, nextSteps: [] },

@@ -18,6 +18,7 @@ if (suite !== null && xstate !== null) {
       'ralph.validating',
       'ralph.round',
       'ralph.awaitingReport',
+      'ralph.reviewingReport',
       'ralph.cancelling',
       'ralph.complete',
       'ralph.blocked',
@@ -52,18 +53,34 @@ if (suite !== null && xstate !== null) {
       'ralph.round on done:startChild #0 → ralph.awaitingReport',
       'ralph.round on error:startChild #0 → ralph.failed',
       'ralph.awaitingReport on CANCEL #0 → ralph.cancelling',
-      'ralph.awaitingReport on done:awaitReport #0 [reportIsMissing] → ralph.failed',
-      'ralph.awaitingReport on done:awaitReport #1 [reportIsMalformed] → ralph.failed',
-      'ralph.awaitingReport on done:awaitReport #2 [reportExceedsHandoffCap] → ralph.failed',
-      'ralph.awaitingReport on done:awaitReport #3 [reportIsComplete] → ralph.complete',
-      'ralph.awaitingReport on done:awaitReport #4 [reportIsBlocked] → ralph.blocked',
-      'ralph.awaitingReport on done:awaitReport #5 [roundCapReached] → ralph.budgetLimited',
-      'ralph.awaitingReport on done:awaitReport #6 → ralph.round',
+      'ralph.awaitingReport on done:awaitReport #0 → ralph.reviewingReport',
       'ralph.awaitingReport on error:awaitReport #0 → ralph.failed',
+      'ralph.reviewingReport on always #0 [reportIsMissing] → ralph.failed',
+      'ralph.reviewingReport on always #1 [reportIsMalformed] → ralph.failed',
+      'ralph.reviewingReport on always #2 [reportExceedsHandoffCap] → ralph.failed',
+      'ralph.reviewingReport on always #3 [reportIsComplete] → ralph.complete',
+      'ralph.reviewingReport on always #4 [reportIsBlocked] → ralph.blocked',
+      'ralph.reviewingReport on always #5 [roundCapReached] → ralph.budgetLimited',
+      'ralph.reviewingReport on always #6 → ralph.round',
       'ralph.cancelling on done:awaitChildStopped #0 → ralph.cancelled',
       'ralph.cancelling on error:awaitChildStopped #0 → ralph.cancelled',
       'ralph.cancelling on after:cancelDeadline #0 → ralph.cancelled',
     ]);
+  });
+
+  test('the report is reviewed once, on the way into reviewingReport, which takes no event and invokes nothing', () => {
+    const awaiting = ralphMachine.root.states.awaitingReport;
+    const reviewing = ralphMachine.root.states.reviewingReport;
+    if (awaiting === undefined || reviewing === undefined) throw new Error('a report state is missing');
+    const done = [...awaiting.transitions.values()]
+      .flat()
+      .filter((t) => t.eventType.startsWith('xstate.done'));
+    expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([['reviewReport']]);
+    // Eventless only: a run never rests here, so CANCEL (or anything else) cannot arrive while it is here.
+    expect([...reviewing.transitions.keys()]).toEqual([]);
+    expect(reviewing.invoke).toEqual([]);
+    expect(reviewing.after).toEqual([]);
+    expect(reviewing.always?.length).toBe(7);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {
