@@ -2,6 +2,7 @@ import { nanoid } from 'nanoid';
 import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
 import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
 import type { RalphConfig } from '../contract/config.js';
+import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
@@ -46,6 +47,34 @@ export interface RalphEngine {
 }
 
 const PROGRESS_TYPES = ['round-started', 'child-started', 'report-accepted'] as const;
+
+/** The code of the warning a run emits the first time its host's onProgress throws. */
+export const ON_PROGRESS_THREW = 'RALPH_ON_PROGRESS_THREW';
+
+/**
+ * Wraps a host's onProgress so that a throw never reaches XState, which would re-throw it from a timer and end
+ * the process: the run goes on, later events are still delivered, and the first throw of the run is reported
+ * as a process warning (one per run, so a listener that always throws does not flood the host's log).
+ */
+function guardedProgress(
+  runId: string,
+  onProgress: (event: RalphProgressEvent) => void,
+): (event: RalphProgressEvent) => void {
+  let warned = false;
+  return (event) => {
+    try {
+      onProgress(event);
+    } catch (error) {
+      if (warned) return;
+      warned = true;
+      process.emitWarning(
+        `Ralph run ${runId}: onProgress threw: ${errorText(error)} (on ${event.type} of round ${event.round}); ` +
+          'the run goes on and later progress is still delivered',
+        { type: 'RalphWarning', code: ON_PROGRESS_THREW },
+      );
+    }
+  };
+}
 
 /** The machine input a request maps to. */
 export function machineInputOf(
@@ -93,9 +122,9 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       input: machineInputOf(request, runId, maxTotalAgents),
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     });
-    const onProgress = request.onProgress;
-    if (onProgress !== undefined) {
-      for (const type of PROGRESS_TYPES) actor.on(type, (event) => onProgress(event));
+    if (request.onProgress !== undefined) {
+      const onProgress = guardedProgress(runId, request.onProgress);
+      for (const type of PROGRESS_TYPES) actor.on(type, onProgress);
     }
 
     const result = new Promise<RalphEnvelope>((resolve, reject) => {
@@ -117,7 +146,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
             new RalphError(
               {
                 code: 'workflow-failed',
-                message: workflowFailed(error instanceof Error ? error.message : String(error)),
+                message: workflowFailed(errorText(error)),
               },
               { runId, cause: error },
             ),

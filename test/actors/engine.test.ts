@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRalphEngine, createScriptedProvider, normalizeConfig } from '../../src/index.js';
 import { completeReport, continueReport } from '../support/reports.js';
@@ -52,5 +54,49 @@ describe('the engine', () => {
     expect(run.actor?.getSnapshot().value).toBe('cancelled');
     expect(provider.running).toBe(0);
     run.dispose();
+  });
+
+  it('carries on when onProgress throws, delivers every later event, and warns once per run', async () => {
+    // In a process of its own: before the fix the listener's error was re-thrown from a timer and killed it.
+    const host = fileURLToPath(new URL('./hosts/throwing-on-progress.ts', import.meta.url));
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', host], (_, stdout, stderr) =>
+        resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    expect(stderr, 'what the host printed on stderr').not.toMatch(/^Error: host bug/m);
+    expect(code, 'the host exit code').toBe(0);
+    const { runs, warnings } = JSON.parse(stdout) as {
+      runs: { status: string; seen: string[] }[];
+      warnings: { name: string; code: string; message: string }[];
+    };
+    const everyEvent = [
+      'round-started 1',
+      'child-started 1',
+      'report-accepted 1',
+      'round-started 2',
+      'child-started 2',
+      'report-accepted 2',
+    ];
+    expect(runs).toEqual([
+      { status: 'complete', seen: everyEvent },
+      { status: 'complete', seen: everyEvent },
+    ]);
+    expect(warnings).toEqual([
+      {
+        name: 'RalphWarning',
+        code: 'RALPH_ON_PROGRESS_THREW',
+        message: expect.stringMatching(/onProgress threw: host bug on round-started/),
+      },
+      {
+        name: 'RalphWarning',
+        code: 'RALPH_ON_PROGRESS_THREW',
+        message: expect.stringMatching(/onProgress threw: host bug on round-started/),
+      },
+    ]);
   });
 });
