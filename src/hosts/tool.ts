@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { createRalphEngine, type RalphEngine } from '../actors/engine.js';
 import { callArgsSchema, callJsonSchema } from '../contract/call.js';
 import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../contract/config.js';
+import { RalphError } from '../contract/errors.js';
 import { RALPH_GUIDANCE } from '../contract/guidance.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
@@ -47,14 +48,32 @@ export interface RalphTool {
 export type RalphToolArgs = z.infer<typeof callArgsSchema>;
 
 /**
- * Creates the ralph tool. The config is validated and normalized here (bad config throws); the provider is looked
- * up in the registry immediately before each call, never cached. The envelope a call resolves with is the
- * machine's own: its report was reviewed once, against the report rules and the handoff cap, before the run could
- * settle with it.
+ * The config's maxRounds is the default of a call that sends none, so above the engine's own ceiling every such
+ * call would be refused, for a reason the caller cannot fix: the two settings contradict each other, and that is
+ * refused here, where both are fixed.
+ */
+function assertFitsEngine(config: RalphConfig, engine: RalphEngine): void {
+  if (config.maxRounds <= engine.maxTotalAgents) return;
+  throw new RalphError({
+    code: 'refused',
+    message:
+      `Ralph config is invalid: maxRounds ${config.maxRounds} (the default and ceiling of a call's rounds) exceeds ` +
+      `the engine's maxTotalAgents ${engine.maxTotalAgents}, so a call that sends no maxRounds could never run; ` +
+      `set maxRounds to at most ${engine.maxTotalAgents} in the config, or create the engine with ` +
+      `maxTotalAgents of at least ${config.maxRounds}`,
+  });
+}
+
+/**
+ * Creates the ralph tool. The config is validated and normalized here, and checked against the engine's ceiling
+ * (bad config throws); the provider is looked up in the registry immediately before each call, never cached. The
+ * envelope a call resolves with is the machine's own: its report was reviewed once, against the report rules and
+ * the handoff cap, before the run could settle with it.
  */
 export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): RalphTool {
   const normalized = normalizeConfig(config);
   const engine = deps.engine ?? createRalphEngine();
+  assertFitsEngine(normalized, engine);
 
   async function execute(args: unknown, exec: RalphExec = {}): Promise<RalphEnvelope> {
     const run = engine.start(

@@ -4,6 +4,7 @@ import {
   createRalphEngine,
   createRalphTool,
   createScriptedProvider,
+  RalphError,
 } from '../../src/index.js';
 import { completeReport } from '../support/reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
@@ -73,15 +74,46 @@ describe('the call is checked before any round starts, and a refused call starts
     expect(provider.requests).toHaveLength(0);
   });
 
-  it("refuses a cap above the engine's own ceiling before the run starts", async () => {
+  it("refuses, where the tool is created, a config whose maxRounds is over the engine's maxTotalAgents", () => {
+    const engine = createRalphEngine({ maxTotalAgents: 10 });
+    const providers = createProviderRegistry();
+    providers.register(createScriptedProvider([complete]));
+    const create = (maxRounds?: number) =>
+      createRalphTool(
+        { subagentProvider: 'scripted', ...(maxRounds === undefined ? {} : { maxRounds }) },
+        { providers, engine },
+      );
+    for (const [maxRounds, shown] of [
+      [undefined, 256],
+      [11, 11],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        create(maxRounds);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(RalphError);
+      expect((thrown as RalphError).code).toBe('refused');
+      expect((thrown as RalphError).message).toBe(
+        `Ralph config is invalid: maxRounds ${shown} (the default and ceiling of a call's rounds) exceeds the ` +
+          "engine's maxTotalAgents 10, so a call that sends no maxRounds could never run; set maxRounds to at " +
+          'most 10 in the config, or create the engine with maxTotalAgents of at least ' +
+          `${shown}`,
+      );
+    }
+    expect(() => create(10)).not.toThrow();
+  });
+
+  it("runs within the engine's ceiling once the config fits it", async () => {
     const engine = createRalphEngine({ maxTotalAgents: 4 });
-    const { tool, provider } = scriptedTool([complete], {}, { engine });
-    const error = await rejection(tool.execute({ objective: 'ship it' }, { agent }));
-    expect(error.message).toBe('Ralph maxRounds 256 exceeds the deployment ceiling 4');
-    expect(provider.requests).toHaveLength(0);
-    await expect(tool.execute({ objective: 'ship it', maxRounds: 4 }, { agent })).resolves.toMatchObject({
+    const { tool, provider } = scriptedTool([complete], { maxRounds: 4 }, { engine });
+    await expect(tool.execute({ objective: 'ship it' }, { agent })).resolves.toMatchObject({
       agentsStarted: 1,
     });
+    const error = await rejection(tool.execute({ objective: 'ship it', maxRounds: 5 }, { agent }));
+    expect(error.message).toBe('Ralph maxRounds 5 exceeds the deployment ceiling 4');
+    expect(provider.requests).toHaveLength(1);
   });
 
   it('refuses a call with no calling agent', async () => {
