@@ -53,7 +53,12 @@ export function createChildRoundActors(provider: SubagentProvider | undefined, t
 
   const awaitReport = fromPromise<unknown, RoundRef>(async ({ input, signal }) => {
     const child = children.get(input.round);
-    if (child === undefined) throw new Error(`round ${input.round} has no started child`);
+    if (child === undefined)
+      // The table lives in this process only: a run restored from a snapshot has no child to wait on.
+      throw new Error(
+        `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
+          'of a round does not re-attach its child (resuming a run is not supported yet)',
+      );
     try {
       return await linked(signal, child.controller, async () => (await child.started).report);
     } finally {
