@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type ChildRun,
   createProviderRegistry,
   createRalphTool,
+  KILL_MARGIN_MS,
   type RalphTool,
+  type ScriptedStep,
   type SubagentProvider,
 } from '../../src/index.js';
 import { completeReport, continueReport } from '../support/reports.js';
@@ -89,17 +91,85 @@ describe('stopping the turn cancels the loop', () => {
     expect(error.lastHandoff).toEqual(continueReport());
   });
 
-  it('abandons an in-process child that ignores its abort after the termination grace', async () => {
-    const { tool, provider } = scriptedTool([{ hang: true, ignoreAbort: true }], { terminationGraceMs: 0 });
-    expect((await rejection(cancelOnceChildStarted(tool, 1))).message).toBe('Ralph workflow was cancelled');
-    expect(provider.running).toBe(1);
-  });
-
   it('ignores an abort after the run settled', async () => {
     const { tool } = scriptedTool([{ report: completeReport() }]);
     const controller = new AbortController();
     const envelope = await tool.execute({ objective: 'x' }, { agent, signal: controller.signal });
     controller.abort();
     expect(envelope.result.status).toBe('complete');
+  });
+});
+
+describe('how long a cancelled run waits for its child', () => {
+  // The clock is simulated, so the bound is checked to the millisecond without waiting for it; promises still run.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Starts a call on a simulated clock, cancels it once its child runs, and watches whether it settled. */
+  async function cancelOnSimulatedClock(step: ScriptedStep, terminationGraceMs: number) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { tool, provider } = scriptedTool([step], { terminationGraceMs });
+    const controller = new AbortController();
+    let childStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      childStarted = resolve;
+    });
+    const watched = { settled: false };
+    const call = tool.execute(
+      { objective: 'x' },
+      {
+        agent,
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'child-started') childStarted();
+        },
+      },
+    );
+    const settled = () => {
+      watched.settled = true;
+    };
+    call.then(settled, settled);
+    await started;
+    controller.abort();
+    /** Moves the simulated clock on by `ms`, then lets every promise reaction that follows run. */
+    const advance = async (ms: number) => {
+      await vi.advanceTimersByTimeAsync(ms);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    return { call, provider, watched, advance };
+  }
+
+  it.each([0, 250, 5_000])(
+    'abandons an in-process child that ignores its abort exactly grace + KILL_MARGIN_MS after the cancel (grace %i ms)',
+    async (grace) => {
+      const { call, provider, watched, advance } = await cancelOnSimulatedClock(
+        { hang: true, ignoreAbort: true },
+        grace,
+      );
+      await advance(grace + KILL_MARGIN_MS - 1);
+      expect(watched.settled, '1 ms before the bound').toBe(false);
+      await advance(1);
+      expect(watched.settled, 'at the bound').toBe(true);
+      const error = await rejection(call);
+      expect(error.message).toBe('Ralph workflow was cancelled');
+      expect(provider.running, 'the abandoned child').toBe(1);
+    },
+  );
+
+  it('waits for an in-process child that stops after the grace but within the bound', async () => {
+    const grace = 1_000;
+    const stopsAfter = grace + KILL_MARGIN_MS - 1;
+    const { call, provider, watched, advance } = await cancelOnSimulatedClock(
+      { hang: true, stopDelayMs: stopsAfter },
+      grace,
+    );
+    await advance(stopsAfter - 1);
+    expect(watched.settled, '1 ms before the child stops').toBe(false);
+    expect(provider.running).toBe(1);
+    await advance(1);
+    expect(watched.settled, 'once the child stopped').toBe(true);
+    expect((await rejection(call)).message).toBe('Ralph workflow was cancelled');
+    expect(provider.running).toBe(0);
   });
 });
