@@ -63,9 +63,19 @@ export async function resolveInWorkspace(root: string, requested: string): Promi
   return real;
 }
 
-/** The workspace root as a real path; rejects when the folder does not exist or is not a folder. */
+/**
+ * The workspace root as a real path. A folder that does not exist (a dangling symbolic link included) or a path
+ * that is not a folder is refused with a message naming it, before any child starts.
+ */
 export async function workspaceRoot(cwd: string): Promise<string> {
-  const root = await realpath(cwd);
+  let root: string;
+  try {
+    root = await realpath(cwd);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT') || hasCode(error, 'ENOTDIR'))
+      throw new Error(`the workspace "${cwd}" does not exist`, { cause: error });
+    throw error;
+  }
   const stats = await lstat(root);
   if (!stats.isDirectory()) throw new Error(`the workspace "${cwd}" is not a folder`);
   return root;
