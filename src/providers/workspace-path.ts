@@ -45,8 +45,9 @@ async function realPathOfExistingPart(target: string, shown: string): Promise<st
 
 /**
  * Resolves a path a child asked for against the workspace root (itself a real path) and refuses any that leads
- * outside it, whether written as an absolute path, through `..`, or through a symbolic link. The check is what
- * keeps the file tools in the workspace; it is not a sandbox (the command tool runs real programs).
+ * outside it, whether written as an absolute path, through `..`, or through a symbolic link. It is the first half
+ * of what keeps the file tools in the workspace: a folder swapped for a link after the check is caught where the
+ * file is opened (workspace-files.ts). It is not a sandbox (the command tool runs real programs).
  */
 export async function resolveInWorkspace(root: string, requested: string): Promise<string> {
   if (requested.includes('\0'))
