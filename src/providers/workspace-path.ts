@@ -45,8 +45,9 @@ async function realPathOfExistingPart(target: string, shown: string): Promise<st
 
 /**
  * Resolves a path a child asked for against the workspace root (itself a real path) and refuses any that leads
- * outside it, whether written as an absolute path, through `..`, or through a symbolic link. The check is what
- * keeps the file tools in the workspace; it is not a sandbox (the command tool runs real programs).
+ * outside it, whether written as an absolute path, through `..`, or through a symbolic link. It is the first half
+ * of what keeps the file tools in the workspace: a folder swapped for a link after the check is caught where the
+ * file is opened (workspace-files.ts). It is not a sandbox (the command tool runs real programs).
  */
 export async function resolveInWorkspace(root: string, requested: string): Promise<string> {
   if (requested.includes('\0'))
@@ -63,9 +64,19 @@ export async function resolveInWorkspace(root: string, requested: string): Promi
   return real;
 }
 
-/** The workspace root as a real path; rejects when the folder does not exist or is not a folder. */
+/**
+ * The workspace root as a real path. A folder that does not exist (a dangling symbolic link included) or a path
+ * that is not a folder is refused with a message naming it, before any child starts.
+ */
 export async function workspaceRoot(cwd: string): Promise<string> {
-  const root = await realpath(cwd);
+  let root: string;
+  try {
+    root = await realpath(cwd);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT') || hasCode(error, 'ENOTDIR'))
+      throw new Error(`the workspace "${cwd}" does not exist`, { cause: error });
+    throw error;
+  }
   const stats = await lstat(root);
   if (!stats.isDirectory()) throw new Error(`the workspace "${cwd}" is not a folder`);
   return root;

@@ -1,10 +1,15 @@
-import type { Dirent } from 'node:fs';
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { runWorkspaceCommand } from './workspace-command.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import {
+  type Confinement,
+  confinementOf,
+  openWorkspaceFolder,
+  readWorkspaceFile,
+  type WorkspaceFolder,
+  writeWorkspaceFile,
+} from './workspace-files.js';
 
 /** What the workspace tools of one round are bound to. */
 export interface WorkspaceToolsOptions {
@@ -28,42 +33,38 @@ const MAX_LISTED = 1000;
 
 const relativeTo = (root: string, target: string): string => path.relative(root, target) || '.';
 
-async function readBounded(file: string, maxBytes: number): Promise<string> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8');
-    return size > maxBytes ? `${text}\n[… file continues: ${size - maxBytes} more bytes not shown]` : text;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function listTree(root: string, start: string): Promise<string> {
+/** The listing of a folder held open, depth first, in name order; links are named, never followed. */
+async function listTree(root: string, start: WorkspaceFolder): Promise<string> {
   const lines: string[] = [];
   let more = false;
-  const walk = async (dir: string): Promise<void> => {
-    const entries: Dirent[] = await readdir(dir, { withFileTypes: true });
-    entries.sort((a, b) => a.name.localeCompare(b.name));
+  const walk = async (folder: WorkspaceFolder): Promise<void> => {
+    const entries = [...folder.entries].sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
       if (lines.length >= MAX_LISTED) {
         more = true;
         return;
       }
-      const full = path.join(dir, entry.name);
+      const full = path.join(folder.path, entry.name);
       // Symbolic links are listed, never followed: a link may lead out of the workspace.
       if (entry.isDirectory()) {
         lines.push(`${relativeTo(root, full)}/`);
-        if (!NOT_DESCENDED.has(entry.name)) await walk(full);
+        if (NOT_DESCENDED.has(entry.name)) continue;
+        const sub = await folder.open(entry.name);
+        try {
+          await walk(sub);
+        } finally {
+          await sub.close();
+        }
       } else {
         lines.push(relativeTo(root, full));
       }
     }
   };
-  await walk(start);
+  try {
+    await walk(start);
+  } finally {
+    await start.close();
+  }
   if (lines.length === 0) return '(empty)';
   return more ? `${lines.join('\n')}\n[… listing stopped at ${MAX_LISTED} entries]` : lines.join('\n');
 }
@@ -76,12 +77,17 @@ async function listTree(root: string, start: string): Promise<string> {
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const { root } = options;
+  let confined: Promise<Confinement> | undefined;
+  const confinement = () => {
+    confined ??= confinementOf(root);
+    return confined;
+  };
   return {
     read_file: tool({
       description: 'Read a text file of the workspace. Paths are relative to the workspace root.',
       inputSchema: z.object({ path: z.string().describe('File path, relative to the workspace root.') }),
       execute: async ({ path: requested }) =>
-        readBounded(await resolveInWorkspace(root, requested), options.maxOutputBytes),
+        readWorkspaceFile(await confinement(), requested, options.maxOutputBytes),
     }),
     write_file: tool({
       description:
@@ -91,9 +97,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         content: z.string().describe('The whole new content of the file.'),
       }),
       execute: async ({ path: requested, content }) => {
-        const file = await resolveInWorkspace(root, requested);
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, content, 'utf8');
+        const file = await writeWorkspaceFile(await confinement(), requested, content);
         return `Wrote ${Buffer.byteLength(content, 'utf8')} bytes to ${relativeTo(root, file)}`;
       },
     }),
@@ -105,7 +109,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           .string()
           .describe('Folder path, relative to the workspace root; "." for the whole workspace.'),
       }),
-      execute: async ({ path: requested }) => listTree(root, await resolveInWorkspace(root, requested)),
+      execute: async ({ path: requested }) =>
+        listTree(root, await openWorkspaceFolder(await confinement(), requested)),
     }),
     run_command: tool({
       description: `Run a program in the workspace root, without a shell, and return its exit code and output. It is stopped after ${options.commandTimeoutMs} ms; stdin is empty.`,

@@ -1,14 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type {
-  CallToolResult,
-  ProgressToken,
-  ServerNotification,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
-import type { AgentRef, RalphProgressEvent } from '../../contract/types.js';
+import type { AgentRef } from '../../contract/types.js';
 import type { RalphTool } from '../tool.js';
+import { callProgress } from './call-progress.js';
 import { envelopeJsonSchema } from './envelope-schema.js';
 
 /** What the MCP server answers for. */
@@ -28,6 +25,12 @@ export interface RalphMcpServer {
   shutdown(): Promise<void>;
 }
 
+/**
+ * How long a call's result waits for the client to answer the `ping` that confirms its progress was delivered. A
+ * client must answer pings; one that does not delays each result by this much and may miss the last progress.
+ */
+const PROGRESS_ROUND_TRIP_TIMEOUT_MS = 10_000;
+
 /** A deep copy of a frozen schema, typed as the SDK's schema slot it fills. */
 const plainSchema = <T>(schema: unknown): T => structuredClone(schema) as T;
 
@@ -45,35 +48,11 @@ export function ralphToolDefinition(tool: RalphTool): Tool {
 /** An isError result whose first text is the tool's message and whose second, where there is one, the detail. */
 function errorResult(error: unknown): CallToolResult {
   if (!isRalphError(error)) {
-    const text = workflowFailed(error instanceof Error ? error.message : String(error));
-    return { isError: true, content: [{ type: 'text', text }] };
+    return { isError: true, content: [{ type: 'text', text: workflowFailed(errorText(error)) }] };
   }
   const content: CallToolResult['content'] = [{ type: 'text', text: error.message }];
   if (error.detail !== undefined) content.push({ type: 'text', text: error.detail });
   return { isError: true, content };
-}
-
-/** One progress notification per round, sent when the round's report is accepted. */
-function progressSender(
-  token: ProgressToken | undefined,
-  send: (notification: ServerNotification) => Promise<void>,
-): ((event: RalphProgressEvent) => void) | undefined {
-  if (token === undefined) return undefined;
-  return (event) => {
-    if (event.type !== 'report-accepted') return;
-    const { status, summary } = event.report;
-    send({
-      method: 'notifications/progress',
-      params: {
-        progressToken: token,
-        progress: event.round,
-        total: event.maxRounds,
-        message: `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}`,
-      },
-    }).catch(() => {
-      // A client that went away misses its progress; the call itself still settles.
-    });
-  };
 }
 
 /**
@@ -88,11 +67,13 @@ export async function createRalphMcpServer(
   tool: RalphTool,
   options: RalphMcpServerOptions,
 ): Promise<RalphMcpServer> {
-  const [{ Server }, { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError }] =
-    await Promise.all([
-      import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ]);
+  const [
+    { Server },
+    { CallToolRequestSchema, EmptyResultSchema, ErrorCode, ListToolsRequestSchema, McpError },
+  ] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const server = new Server(
     { name: options.name ?? 'ralph-machine', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} } },
@@ -107,12 +88,22 @@ export async function createRalphMcpServer(
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
     const args = request.params.arguments ?? {};
-    const onProgress = progressSender(extra._meta?.progressToken, extra.sendNotification);
+    const signal = AbortSignal.any([extra.signal, closing.signal]);
+    const progress = callProgress({
+      token: extra._meta?.progressToken,
+      send: extra.sendNotification,
+      roundTrip: () =>
+        extra.sendRequest({ method: 'ping' }, EmptyResultSchema, {
+          signal,
+          timeout: PROGRESS_ROUND_TRIP_TIMEOUT_MS,
+        }),
+      signal,
+    });
     const call = tool
       .execute(args, {
         agent: options.agent,
-        signal: AbortSignal.any([extra.signal, closing.signal]),
-        ...(onProgress === undefined ? {} : { onProgress }),
+        signal,
+        ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
       })
       .then(
         (envelope): CallToolResult => ({
@@ -120,7 +111,12 @@ export async function createRalphMcpServer(
           structuredContent: { ...envelope },
         }),
         errorResult,
-      );
+      )
+      .then(async (result) => {
+        // A round's progress reaches the client before the call's result, success or error alike.
+        await progress?.delivered();
+        return result;
+      });
     inFlight.add(call);
     try {
       return await call;

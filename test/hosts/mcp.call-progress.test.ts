@@ -1,0 +1,88 @@
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import type { RalphProgressEvent } from '../../src/contract/types.js';
+import { callProgress, type ProgressLink } from '../../src/hosts/mcp/call-progress.js';
+
+const accepted = (round: number): RalphProgressEvent => ({
+  type: 'report-accepted',
+  runId: 'run',
+  round,
+  maxRounds: 3,
+  report: { status: 'continue', summary: `round ${round}`, evidence: [], nextSteps: ['on'], blocker: null },
+});
+
+/** A promise and the function that settles it, so a test decides when a send or a round trip completes. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+const never = () => new Promise<never>(() => {});
+
+describe('the progress of one MCP call', () => {
+  it('is not tracked when the client sent no progress token', () => {
+    const link: ProgressLink = {
+      token: undefined,
+      send: never,
+      roundTrip: never,
+      signal: new AbortController().signal,
+    };
+    expect(callProgress(link)).toBeUndefined();
+  });
+
+  it('sends round after round, each only once the one before is written, then confirms with a round trip', async () => {
+    const log: string[] = [];
+    const writes = [deferred(), deferred()];
+    const progress = callProgress({
+      token: 'p',
+      send: (notification: ServerNotification) => {
+        const round = (notification.params as { progress: number }).progress;
+        log.push(`send ${round}`);
+        return writes[round - 1]!.promise.then(() => {
+          log.push(`written ${round}`);
+        });
+      },
+      roundTrip: async () => {
+        log.push('round trip');
+      },
+      signal: new AbortController().signal,
+    })!;
+
+    progress.onProgress(accepted(1));
+    progress.onProgress({ type: 'round-started', runId: 'run', round: 2, maxRounds: 3 });
+    progress.onProgress(accepted(2));
+    const delivered = progress.delivered();
+    writes[1]!.resolve();
+    writes[0]!.resolve();
+    await delivered;
+
+    expect(log).toEqual(['send 1', 'written 1', 'send 2', 'written 2', 'round trip']);
+  });
+
+  it('neither fails nor hangs the call when sends and the round trip fail (the client went away)', async () => {
+    const progress = callProgress({
+      token: 1,
+      send: () => Promise.reject(new Error('Not connected')),
+      roundTrip: () => Promise.reject(new Error('Not connected')),
+      signal: new AbortController().signal,
+    })!;
+    progress.onProgress(accepted(1));
+    progress.onProgress(accepted(2));
+
+    await expect(progress.delivered()).resolves.toBeUndefined();
+  });
+
+  it('stops waiting for a write or a round trip that never completes once the call is aborted', async () => {
+    const controller = new AbortController();
+    const progress = callProgress({ token: 1, send: never, roundTrip: never, signal: controller.signal })!;
+    progress.onProgress(accepted(1));
+
+    const delivered = progress.delivered();
+    controller.abort();
+
+    await expect(delivered).resolves.toBeUndefined();
+  });
+});
