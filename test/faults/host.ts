@@ -1,6 +1,7 @@
 // A host process for the fault rows that must not run inside the test process: one that may crash, or that the
 // test kills. Run as `node --import tsx test/faults/host.ts '<HostScenario as JSON>'`; it prints a HostReport as
 // one JSON line on stdout once every run settled, then exits by itself.
+import { existsSync, readFileSync } from 'node:fs';
 import {
   commandProvider,
   createProviderRegistry,
@@ -21,6 +22,11 @@ export interface HostScenario {
   runs: number;
   /** When true, the host's onProgress throws on every event it is given (after noting it). */
   throwingProgress: boolean;
+  /**
+   * Once round 1's agent has logged its pid, the host dies: of an uncaught exception thrown from a timer, or by
+   * calling process.exit(7).
+   */
+  die?: 'uncaught' | 'exit';
 }
 
 /** What the host saw, printed as its last line. */
@@ -47,6 +53,16 @@ providers.register(
 );
 const tool = createRalphTool({ subagentProvider: 'command' }, { providers });
 
+/** Dies as the scenario says once the agent's pid is in the log (polled: the host has nothing else to wait on). */
+function dieOnceAgentRuns(how: 'uncaught' | 'exit'): void {
+  const poll = setInterval(() => {
+    if (!existsSync(scenario.pidLog) || readFileSync(scenario.pidLog, 'utf8') === '') return;
+    clearInterval(poll);
+    if (how === 'exit') process.exit(7);
+    throw new Error('the host broke mid-round');
+  }, 10);
+}
+
 const outcomes: unknown[] = [];
 const events: string[][] = [];
 for (let run = 0; run < scenario.runs; run += 1) {
@@ -54,6 +70,7 @@ for (let run = 0; run < scenario.runs; run += 1) {
   events.push(seen);
   const onProgress = (event: RalphProgressEvent) => {
     seen.push(`${event.type} ${event.round}`);
+    if (scenario.die !== undefined && event.type === 'child-started') dieOnceAgentRuns(scenario.die);
     if (scenario.throwingProgress) throw new Error(`the host's progress callback broke on ${event.type}`);
   };
   try {

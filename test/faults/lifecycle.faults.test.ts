@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ChildRequest,
   type ChildStartOptions,
+  type CommandChildRun,
   commandProvider,
   createProviderRegistry,
   createRalphEngine,
@@ -14,7 +15,7 @@ import {
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../../src/index.js';
-import { cleanEnv, type Scratch, until, useScratch } from '../providers/processes.js';
+import { cleanEnv, isRunning, type Scratch, until, useScratch } from '../providers/processes.js';
 import {
   agentIn,
   completeAt,
@@ -222,7 +223,39 @@ const rows: LifecycleRow[] = [
     processes: 0,
   },
   {
-    name: "aborted while round 2's child is being started: cancelled with round 1's handoff",
+    name: "aborted while the command provider is starting round 2's child: the child it spawns is stopped",
+    calls: async (s) => {
+      const real = faultProvider(s, ['continue', 'hang']);
+      const turn = new AbortController();
+      const spawned: number[] = [];
+      const providers = createProviderRegistry();
+      providers.register({
+        ...real,
+        name: 'mid-start',
+        start(request, options) {
+          const starting = real.start(request, options) as Promise<CommandChildRun>;
+          starting.then(
+            (run) => spawned.push(run.pid),
+            () => {},
+          );
+          // The real start is under way (its folder and spawn are still to come) when the turn is stopped.
+          if (request.round === 2) turn.abort();
+          return starting;
+        },
+      });
+      const tool = createRalphTool({ subagentProvider: 'mid-start' }, { providers });
+      const result = await settled(
+        tool.execute(objective, { agent: agentIn(s.workspace), signal: turn.signal }),
+      );
+      // A child spawned after the abort (it may die before it logs its pid) is gone too.
+      expect(spawned.filter(isRunning)).toEqual([]);
+      return [result];
+    },
+    expect: [{ code: 'cancelled', message: WORKFLOW_CANCELLED, round: 2, lastHandoff: continueAt(1) }],
+    processes: { atMost: 2 },
+  },
+  {
+    name: "aborted as round 2 begins, before the provider is asked: cancelled with round 1's handoff",
     calls: async (s) => {
       const { tool } = faultTool(s, { plan: ['continue', 'complete'] });
       const turn = new AbortController();
