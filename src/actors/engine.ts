@@ -154,7 +154,10 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       });
     });
 
-    const cancel = () => actor.send({ type: 'CANCEL' });
+    // A settled run ignores a late cancel quietly (XState warns about events sent to a stopped actor).
+    const cancel = () => {
+      if (actor.getSnapshot().status === 'active') actor.send({ type: 'CANCEL' });
+    };
     startOptions.signal?.addEventListener('abort', cancel, { once: true });
     actor.start();
 
@@ -167,7 +170,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
         if (disposed) return;
         disposed = true;
         startOptions.signal?.removeEventListener('abort', cancel);
-        if (actor.getSnapshot().status === 'active') cancel();
+        cancel();
       },
       actor,
     };
