@@ -103,7 +103,7 @@ describe('the package as published', () => {
     const script = `
       import { cp, mkdtemp } from 'node:fs/promises';
       import { join } from 'node:path';
-      import { createProviderRegistry, createRalphTool, exampleAgentProvider, EXAMPLE_AGENT_SCRIPT } from 'ralph-machine';
+      import { createProviderRegistry, createRalphTool, exampleAgentProvider, exampleAgentScript } from 'ralph-machine';
       const workspace = await mkdtemp(join(process.cwd(), 'ws-'));
       await cp(join(process.cwd(), 'node_modules/ralph-machine/examples/demo-workspace'), workspace, { recursive: true });
       const example = exampleAgentProvider();
@@ -116,7 +116,7 @@ describe('the package as published', () => {
       } });
       const tool = createRalphTool({ subagentProvider: 'example' }, { providers });
       const envelope = await tool.execute({ objective: 'finish TASKS.md' }, { agent: { id: 'a', cwd: workspace } });
-      console.log(JSON.stringify({ script: EXAMPLE_AGENT_SCRIPT, workspace, pids, status: envelope.result.status, rounds: envelope.result.rounds }));
+      console.log(JSON.stringify({ script: exampleAgentScript(), workspace, pids, status: envelope.result.status, rounds: envelope.result.rounds }));
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: dir,
