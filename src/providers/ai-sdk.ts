@@ -9,7 +9,9 @@ import {
   stepCountIs,
   ToolChoiceViolationError,
 } from 'ai';
+import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
+import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
@@ -27,6 +29,10 @@ export interface AiSdkProviderOptions {
   system?: string;
   /** Bytes of a file, a listing or each command stream handed back to the model (default 65 536). */
   maxToolOutputBytes?: number;
+  /** Recursion guard: `start` refuses when this process already runs at this Ralph depth; default 3. */
+  depthLimit?: number;
+  /** The environment whose RALPH_DEPTH the depth guard reads; default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -44,13 +50,6 @@ export const AI_SDK_CHILD_SYSTEM = [
 const DEFAULT_MAX_STEPS = 50;
 const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_TOOL_OUTPUT_BYTES = 65_536;
-
-const positiveInteger = (value: number | undefined, fallback: number, what: string): number => {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1)
-    throw new RangeError(`${what} must be a positive integer`);
-  return resolved;
-};
 
 /**
  * The raw output of a final answer that was not valid JSON: nothing when it was empty (a missing report),
@@ -71,22 +70,23 @@ function rawReportOf(text: string | undefined): unknown {
  * workspace tools confined to the calling agent's folder, and ends with a structured report requested with the
  * report's JSON Schema. The raw report is handed to the run as is: the run checks it, so a missing or malformed
  * answer fails the workflow as the seeds say. A model error rejects the report (an ordinary child failure);
- * a tool error goes back to the model, which may recover from it. Aborting stops the model call and any command
+ * a tool error goes back to the model, which may recover from it. Like `commandProvider`, it refuses to start a child
+ * when this process already runs at the Ralph depth limit. Aborting stops the model call and any command
  * it runs, and the report settles only once both have stopped.
  */
 export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
   const name = options.name ?? 'ai-sdk';
-  const maxSteps = positiveInteger(options.maxSteps, DEFAULT_MAX_STEPS, 'maxSteps');
-  const commandTimeoutMs = positiveInteger(
-    options.commandTimeoutMs,
-    DEFAULT_COMMAND_TIMEOUT_MS,
+  const maxSteps = positiveSafeInteger(options.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps');
+  const commandTimeoutMs = positiveSafeInteger(
+    options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     'commandTimeoutMs',
   );
-  const maxOutputBytes = positiveInteger(
-    options.maxToolOutputBytes,
-    DEFAULT_MAX_TOOL_OUTPUT_BYTES,
+  const maxOutputBytes = positiveSafeInteger(
+    options.maxToolOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     'maxToolOutputBytes',
   );
+  const depthLimit = positiveSafeInteger(options.depthLimit ?? DEFAULT_DEPTH_LIMIT, 'depthLimit');
+  const baseEnv = options.baseEnv ?? process.env;
   const system = options.system ?? AI_SDK_CHILD_SYSTEM;
 
   async function runRound(request: ChildRequest, root: string, start: ChildStartOptions): Promise<unknown> {
@@ -141,6 +141,8 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
     name,
     capabilities: { structuredOutput: true, inheritsParentContext: false },
     async start(request: ChildRequest, start: ChildStartOptions): Promise<ChildRun> {
+      // A model's tools can run `ralph`, so an in-process child counts as one Ralph level, as a command child does.
+      assertDepthAllowed(depthLimit, baseEnv);
       const root = await workspaceRoot(request.cwd);
       const report = runRound(request, root, start);
       // The run awaits the report later; until then its rejection is not an unhandled one.
