@@ -55,8 +55,8 @@ export {
   type CodexProviderOptions,
   claudeProvider,
   codexProvider,
-  EXAMPLE_AGENT_SCRIPT,
   exampleAgentProvider,
+  exampleAgentScript,
   readClaudeResult,
 } from './providers/presets.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';

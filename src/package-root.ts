@@ -2,17 +2,32 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-function findPackageRoot(start: string): string {
+/** The first folder from `start` upward that holds ralph-machine's package.json, or undefined. */
+function findPackageRoot(start: string): string | undefined {
   for (let dir = start; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'ralph-machine')
       return dir;
-    if (dirname(dir) === dir) throw new Error(`no ralph-machine package.json above ${start}`);
+    if (dirname(dir) === dir) return undefined;
   }
 }
+
+let found: string | undefined;
 
 /**
  * The folder of ralph-machine's own package.json, found upward from this module, so that shipped files
  * (`examples/`, `package.json`) are found alike from `src/`, from `dist/` and from the bundled CLI in `dist/hosts/cli/`.
+ * It is looked for only when `what` (the example agent, the demo, the version) needs it, never at import: an
+ * application that bundles the library into a file of its own has no such folder, and must still be able to import it.
  */
-export const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+export function packageRoot(what: string): string {
+  if (found !== undefined) return found;
+  const start = dirname(fileURLToPath(import.meta.url));
+  found = findPackageRoot(start);
+  if (found === undefined) {
+    throw new Error(
+      `${what} needs the files of the ralph-machine package, but there is no ralph-machine package.json above ${start} (is ralph-machine bundled into another file?)`,
+    );
+  }
+  return found;
+}

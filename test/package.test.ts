@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,78 @@ import { isRunning } from './providers/processes.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+interface PackedFile {
+  path: string;
+  size: number;
+}
+
+/** What `npm pack` would put in the tarball (dist/ was built by `npm test`). */
+async function packList(): Promise<{ files: PackedFile[]; unpackedSize: number }> {
+  const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
+  const [packed] = JSON.parse(stdout) as { files: PackedFile[]; unpackedSize: number }[];
+  if (packed === undefined) throw new Error('npm pack listed nothing');
+  return packed;
+}
+
+describe('what the package ships', () => {
+  let shipped = new Set<string>();
+  beforeAll(async () => {
+    shipped = new Set((await packList()).files.map((file) => file.path));
+  }, 120_000);
+
+  it('lists in "files" only what exists', async () => {
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { files: string[] };
+    const missing: string[] = [];
+    for (const entry of pkg.files) {
+      if (
+        !(await readFile(join(root, entry)).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => error.code === 'EISDIR',
+        ))
+      )
+        missing.push(entry);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('ships no source map whose sources it does not ship', async () => {
+    const unreadable: string[] = [];
+    for (const path of [...shipped].filter((file) => file.endsWith('.map'))) {
+      const map = JSON.parse(await readFile(join(root, path), 'utf8')) as {
+        sourceRoot?: string;
+        sources: string[];
+        sourcesContent?: (string | null)[];
+      };
+      map.sources.forEach((source, i) => {
+        const resolved = normalize(join(dirname(path), map.sourceRoot ?? '', source));
+        if (!shipped.has(resolved) && typeof map.sourcesContent?.[i] !== 'string')
+          unreadable.push(`${path}: ${source}`);
+      });
+    }
+    expect(unreadable).toEqual([]);
+  });
+
+  it('ships the CLI as its bundle alone, not the modules the bundle inlines', () => {
+    expect([...shipped].filter((file) => file.startsWith('dist/hosts/cli/'))).toEqual([
+      'dist/hosts/cli/main.js',
+    ]);
+  });
+
+  it('ships every module a shipped module imports', async () => {
+    const specifiers = /(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.\.?\/[^'"]+)['"]/gm;
+    const unshipped: string[] = [];
+    for (const path of [...shipped].filter((file) => /\.(js|d\.ts)$/.test(file))) {
+      const source = await readFile(join(root, path), 'utf8');
+      for (const [, specifier] of source.matchAll(specifiers)) {
+        const target = normalize(join(dirname(path), specifier as string));
+        const wanted = path.endsWith('.d.ts') ? target.replace(/\.js$/, '.d.ts') : target;
+        if (!shipped.has(wanted)) unshipped.push(`${path} imports ${specifier}`);
+      }
+    }
+    expect(unshipped).toEqual([]);
+  });
+});
 
 /**
  * Users install tarballs, not the working tree: pack the package (dist/ was built by `npm test`), install the tarball
@@ -102,8 +174,8 @@ describe('the package as published', () => {
   it('finds the example agent relative to the installed package, not the working tree', async () => {
     const script = `
       import { cp, mkdtemp } from 'node:fs/promises';
-      import { join } from 'node:path';
-      import { createProviderRegistry, createRalphTool, exampleAgentProvider, EXAMPLE_AGENT_SCRIPT } from 'ralph-machine';
+      import { dirname, join, normalize } from 'node:path';
+      import { createProviderRegistry, createRalphTool, exampleAgentProvider, exampleAgentScript } from 'ralph-machine';
       const workspace = await mkdtemp(join(process.cwd(), 'ws-'));
       await cp(join(process.cwd(), 'node_modules/ralph-machine/examples/demo-workspace'), workspace, { recursive: true });
       const example = exampleAgentProvider();
@@ -116,7 +188,7 @@ describe('the package as published', () => {
       } });
       const tool = createRalphTool({ subagentProvider: 'example' }, { providers });
       const envelope = await tool.execute({ objective: 'finish TASKS.md' }, { agent: { id: 'a', cwd: workspace } });
-      console.log(JSON.stringify({ script: EXAMPLE_AGENT_SCRIPT, workspace, pids, status: envelope.result.status, rounds: envelope.result.rounds }));
+      console.log(JSON.stringify({ script: exampleAgentScript(), workspace, pids, status: envelope.result.status, rounds: envelope.result.rounds }));
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: dir,

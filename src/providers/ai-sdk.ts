@@ -9,7 +9,11 @@ import {
   stepCountIs,
   ToolChoiceViolationError,
 } from 'ai';
+import { errorText } from '../contract/error-text.js';
+import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
+import { unreadableReport } from '../contract/unreadable-report.js';
+import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
@@ -27,6 +31,10 @@ export interface AiSdkProviderOptions {
   system?: string;
   /** Bytes of a file, a listing or each command stream handed back to the model (default 65 536). */
   maxToolOutputBytes?: number;
+  /** Recursion guard: `start` refuses when this process already runs at this Ralph depth; default 3. */
+  depthLimit?: number;
+  /** The environment whose RALPH_DEPTH the depth guard reads; default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -45,23 +53,25 @@ const DEFAULT_MAX_STEPS = 50;
 const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_TOOL_OUTPUT_BYTES = 65_536;
 
-const positiveInteger = (value: number | undefined, fallback: number, what: string): number => {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1)
-    throw new RangeError(`${what} must be a positive integer`);
-  return resolved;
-};
+/** ` (finish reason: length)` when the model stopped for another reason than having said all it meant to. */
+const finishNote = (finishReason: string | undefined): string =>
+  finishReason === undefined || finishReason === 'stop' ? '' : ` (finish reason: ${finishReason})`;
 
 /**
- * The raw output of a final answer that was not valid JSON: nothing when it was empty (a missing report),
- * otherwise whatever it parses to, or the text itself, for the run to reject as malformed.
+ * What a final answer the SDK could not parse gives the run: a missing report when it was empty, a malformed one
+ * naming the parse error when it is not JSON, and otherwise the parsed value as it is, for the run's checks to name
+ * what is wrong with it.
  */
-function rawReportOf(text: string | undefined): unknown {
-  if (text === undefined || text.trim().length === 0) return undefined;
+function reportFromUnparsedAnswer(text: string | undefined, finishReason: string | undefined): unknown {
+  if (text === undefined || text.trim().length === 0)
+    return unreadableReport('missing', `the final answer was empty${finishNote(finishReason)}`);
   try {
     return JSON.parse(text);
-  } catch {
-    return text;
+  } catch (error) {
+    return unreadableReport(
+      'malformed',
+      `the final answer is not JSON: ${errorText(error)}${finishNote(finishReason)}`,
+    );
   }
 }
 
@@ -70,23 +80,25 @@ function rawReportOf(text: string | undefined): unknown {
  * `generateText` call that sees only the round prompt (no conversation, no parent history), works through
  * workspace tools confined to the calling agent's folder, and ends with a structured report requested with the
  * report's JSON Schema. The raw report is handed to the run as is: the run checks it, so a missing or malformed
- * answer fails the workflow as the seeds say. A model error rejects the report (an ordinary child failure);
- * a tool error goes back to the model, which may recover from it. Aborting stops the model call and any command
+ * answer fails the workflow as the seeds say. An answer that is empty or not JSON, or none at all (out of steps),
+ * is an `unreadableReport` whose problem keeps the SDK's error text and says why. A model error rejects the report (an ordinary child failure);
+ * a tool error goes back to the model, which may recover from it. Like `commandProvider`, it refuses to start a child
+ * when this process already runs at the Ralph depth limit. Aborting stops the model call and any command
  * it runs, and the report settles only once both have stopped.
  */
 export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
   const name = options.name ?? 'ai-sdk';
-  const maxSteps = positiveInteger(options.maxSteps, DEFAULT_MAX_STEPS, 'maxSteps');
-  const commandTimeoutMs = positiveInteger(
-    options.commandTimeoutMs,
-    DEFAULT_COMMAND_TIMEOUT_MS,
+  const maxSteps = positiveSafeInteger(options.maxSteps ?? DEFAULT_MAX_STEPS, 'maxSteps');
+  const commandTimeoutMs = positiveSafeInteger(
+    options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     'commandTimeoutMs',
   );
-  const maxOutputBytes = positiveInteger(
-    options.maxToolOutputBytes,
-    DEFAULT_MAX_TOOL_OUTPUT_BYTES,
+  const maxOutputBytes = positiveSafeInteger(
+    options.maxToolOutputBytes ?? DEFAULT_MAX_TOOL_OUTPUT_BYTES,
     'maxToolOutputBytes',
   );
+  const depthLimit = positiveSafeInteger(options.depthLimit ?? DEFAULT_DEPTH_LIMIT, 'depthLimit');
+  const baseEnv = options.baseEnv ?? process.env;
   const system = options.system ?? AI_SDK_CHILD_SYSTEM;
 
   async function runRound(request: ChildRequest, root: string, start: ChildStartOptions): Promise<unknown> {
@@ -106,6 +118,9 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
         );
       },
     });
+    /** The steps the model has finished, and how the last one ended: why a round that has no answer has none. */
+    let stepsDone = 0;
+    let lastFinish: string | undefined;
     try {
       const result = await generateText({
         model: options.model,
@@ -122,15 +137,31 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
           description: 'The structured report that ends this Ralph round.',
         }),
         abortSignal: signal,
+        onStepFinish: (step) => {
+          stepsDone += 1;
+          lastFinish = step.finishReason;
+        },
       });
       if (signal.aborted) throw new Error('the round was aborted');
       return result.output;
     } catch (error) {
       if (signal.aborted) throw error;
-      if (NoObjectGeneratedError.isInstance(error)) return rawReportOf(error.text);
-      // Out of steps while still calling tools (on the last step the SDK refuses tool calls): no report.
-      if (NoOutputGeneratedError.isInstance(error) || ToolChoiceViolationError.isInstance(error))
-        return undefined;
+      if (NoObjectGeneratedError.isInstance(error))
+        return reportFromUnparsedAnswer(error.text, error.finishReason);
+      // Tools are off on the last allowed step, so a tool call there means the round ran out of steps.
+      if (ToolChoiceViolationError.isInstance(error)) {
+        return unreadableReport(
+          'missing',
+          `the round ran out of steps (maxSteps ${maxSteps}): the model still called a tool at its last step, where tools are off (${error.message})`,
+        );
+      }
+      if (NoOutputGeneratedError.isInstance(error)) {
+        const ended =
+          stepsDone >= maxSteps && lastFinish === 'tool-calls'
+            ? `the round ran out of steps (maxSteps ${maxSteps}) with the model still calling tools`
+            : `the model ended step ${stepsDone} of ${maxSteps} with no final answer${finishNote(lastFinish)}`;
+        return unreadableReport('missing', `${ended}: ${error.message}`);
+      }
       throw error;
     } finally {
       await Promise.allSettled([...commands]);
@@ -141,6 +172,8 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
     name,
     capabilities: { structuredOutput: true, inheritsParentContext: false },
     async start(request: ChildRequest, start: ChildStartOptions): Promise<ChildRun> {
+      // A model's tools can run `ralph`, so an in-process child counts as one Ralph level, as a command child does.
+      assertDepthAllowed(depthLimit, baseEnv);
       const root = await workspaceRoot(request.cwd);
       const report = runRound(request, root, start);
       // The run awaits the report later; until then its rejection is not an unhandled one.

@@ -19,6 +19,31 @@ export interface ClaudeProviderOptions extends CommandPresetOptions {
 /** An MCP config with no servers: with --strict-mcp-config, the child sees no MCP server at all, ralph included. */
 const NO_MCP_SERVERS = '{"mcpServers":{}}';
 
+/** The object in `text` when all of it is one JSON object, else undefined. */
+function wholeJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Claude Code's result object. It prints exactly one JSON result, so the whole of stdout is tried first, then its last
+ * line (something may have printed before it), and only then the scan for the last JSON object in free text.
+ */
+function claudeResultObject(stdout: string): Record<string, unknown> | undefined {
+  const trimmed = stdout.trim();
+  return (
+    wholeJsonObject(trimmed) ??
+    wholeJsonObject(trimmed.slice(trimmed.lastIndexOf('\n') + 1)) ??
+    lastJsonObject(stdout)
+  );
+}
+
 /**
  * The report inside Claude Code's `--output-format json` result: its `structured_output`. A result marked
  * `is_error`, or with a subtype other than 'success' (error_max_turns, error_during_execution,
@@ -26,7 +51,7 @@ const NO_MCP_SERVERS = '{"mcpServers":{}}';
  * report.
  */
 export async function readClaudeResult({ stdout }: CommandOutputs): Promise<unknown> {
-  const result = lastJsonObject(stdout);
+  const result = claudeResultObject(stdout);
   if (result === undefined) return undefined;
   const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
   if (result.is_error === true || (subtype !== undefined && subtype !== 'success')) {

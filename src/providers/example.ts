@@ -1,10 +1,15 @@
 import { join } from 'node:path';
 import type { SubagentProvider } from '../contract/types.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { packageRoot } from '../package-root.js';
 import { type CommandPresetOptions, commandProvider, passThrough } from './command.js';
 
-/** The example agent's script, in the `examples/` folder the package ships. */
-export const EXAMPLE_AGENT_SCRIPT = join(PACKAGE_ROOT, 'examples', 'agents', 'checklist-agent.mjs');
+/**
+ * The path of the example agent's script, in the `examples/` folder the package ships. Found when called, not at
+ * import; throws when the package's files are not there (the library bundled into another file).
+ */
+export function exampleAgentScript(): string {
+  return join(packageRoot('the example agent'), 'examples', 'agents', 'checklist-agent.mjs');
+}
 
 /**
  * The example agent as a provider: a deterministic checklist worker with no model, run with this Node binary, that
@@ -15,7 +20,7 @@ export function exampleAgentProvider(
 ): SubagentProvider {
   return commandProvider({
     name: 'example',
-    command: [process.execPath, EXAMPLE_AGENT_SCRIPT],
+    command: [process.execPath, exampleAgentScript()],
     ...passThrough(options),
   });
 }

@@ -1,4 +1,4 @@
 /** The presets of the command provider for real agent CLIs, and the offline example agent. */
 export { type ClaudeProviderOptions, claudeProvider, readClaudeResult } from './claude.js';
 export { type CodexProviderOptions, codexProvider } from './codex.js';
-export { EXAMPLE_AGENT_SCRIPT, exampleAgentProvider } from './example.js';
+export { exampleAgentProvider, exampleAgentScript } from './example.js';

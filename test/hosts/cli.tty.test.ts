@@ -35,7 +35,7 @@ async function inTerminal(env: NodeJS.ProcessEnv): Promise<{ screen: string; cod
   ]);
   const { stdout, status } = spawnSync('script', ['-qfec', command, '/dev/null'], {
     encoding: 'utf8',
-    env: { ...env, TERM: 'xterm' },
+    env: { TERM: 'xterm', ...env },
   });
   return { screen: stdout, code: status };
 }
@@ -44,6 +44,8 @@ const withoutNoColor = (): NodeJS.ProcessEnv => {
   const env = { ...process.env };
   delete env.NO_COLOR;
   delete env.FORCE_COLOR;
+  delete env.NODE_DISABLE_COLORS;
+  delete env.TERM;
   return env;
 };
 
@@ -71,6 +73,23 @@ describe.skipIf(!hasScript)('ralph run in a terminal', () => {
     expect(code).toBe(0);
     for (const code of COLORS) expect(screen).not.toContain(code);
     expect(screen).toContain(CLEAR_LINE);
+    expect(screen).toContain('ralph: round 2/256 reported complete: round 2 finished the work');
+  });
+
+  it('draws no colours under NODE_DISABLE_COLORS, as Node decides', async () => {
+    const { screen, code } = await inTerminal({ ...withoutNoColor(), NODE_DISABLE_COLORS: '1' });
+
+    expect(code).toBe(0);
+    for (const code of COLORS) expect(screen).not.toContain(code);
+    expect(screen).toContain(CLEAR_LINE);
+  });
+
+  it('on a dumb terminal draws no live line and no colours: one plain line per event', async () => {
+    const { screen, code } = await inTerminal({ ...withoutNoColor(), TERM: 'dumb' });
+
+    expect(code).toBe(0);
+    expect(screen).not.toContain(CLEAR_LINE);
+    for (const code of COLORS) expect(screen).not.toContain(code);
     expect(screen).toContain('ralph: round 2/256 reported complete: round 2 finished the work');
   });
 });

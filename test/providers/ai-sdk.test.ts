@@ -244,12 +244,16 @@ describe('aiSdkProvider: fresh in-process children on an AI SDK model', () => {
     expect(error.detail).toContain('the model endpoint exploded');
   });
 
-  it('an answer that is not JSON is a malformed report: Ralph workflow failed', async () => {
+  it('an answer that is not JSON is a malformed report naming the parse error: Ralph workflow failed', async () => {
     const model = scriptedModel([answer('I think I am done.')]);
     const error = await rejection(ralphOn(model).execute({ objective: 'x' }, { agent }));
 
     expect(error.code).toBe('workflow-failed');
-    expect(error.message.startsWith(workflowFailed('round 1 report is malformed: '))).toBe(true);
+    expect(error.message).toBe(
+      workflowFailed(
+        `round 1 report is malformed: the final answer is not JSON: Unexpected token 'I', "I think I am done." is not valid JSON`,
+      ),
+    );
   });
 
   it('a report that breaks the status rules is malformed, not repaired', async () => {
@@ -266,6 +270,7 @@ describe('aiSdkProvider: fresh in-process children on an AI SDK model', () => {
     const error = await rejection(ralphOn(model).execute({ objective: 'x' }, { agent }));
 
     expect(error.message).toBe(workflowFailed('round 1 child finished without a structured report'));
+    expect(error.detail).toBe('the final answer was empty');
   });
 
   it('the last allowed step may not call tools; a child that still does has no report', async () => {
@@ -277,6 +282,7 @@ describe('aiSdkProvider: fresh in-process children on an AI SDK model', () => {
     expect(model.doGenerateCalls[0]!.toolChoice).toEqual({ type: 'auto' });
     expect(model.doGenerateCalls[1]!.toolChoice).toEqual({ type: 'none' });
     expect(error.message).toBe(workflowFailed('round 1 child finished without a structured report'));
+    expect(error.detail).toMatch(/^the round ran out of steps \(maxSteps 2\): the model still called a tool/);
   });
 
   it('a calling agent whose folder does not exist cannot start a child: a provider-start failure', async () => {

@@ -7,8 +7,8 @@ import {
   commandProvider,
   createProviderRegistry,
   createRalphTool,
-  EXAMPLE_AGENT_SCRIPT,
   exampleAgentProvider,
+  exampleAgentScript,
   type RalphProgressEvent,
   type SubagentProvider,
 } from '../../src/index.js';
@@ -86,7 +86,7 @@ describe('the example agent finishes a copy of the demo workspace through the ra
   it('with commandProvider running the script from a command string', async () => {
     await cp(demoWorkspace, s.workspace, { recursive: true });
     const provider = commandProvider({
-      command: `'${process.execPath}' '${EXAMPLE_AGENT_SCRIPT}'`,
+      command: `'${process.execPath}' '${exampleAgentScript()}'`,
       baseEnv: cleanEnv(),
     });
     const envelope = await (await loop(provider)).call;

@@ -1,11 +1,8 @@
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { runCommand } from './run.js';
-
-/** The demo workspace the package ships. */
-const DEMO_WORKSPACE = join(PACKAGE_ROOT, 'examples', 'demo-workspace');
 
 /** The demo's objective: the example agent does one unchecked task of TASKS.md per round. */
 export const DEMO_OBJECTIVE =
@@ -16,8 +13,9 @@ export const DEMO_OBJECTIVE =
  * there through `ralph run` with the offline example agent, then says where the workspace is so it can be looked at.
  */
 export async function demoCommand(): Promise<number> {
+  const workspace = join(packageRoot('ralph demo'), 'examples', 'demo-workspace');
   const dir = await mkdtemp(join(tmpdir(), 'ralph-demo-'));
-  await cp(DEMO_WORKSPACE, dir, { recursive: true });
+  await cp(workspace, dir, { recursive: true });
   process.stderr.write(
     `ralph demo: copied examples/demo-workspace to ${dir}\nralph demo: objective: ${DEMO_OBJECTIVE}\n\n`,
   );

@@ -1,10 +1,11 @@
+import { WriteStream } from 'node:tty';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 
 /** Where `ralph run` writes its progress, and how. */
 export interface ProgressOptions {
-  /** A live status line redrawn in place (a terminal), or one plain line per event (a log or a pipe). */
+  /** A live status line redrawn in place (a terminal), or one plain line per event (a log, a pipe, TERM=dumb). */
   live: boolean;
-  /** ANSI colours; off under NO_COLOR and whenever the output is not live. */
+  /** ANSI colours, as Node decides them (tty.WriteStream#hasColors). */
   color: boolean;
 }
 
@@ -17,14 +18,23 @@ export interface ProgressReporter {
   stop(): void;
 }
 
-/** The progress options for a stream: live and coloured on a terminal, honouring NO_COLOR and TERM=dumb. */
+/**
+ * The progress options for a stream. Live redraw needs a terminal that can move the cursor: a TTY whose TERM is not
+ * `dumb`. Colours follow Node's own rule, the one `hasColors` applies (FORCE_COLOR first, then NO_COLOR,
+ * NODE_DISABLE_COLORS and TERM=dumb, then what the terminal supports), and like Node's console they need a TTY
+ * unless FORCE_COLOR asks for them anyway (a CI log that renders them).
+ */
 export function progressOptionsFor(
   stream: { isTTY?: boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): ProgressOptions {
-  const live = stream.isTTY === true && env.TERM !== 'dumb';
-  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  return { live, color: live && !noColor };
+  const tty = stream.isTTY === true;
+  // hasColors reads only the environment and the platform, so the prototype's method serves any stream, a pipe too.
+  const nodeSaysColors = WriteStream.prototype.hasColors(env);
+  return {
+    live: tty && env.TERM !== 'dumb',
+    color: (tty || env.FORCE_COLOR !== undefined) && nodeSaysColors,
+  };
 }
 
 const SUMMARY_CHARS = 240;
