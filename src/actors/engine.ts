@@ -4,6 +4,7 @@ import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
 import type { RalphConfig } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
+import { isPositiveSafeInteger } from '../contract/integers.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
 import { type RalphMachineInput, ralphMachine } from '../machines/ralph.machine.js';
@@ -103,7 +104,7 @@ export function machineInputOf(
 /** Creates the engine that runs the ralph machine, one actor per run. */
 export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine {
   const maxTotalAgents = options.maxTotalAgents ?? DEFAULT_MAX_ROUNDS;
-  if (!Number.isSafeInteger(maxTotalAgents) || maxTotalAgents < 1 || maxTotalAgents > DEFAULT_MAX_ROUNDS) {
+  if (!isPositiveSafeInteger(maxTotalAgents) || maxTotalAgents > DEFAULT_MAX_ROUNDS) {
     throw new RangeError(`maxTotalAgents must be a whole number from 1 to ${DEFAULT_MAX_ROUNDS}`);
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPositiveSafeInteger } from './integers.js';
 
 /** The deployment's default and ceiling for rounds in one run. */
 export const DEFAULT_MAX_ROUNDS = 256;
@@ -55,7 +56,7 @@ export function requestedMaxRoundsOf(args: unknown): unknown {
 
 /** True when a requested maxRounds is absent or a positive safe integer. */
 export function isValidMaxRounds(value: unknown): boolean {
-  return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0);
+  return value === undefined || isPositiveSafeInteger(value);
 }
 
 /** The round cap of a call: its own maxRounds where valid, else the deployment default. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_ROUNDS } from './call.js';
 import { RalphError } from './errors.js';
 import { TRUNCATION_MARKER } from './messages.js';
+import { formatIssues } from './zod-issues.js';
 
 /** Default cap on the serialized size of one round report. */
 export const DEFAULT_MAX_HANDOFF_CHARS = 16_384;
@@ -35,8 +36,8 @@ export type RalphConfig = z.output<typeof configSchema>;
 export function normalizeConfig(input: unknown): RalphConfig {
   const parsed = configSchema.safeParse(input);
   if (parsed.success) return Object.freeze(parsed.data);
-  const problems = parsed.error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
-  throw new RalphError({ code: 'refused', message: `Ralph config is invalid: ${problems}` });
+  throw new RalphError({
+    code: 'refused',
+    message: `Ralph config is invalid: ${formatIssues(parsed.error)}`,
+  });
 }

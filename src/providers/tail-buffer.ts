@@ -1,3 +1,5 @@
+import { positiveSafeInteger } from '../contract/integers.js';
+
 /**
  * Keeps the last `limit` bytes written to it and counts the rest: a child that prints gigabytes costs the host at
  * most `limit` bytes per stream, and the tail is where a report and the last error lines are.
@@ -9,9 +11,7 @@ export class TailBuffer {
   #dropped = 0;
 
   constructor(limit: number) {
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new RangeError('a tail buffer needs a positive limit');
-    this.#limit = limit;
+    this.#limit = positiveSafeInteger(limit, 'a tail buffer limit');
   }
 
   /** Bytes written but no longer kept. */
