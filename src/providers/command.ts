@@ -1,5 +1,4 @@
-import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'shell-quote';
 import { RalphError } from '../contract/errors.js';
@@ -9,6 +8,7 @@ import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
+import { makeRoundFolder, sweepOrphanedRoundsOnce } from './round-folder.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -181,7 +181,9 @@ async function assertDirectory(cwd: string): Promise<void> {
  * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
- * a host that dies of an uncaught exception or process.exit() SIGKILLs its groups on the way out.
+ * a host that dies of an uncaught exception or process.exit() SIGKILLs its groups on the way out. The round's files
+ * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group; what a host killed by SIGKILL
+ * leaves (that folder, its agent) is cleaned up by the first start in a later process.
  */
 export function commandProvider(options: CommandProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
@@ -206,10 +208,12 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     assertDepthAllowed(depthLimit, baseEnv);
     if (signal.aborted) throw new Error('the round was cancelled before its child started');
     await assertDirectory(request.cwd);
+    // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
+    await sweepOrphanedRoundsOnce();
 
-    const dir = await mkdtemp(join(tmpdir(), 'ralph-round-'));
-    const schemaFile = join(dir, 'report.schema.json');
-    const reportFile = join(dir, 'report.json');
+    const folder = await makeRoundFolder();
+    const schemaFile = join(folder.dir, 'report.schema.json');
+    const reportFile = join(folder.dir, 'report.json');
     let child: GroupProcess;
     try {
       await writeFile(schemaFile, `${JSON.stringify(request.outputSchema, null, 2)}\n`);
@@ -230,11 +234,12 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         maxOutputBytes,
         graceMs: terminationGraceMs,
         signal,
+        onSpawn: (pid) => folder.recordGroup(pid),
       }).catch((error: Error) => {
         throw new Error(`could not start agent command ${shown}: ${error.message}`, { cause: error });
       });
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await folder.remove();
       throw error;
     }
 
@@ -250,7 +255,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
         return await readReport(outputs);
       } finally {
-        await rm(dir, { recursive: true, force: true });
+        await folder.remove();
       }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.
