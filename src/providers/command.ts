@@ -1,10 +1,12 @@
 import { open, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'shell-quote';
+import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
+import { unreadableReport } from '../contract/unreadable-report.js';
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
@@ -133,7 +135,8 @@ async function readBounded(path: string, limit: number): Promise<string | undefi
 
 /**
  * The protocol's report: the JSON in the report file, else the last JSON object on stdout, else undefined (a missing
- * report). A report file that does not parse resolves as its raw text, which the run rejects as malformed.
+ * report). A report file that does not parse is a malformed report whose problem is the parse error: the child meant
+ * to report there, so stdout is not searched instead.
  */
 export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
   return async ({ reportFile, stdout }: CommandOutputs): Promise<unknown> => {
@@ -141,8 +144,11 @@ export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
     if (text !== undefined && text.trim() !== '') {
       try {
         return JSON.parse(text) as unknown;
-      } catch {
-        return text;
+      } catch (error) {
+        return unreadableReport(
+          'malformed',
+          `the report file ${reportFile} is not JSON: ${errorText(error)}`,
+        );
       }
     }
     return lastJsonObject(stdout);
