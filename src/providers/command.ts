@@ -1,27 +1,22 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'shell-quote';
+import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
+import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
+import { unreadableReport } from '../contract/unreadable-report.js';
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
+import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
-import { groupDied, groupIsAlive, signalGroup } from './process-group.js';
-import { TailBuffer } from './tail-buffer.js';
+import { makeRoundFolder, sweepOrphanedRoundsOnce } from './round-folder.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** How much of a failed child's stderr (or stdout) its error quotes. */
 const FAILURE_TAIL_CHARS = 2_000;
-
-/** After a child exits, how long past the grace its inherited pipes may stay open before they are cut. */
-const PIPE_DRAIN_MS = 500;
-
-/** Past the grace, how long a SIGKILLed group may take to die before the round stops waiting for it. */
-const GROUP_DEATH_MARGIN_MS = 500;
 
 /** What a finished child left behind, as a report reader sees it. */
 export interface CommandOutputs {
@@ -140,7 +135,8 @@ async function readBounded(path: string, limit: number): Promise<string | undefi
 
 /**
  * The protocol's report: the JSON in the report file, else the last JSON object on stdout, else undefined (a missing
- * report). A report file that does not parse resolves as its raw text, which the run rejects as malformed.
+ * report). A report file that does not parse is a malformed report whose problem is the parse error: the child meant
+ * to report there, so stdout is not searched instead.
  */
 export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
   return async ({ reportFile, stdout }: CommandOutputs): Promise<unknown> => {
@@ -148,8 +144,11 @@ export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
     if (text !== undefined && text.trim() !== '') {
       try {
         return JSON.parse(text) as unknown;
-      } catch {
-        return text;
+      } catch (error) {
+        return unreadableReport(
+          'malformed',
+          `the report file ${reportFile} is not JSON: ${errorText(error)}`,
+        );
       }
     }
     return lastJsonObject(stdout);
@@ -181,29 +180,16 @@ async function assertDirectory(cwd: string): Promise<void> {
   if (!isDirectory) throw new Error(`the workspace ${cwd} is not a folder`);
 }
 
-/** Resolves once the process is running; rejects when it could not be started (e.g. ENOENT). */
-function spawned(child: ChildProcessWithoutNullStreams, program: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => {
-      child.off('spawn', onSpawn);
-      reject(new Error(`could not start agent command ${program}: ${error.message}`, { cause: error }));
-    };
-    const onSpawn = () => {
-      child.off('error', onError);
-      resolve(child.pid as number);
-    };
-    child.once('error', onError);
-    child.once('spawn', onSpawn);
-  });
-}
-
 /**
  * A provider that starts one fresh process per round, following the command agent protocol: argv without a shell,
  * in the calling agent's folder, in a process group of its own; the round prompt on stdin; RALPH_RUN_ID,
  * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE and RALPH_DEPTH in its environment. Exit 0 →
  * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
- * Nothing the round started outlives it: group members left behind by an exited child get the same treatment.
+ * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
+ * a host that dies of an uncaught exception or process.exit() SIGKILLs its groups on the way out. The round's files
+ * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group; what a host killed by SIGKILL
+ * leaves (that folder, its agent) is cleaned up by the first start in a later process.
  */
 export function commandProvider(options: CommandProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
@@ -216,14 +202,11 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       message: agentCommandInvalid(argv.join(' '), 'it names no program'),
     });
   }
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 1) {
-    throw new RangeError('maxOutputBytes must be a positive whole number');
-  }
-  const depthLimit = options.depthLimit ?? DEFAULT_DEPTH_LIMIT;
-  if (!Number.isSafeInteger(depthLimit) || depthLimit < 1) {
-    throw new RangeError('depthLimit must be a positive whole number');
-  }
+  const maxOutputBytes = positiveSafeInteger(
+    options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    'maxOutputBytes',
+  );
+  const depthLimit = positiveSafeInteger(options.depthLimit ?? DEFAULT_DEPTH_LIMIT, 'depthLimit');
   const readReport = options.readReport ?? defaultReportReader(maxOutputBytes);
   const shown = JSON.stringify(program);
 
@@ -231,19 +214,18 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     assertDepthAllowed(depthLimit, baseEnv);
     if (signal.aborted) throw new Error('the round was cancelled before its child started');
     await assertDirectory(request.cwd);
+    // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
+    await sweepOrphanedRoundsOnce();
 
-    const dir = await mkdtemp(join(tmpdir(), 'ralph-round-'));
-    const schemaFile = join(dir, 'report.schema.json');
-    const reportFile = join(dir, 'report.json');
-    let child: ChildProcessWithoutNullStreams;
-    let pid: number;
+    const folder = await makeRoundFolder();
+    const schemaFile = join(folder.dir, 'report.schema.json');
+    const reportFile = join(folder.dir, 'report.json');
+    let child: GroupProcess;
     try {
       await writeFile(schemaFile, `${JSON.stringify(request.outputSchema, null, 2)}\n`);
       const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
-      child = spawn(program as string, [...programArgs, ...extra], {
+      child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
-        detached: true,
-        stdio: 'pipe',
         env: {
           ...baseEnv,
           ...options.env,
@@ -254,73 +236,42 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           RALPH_REPORT_FILE: reportFile,
           [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1),
         },
+        input: request.prompt,
+        maxOutputBytes,
+        graceMs: terminationGraceMs,
+        signal,
+        onSpawn: (pid) => folder.recordGroup(pid),
+      }).catch((error: Error) => {
+        throw new Error(`could not start agent command ${shown}: ${error.message}`, { cause: error });
       });
-      pid = await spawned(child, shown);
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await folder.remove();
       throw error;
     }
 
-    const stdout = new TailBuffer(maxOutputBytes);
-    const stderr = new TailBuffer(maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
-    // Past the spawn, an 'error' (a failed signal) must not crash the host; the exit status tells what happened.
-    child.on('error', () => {});
-    // A child that never reads its prompt closes the pipe under us (EPIPE); the prompt was only offered.
-    child.stdin.on('error', () => {});
-    child.stdin.end(request.prompt);
-
-    let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-    const stopGroup = () => {
-      if (killTimer !== undefined) return;
-      signalGroup(pid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), terminationGraceMs);
-    };
-    const onAbort = () => stopGroup();
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) stopGroup();
-
-    child.once('exit', () => {
-      // Whatever the child left running in its group (a server, a hung helper) does not outlive the round.
-      if (groupIsAlive(pid)) stopGroup();
-      // A process that left the group may still hold the pipes; past the grace they are cut so the round settles.
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, terminationGraceMs + PIPE_DRAIN_MS);
-    });
-
-    const report = new Promise<unknown>((resolve, reject) => {
-      child.once('close', (code: number | null, killedBy: NodeJS.Signals | null) => {
-        signal.removeEventListener('abort', onAbort);
-        clearTimeout(drainTimer);
+    // The round is over only when its whole group is: `exited` waits for that, within a bound.
+    const report = child.exited.then(async ({ code, signal: killedBy, stdout, stderr }) => {
+      try {
         const outputs: CommandOutputs = {
           reportFile,
           stdout: stdout.text(),
           stderr: stderr.text(),
           exitCode: code ?? -1,
         };
-        const settle = async () => {
-          // The round is over only when its whole group is: a member the child left behind got SIGTERM as the
-          // child exited and is SIGKILLed at the grace, so this wait is bounded.
-          await groupDied(pid, terminationGraceMs + GROUP_DEATH_MARGIN_MS);
-          clearTimeout(killTimer);
-          try {
-            if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
-            return await readReport(outputs);
-          } finally {
-            await rm(dir, { recursive: true, force: true });
-          }
-        };
-        settle().then(resolve, reject);
-      });
+        if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
+        return await readReport(outputs);
+      } finally {
+        await folder.remove();
+      }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.
     report.catch(() => {});
 
-    const run: CommandChildRun = { id: `${request.runId}-r${request.round}-pid${pid}`, pid, report };
+    const run: CommandChildRun = {
+      id: `${request.runId}-r${request.round}-pid${child.pid}`,
+      pid: child.pid,
+      report,
+    };
     return run;
   }
 

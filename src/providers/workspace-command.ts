@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
-import { groupDied, signalGroup } from './process-group.js';
-import { TailBuffer } from './tail-buffer.js';
+import { currentDepth, RALPH_DEPTH_ENV } from './depth.js';
+import { startInGroup } from './group-process.js';
+import type { TailBuffer } from './tail-buffer.js';
 
 /** How one workspace command runs. */
 export interface WorkspaceCommandOptions {
@@ -13,6 +13,8 @@ export interface WorkspaceCommandOptions {
   maxOutputBytes: number;
   /** Aborting it stops the command the same way a timeout does. */
   signal?: AbortSignal;
+  /** The environment the command inherits, whose RALPH_DEPTH it runs one deeper than; default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 /** What a finished workspace command left behind. */
@@ -31,92 +33,48 @@ function tailText(buffer: TailBuffer): string {
   return buffer.dropped === 0 ? kept : `[… ${buffer.dropped} earlier bytes dropped]\n${kept}`;
 }
 
-/** How long a killed group may take to be gone before the call stops waiting for it. */
-const REAP_WAIT_MS = 1_000;
-
 /**
- * Runs one command from an argv array, never through a shell, in its own process group with stdin closed. A
- * timeout or an abort sends SIGTERM to the group and SIGKILL after the grace; once the program exits, whatever it
- * left running in its group is killed too, so nothing a command started outlives the call. Resolves only after
- * the process and its group are gone, whatever its exit status; rejects only when the program could not start.
+ * Runs one command from an argv array, never through a shell, in its own process group with stdin closed, one
+ * Ralph level deeper than its host (RALPH_DEPTH + 1, as a command child gets, so a `ralph` it runs meets the depth
+ * guard). A timeout or an abort stops the group (SIGTERM, SIGKILL after the grace); whatever the program left in its
+ * group when it exits is stopped too, so nothing a command started outlives the call. Resolves only after the
+ * process and its group are gone, whatever its exit status; rejects only when the program could not start.
  */
-export function runWorkspaceCommand(
+export async function runWorkspaceCommand(
   argv: readonly string[],
   options: WorkspaceCommandOptions,
 ): Promise<WorkspaceCommandResult> {
-  const [program, ...args] = argv;
-  if (program === undefined || program.length === 0) {
-    return Promise.reject(new Error('argv must name a program'));
-  }
-  if (options.signal?.aborted)
-    return Promise.reject(new Error('the round was aborted before the command started'));
+  const [program] = argv;
+  if (program === undefined || program.length === 0) throw new Error('argv must name a program');
+  if (options.signal?.aborted) throw new Error('the round was aborted before the command started');
 
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, {
-      cwd: options.cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: process.env,
-    });
-    const stdout = new TailBuffer(options.maxOutputBytes);
-    const stderr = new TailBuffer(options.maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
-
-    let timedOut = false;
-    let aborted = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    let drainTimer: NodeJS.Timeout | undefined;
-
-    const stop = () => {
-      if (child.pid === undefined || killTimer !== undefined) return;
-      signalGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => {
-        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      }, options.killGraceMs);
-    };
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      stop();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
-    const cleanUp = () => {
-      clearTimeout(timeout);
-      clearTimeout(killTimer);
-      clearTimeout(drainTimer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-
-    child.once('error', (error) => {
-      if (child.pid !== undefined) return; // a started process reports through 'close'
-      cleanUp();
-      reject(new Error(`could not start "${program}": ${error.message}`));
-    });
-    child.once('exit', () => {
-      // The leader is gone: stragglers in its group are killed, and a grandchild that left the group but still
-      // holds the pipes cannot keep the call open past the grace.
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, options.killGraceMs);
-    });
-    child.once('close', async (exitCode, signal) => {
-      cleanUp();
-      if (child.pid !== undefined) await groupDied(child.pid, REAP_WAIT_MS);
-      resolve({
-        exitCode,
-        signal,
-        timedOut,
-        aborted,
-        stdout: tailText(stdout),
-        stderr: tailText(stderr),
-      });
-    });
+  const baseEnv = options.baseEnv ?? process.env;
+  const child = await startInGroup(argv, {
+    cwd: options.cwd,
+    env: { ...baseEnv, [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1) },
+    maxOutputBytes: options.maxOutputBytes,
+    graceMs: options.killGraceMs,
+  }).catch((error: Error) => {
+    throw new Error(`could not start "${program}": ${error.message}`, { cause: error });
   });
+
+  let timedOut = false;
+  let aborted = false;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    child.stop();
+  }, options.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    child.stop();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  try {
+    const { code, signal, stdout, stderr } = await child.exited;
+    return { exitCode: code, signal, timedOut, aborted, stdout: tailText(stdout), stderr: tailText(stderr) };
+  } finally {
+    clearTimeout(timeout);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -1,4 +1,4 @@
-import { access, readFile, realpath } from 'node:fs/promises';
+import { access, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,6 +6,8 @@ import {
   commandProvider,
   createProviderRegistry,
   createRalphTool,
+  defaultReportReader,
+  isUnreadableReport,
   type RalphConfigInput,
   type RalphReport,
   renderRoundPrompt,
@@ -207,27 +209,56 @@ describe('a child that exits 0 without a usable report fails the workflow', () =
     expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
   });
 
-  it('writes garbage into the report file', async () => {
-    const tool = commandTool(agentCommand('garbage.mjs', 'report-file'));
+  // What the reader makes of these files (the parse error) is checked below, on the reader itself.
+  it.each([
+    ['garbage', 'garbage.mjs'],
+    ['partial JSON', 'partial-json.mjs'],
+  ])('writes %s into the report file: a malformed report', async (_, fixture) => {
+    const tool = commandTool(agentCommand(fixture, 'report-file'));
     const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
     expect(error.code).toBe('workflow-failed');
-    expect(error.message).toBe(
-      'Ralph workflow failed: round 1 report is malformed: Invalid input: expected object, received string',
-    );
-  });
-
-  it('writes partial JSON into the report file', async () => {
-    const tool = commandTool(agentCommand('partial-json.mjs', 'report-file'));
-    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
-    expect(error.message).toBe(
-      'Ralph workflow failed: round 1 report is malformed: Invalid input: expected object, received string',
-    );
+    expect(error.message).toMatch(/^Ralph workflow failed: round 1 report is malformed: /);
   });
 
   it('prints partial JSON on stdout', async () => {
     const tool = commandTool(agentCommand('partial-json.mjs', 'stdout'));
     const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
     expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
+  });
+});
+
+describe('the default report reader keeps what was wrong with a report', () => {
+  const outputs = (stdout = '') => ({ reportFile: `${s.logs}/report.json`, stdout, stderr: '', exitCode: 0 });
+  const parseErrorOf = (text: string): string => {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`${text} parses`);
+  };
+
+  it.each([
+    ['garbage', 'not json at all {{{'],
+    ['partial JSON', '{"status": "complete", "summary": "cut off'],
+  ])('a report file holding %s is a malformed report whose problem is the parse error', async (_, text) => {
+    await writeFile(`${s.logs}/report.json`, text);
+    const report = await defaultReportReader()(outputs('{"status":"complete"}'));
+    expect(isUnreadableReport(report)).toBe(true);
+    expect(report).toMatchObject({
+      kind: 'malformed',
+      problem: `the report file ${s.logs}/report.json is not JSON: ${parseErrorOf(text)}`,
+    });
+  });
+
+  it('a report file that parses is the report, whatever stdout says', async () => {
+    await writeFile(`${s.logs}/report.json`, '{"from":"file"}');
+    expect(await defaultReportReader()(outputs('{"from":"stdout"}'))).toEqual({ from: 'file' });
+  });
+
+  it('no report file: the last JSON object on stdout, else nothing (a missing report)', async () => {
+    expect(await defaultReportReader()(outputs('log {"from":"stdout"} done'))).toEqual({ from: 'stdout' });
+    expect(await defaultReportReader()(outputs('no report here'))).toBeUndefined();
   });
 });
 

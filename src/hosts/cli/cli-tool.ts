@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import { RalphError } from '../../contract/errors.js';
 import type { AgentRef, SubagentProvider } from '../../contract/types.js';
 import { commandProvider } from '../../providers/command.js';
+import { killLiveGroups } from '../../providers/live-groups.js';
 import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
-import { trackChildGroups } from './child-groups.js';
 import { AGENT_CONFLICT, AGENT_MISSING, workspaceNotADirectory } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 
@@ -59,7 +59,7 @@ export function createCliTool(
   options: AgentOptions,
   { agentId, deploymentMaxRounds }: { agentId: string; deploymentMaxRounds?: string },
 ): CliTool {
-  const { provider, killAll } = trackChildGroups(providerFor(options));
+  const provider = providerFor(options);
   const cwd = workspaceFor(options);
   const providers = createProviderRegistry();
   providers.register(provider);
@@ -71,5 +71,6 @@ export function createCliTool(
     },
     { providers },
   );
-  return { tool, agent: { id: agentId, cwd }, killChildren: killAll };
+  // Every process group this process started, so also what an agent's own tools started in groups of their own.
+  return { tool, agent: { id: agentId, cwd }, killChildren: killLiveGroups };
 }

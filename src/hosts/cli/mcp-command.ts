@@ -1,3 +1,4 @@
+import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
@@ -56,7 +57,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
     });
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${errorText(error)}\n`);
     return isRalphError(error) ? exitCodeForError(error.code) : EXIT.failed;
   }
 

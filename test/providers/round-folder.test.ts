@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROUND_OWNER_FILE, sweepOrphanedRounds } from '../../src/providers/round-folder.js';
+import { startHost } from './hosts.js';
+import { isRunning, until, useScratch } from './processes.js';
+
+const s = useScratch();
+
+/** A TMPDIR for one test, so the sweep never sees another test's or another program's folders. */
+async function ownTmp(): Promise<string> {
+  const tmp = join(s.logs, 'tmp');
+  await mkdir(tmp);
+  return tmp;
+}
+
+const roundFolders = async (tmp: string) =>
+  (await readdir(tmp)).filter((name) => name.startsWith('ralph-round-'));
+
+/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
+const startTimeOf = (pid: number): string => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] as string;
+};
+const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+
+/** SIGKILLs the group `pgid` and waits until its leader is gone. */
+async function killGroup(pgid: number): Promise<void> {
+  process.kill(-pgid, 'SIGKILL');
+  await until(() => !isRunning(pgid), `the group ${pgid} to die`);
+}
+
+/** A process in a process group of its own that only sleeps; the test kills it. */
+async function sleeper(): Promise<number> {
+  const child = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+  await new Promise((resolve) => child.once('spawn', resolve));
+  child.unref();
+  await writeFile(s.pidLog, `${child.pid}\n`, { flag: 'a' });
+  return child.pid as number;
+}
+
+describe('a host killed with SIGKILL mid-round leaves its agent and round folder until the next start', () => {
+  it('the next start kills the orphaned group and removes the folder', async () => {
+    const tmp = await ownTmp();
+    const place = { tmp, workspace: s.workspace, pidLog: s.pidLog };
+    const killed = startHost('wait', place, ['spawn-grandchild.mjs', 'hang']);
+    await until(async () => (await s.pids()).length >= 2, 'the agent and its grandchild to start');
+    const [agent, grandchild] = (await s.pids()) as [number, number];
+    const [folder] = await roundFolders(tmp);
+    // The round folder records the host and the agent's group, the group before the agent could even start.
+    const owner = JSON.parse(readFileSync(join(tmp, folder as string, ROUND_OWNER_FILE), 'utf8'));
+    expect(owner).toMatchObject({
+      host: { pid: killed.pid },
+      group: { pid: agent, startTime: startTimeOf(agent) },
+    });
+
+    killed.kill('SIGKILL');
+    expect((await killed.ended).signal).toBe('SIGKILL');
+    // What SIGKILL leaves: no handler ran, so the agent's group and the round folder are still there.
+    expect(isRunning(agent)).toBe(true);
+    expect(isRunning(grandchild)).toBe(true);
+    expect(await roundFolders(tmp)).toHaveLength(1);
+
+    const next = startHost('finish', place, ['report-file.mjs']);
+    const { code, stdout, stderr } = await next.ended;
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe('complete\n');
+    await until(
+      () => !isRunning(agent) && !isRunning(grandchild),
+      'the orphaned agent and grandchild to die',
+    );
+    expect(await roundFolders(tmp)).toEqual([]);
+  });
+
+  it('the folder and the agent of a host that still runs are never touched', async () => {
+    const tmp = await ownTmp();
+    const place = { tmp, workspace: s.workspace, pidLog: s.pidLog };
+    const running = startHost('wait', place, ['hang.mjs']);
+    try {
+      await until(async () => (await s.pids()).length >= 1, 'the agent to start');
+      const [agent] = (await s.pids()) as [number];
+      const [folder] = await roundFolders(tmp);
+
+      const next = startHost('finish', place, ['report-file.mjs']);
+      expect((await next.ended).code).toBe(0);
+      expect(isRunning(agent)).toBe(true);
+      expect(await roundFolders(tmp)).toEqual([folder]);
+    } finally {
+      running.kill('SIGKILL');
+      await running.ended;
+      const [agent] = await s.pids();
+      if (agent !== undefined && isRunning(agent)) await killGroup(agent);
+    }
+  });
+});
+
+describe('the sweep judges a round folder by the owner it records', () => {
+  /** Makes a round folder in `tmp` whose owner file says `owner`. */
+  async function folderOwnedBy(tmp: string, owner: unknown, name = 'ralph-round-AbC123'): Promise<string> {
+    const dir = join(tmp, name);
+    await mkdir(dir);
+    await writeFile(join(dir, ROUND_OWNER_FILE), JSON.stringify(owner));
+    return dir;
+  }
+  /** The pid namespace this process (and so the sweep) runs in, as /proc shows it. */
+  const pidNamespace = () => readlinkSync('/proc/self/ns/pid');
+
+  it('a host pid now used by another process (its start time differs) is a dead host; a group leader that is not the recorded process is not signalled', async () => {
+    const tmp = await ownTmp();
+    const other = await sleeper();
+    await folderOwnedBy(tmp, {
+      bootId: bootId(),
+      pidNamespace: pidNamespace(),
+      host: { pid: other, startTime: '1' },
+      group: { pid: other, startTime: '1' },
+    });
+    await sweepOrphanedRounds(tmp);
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(isRunning(other)).toBe(true);
+    await killGroup(other);
+  });
+
+  it('a live host with the recorded start time keeps its folder and its group', async () => {
+    const tmp = await ownTmp();
+    const group = await sleeper();
+    await folderOwnedBy(tmp, {
+      bootId: bootId(),
+      pidNamespace: pidNamespace(),
+      host: { pid: process.pid, startTime: startTimeOf(process.pid) },
+      group: { pid: group, startTime: startTimeOf(group) },
+    });
+    await sweepOrphanedRounds(tmp);
+    expect(await roundFolders(tmp)).toHaveLength(1);
+    expect(isRunning(group)).toBe(true);
+    await killGroup(group);
+  });
+
+  it('a folder from before a reboot is removed, and the pids it names are not signalled', async () => {
+    const tmp = await ownTmp();
+    const group = await sleeper();
+    await folderOwnedBy(tmp, {
+      bootId: 'another-boot',
+      pidNamespace: pidNamespace(),
+      host: { pid: 999_999_999, startTime: '1' },
+      group: { pid: group, startTime: startTimeOf(group) },
+    });
+    await sweepOrphanedRounds(tmp);
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(isRunning(group)).toBe(true);
+    await killGroup(group);
+  });
+
+  it('a dead host whose group leader is the recorded process: the group is killed', async () => {
+    const tmp = await ownTmp();
+    const group = await sleeper();
+    await folderOwnedBy(tmp, {
+      bootId: bootId(),
+      pidNamespace: pidNamespace(),
+      host: { pid: 999_999_999, startTime: '1' },
+      group: { pid: group, startTime: startTimeOf(group) },
+    });
+    await sweepOrphanedRounds(tmp);
+    await until(() => !isRunning(group), 'the orphaned group to die');
+    expect(await roundFolders(tmp)).toEqual([]);
+  });
+
+  it('leaves alone what it cannot judge: no owner file, an unreadable one, another pid namespace, other names', async () => {
+    const tmp = await ownTmp();
+    await mkdir(join(tmp, 'ralph-round-NoOwnr'));
+    await folderOwnedBy(tmp, 'not an owner', 'ralph-round-Garbag');
+    await folderOwnedBy(
+      tmp,
+      {
+        bootId: bootId(),
+        pidNamespace: 'pid:[1]',
+        host: { pid: 999_999_999, startTime: '1' },
+      },
+      'ralph-round-OtherN',
+    );
+    await folderOwnedBy(
+      tmp,
+      { bootId: bootId(), pidNamespace: pidNamespace(), host: { pid: 999_999_999, startTime: '1' } },
+      'ralph-ws-notARound',
+    );
+    await sweepOrphanedRounds(tmp);
+    expect((await readdir(tmp)).sort()).toEqual([
+      'ralph-round-Garbag',
+      'ralph-round-NoOwnr',
+      'ralph-round-OtherN',
+      'ralph-ws-notARound',
+    ]);
+  });
+});
