@@ -110,6 +110,7 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
       killGraceMs: start.terminationGraceMs,
       maxOutputBytes,
       signal,
+      baseEnv,
       track: (running) => {
         commands.add(running);
         running.then(

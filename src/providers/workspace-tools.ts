@@ -25,6 +25,8 @@ export interface WorkspaceToolsOptions {
   signal: AbortSignal;
   /** Told about every command started, so the round can wait until all of them have exited. */
   track?: (running: Promise<unknown>) => void;
+  /** The environment commands inherit (RALPH_DEPTH raised by one); default `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 /** Folders a listing names but does not descend into: large, and never the work itself. */
@@ -129,6 +131,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
           killGraceMs: options.killGraceMs,
           maxOutputBytes: options.maxOutputBytes,
           signal,
+          ...(options.baseEnv === undefined ? {} : { baseEnv: options.baseEnv }),
         });
         options.track?.(running);
         return running;

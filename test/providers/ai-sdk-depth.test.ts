@@ -11,7 +11,7 @@ import {
   ralphDepthLimitReached,
   workflowFailed,
 } from '../../src/index.js';
-import { report, scriptedModel } from './ai-sdk-mock-model.js';
+import { callTools, report, scriptedModel, toolResultsIn } from './ai-sdk-mock-model.js';
 
 const completeReport: RalphReport = {
   status: 'complete',
@@ -68,5 +68,28 @@ describe('an AI SDK child is refused at the Ralph depth limit, like a command ch
     expect(() => aiSdkProvider({ model, depthLimit: 0 })).toThrow(
       new RangeError('depthLimit must be a positive whole number'),
     );
+  });
+});
+
+describe('the commands an AI SDK child runs are one Ralph level deeper', () => {
+  it("run_command sees RALPH_DEPTH one more than the provider's environment, so a ralph it starts counts the level", async () => {
+    const model = scriptedModel([
+      callTools({
+        toolName: 'run_command',
+        input: { argv: [process.execPath, '-e', 'process.stdout.write(String(process.env.RALPH_DEPTH))'] },
+      }),
+      report(completeReport),
+    ]);
+    const providers = createProviderRegistry();
+    providers.register(aiSdkProvider({ model, baseEnv: { ...process.env, RALPH_DEPTH: '1' } }));
+    const tool = createRalphTool({ subagentProvider: 'ai-sdk' }, { providers });
+
+    await tool.execute({ objective: 'x' }, { agent: { id: 'p', cwd: workspace } });
+
+    const [result] = toolResultsIn(model.doGenerateCalls[1]!);
+    expect(result).toMatchObject({
+      toolName: 'run_command',
+      output: { value: { exitCode: 0, stdout: '2' } },
+    });
   });
 });
