@@ -209,7 +209,7 @@ describe('a child that exits 0 without a usable report fails the workflow', () =
     expect(error.message).toBe('Ralph workflow failed: round 1 child finished without a structured report');
   });
 
-  // What the reader makes of these files (the parse error) is checked below, on the reader itself.
+  // The parse error itself is checked below, on the reader.
   it.each([
     ['garbage', 'garbage.mjs'],
     ['partial JSON', 'partial-json.mjs'],
@@ -217,7 +217,10 @@ describe('a child that exits 0 without a usable report fails the workflow', () =
     const tool = commandTool(agentCommand(fixture, 'report-file'));
     const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
     expect(error.code).toBe('workflow-failed');
-    expect(error.message).toMatch(/^Ralph workflow failed: round 1 report is malformed: /);
+    expect(error.message).toMatch(
+      /^Ralph workflow failed: round 1 report is malformed: the report file \/\S+\/report\.json is not JSON: \S/,
+    );
+    expect(error.detail).toMatch(/^the report file \/\S+\/report\.json is not JSON: /);
   });
 
   it('prints partial JSON on stdout', async () => {
