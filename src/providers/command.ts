@@ -1,4 +1,4 @@
-import { open, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'shell-quote';
 import { errorText } from '../contract/error-text.js';
@@ -8,6 +8,8 @@ import { agentCommandInvalid } from '../contract/messages.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
+import { isDirectory } from './directory.js';
+import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
 import { makeRoundFolder, sweepOrphanedRoundsOnce } from './round-folder.js';
@@ -117,7 +119,7 @@ export function splitCommand(command: string, env: NodeJS.ProcessEnv = process.e
 
 /** Reads at most `limit` bytes of a file; undefined when it does not exist. */
 async function readBounded(path: string, limit: number): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
     handle = await open(path, 'r');
   } catch (error) {
@@ -125,9 +127,7 @@ async function readBounded(path: string, limit: number): Promise<string | undefi
     throw error;
   }
   try {
-    const buffer = Buffer.alloc(limit);
-    const { bytesRead } = await handle.read(buffer, 0, limit, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
+    return (await readHead(handle, limit)).text;
   } finally {
     await handle.close();
   }
@@ -170,14 +170,9 @@ function failureOf(program: string, code: number | null, signal: NodeJS.Signals 
   return new Error(`agent command ${program} ${status}${said}`);
 }
 
-async function assertDirectory(cwd: string): Promise<void> {
-  let isDirectory = false;
-  try {
-    isDirectory = (await stat(cwd)).isDirectory();
-  } catch {
-    // Reported below: a missing folder would otherwise surface as the command not being found.
-  }
-  if (!isDirectory) throw new Error(`the workspace ${cwd} is not a folder`);
+/** Said before the spawn: a missing folder would otherwise surface as the command not being found. */
+function assertDirectory(cwd: string): void {
+  if (!isDirectory(cwd)) throw new Error(`the workspace ${cwd} is not a folder`);
 }
 
 /**
@@ -213,7 +208,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
   async function start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions) {
     assertDepthAllowed(depthLimit, baseEnv);
     if (signal.aborted) throw new Error('the round was cancelled before its child started');
-    await assertDirectory(request.cwd);
+    assertDirectory(request.cwd);
     // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
     await sweepOrphanedRoundsOnce();
 

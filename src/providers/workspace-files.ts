@@ -1,6 +1,7 @@
 import { constants, type Dirent } from 'node:fs';
 import { access, type FileHandle, lstat, mkdir, open, readdir, readlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { readHead } from './file-head.js';
 import { isInsideRoot, resolveInWorkspace, WorkspaceEscapeError } from './workspace-path.js';
 
 const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants;
@@ -160,11 +161,7 @@ export async function readWorkspaceFile(
   const real = await resolveInWorkspace(c.root, requested);
   const handle = await openFileToRead(c, real, requested);
   try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    const { text, size } = await readHead(handle, maxBytes);
     return size > maxBytes ? `${text}\n[… file continues: ${size - maxBytes} more bytes not shown]` : text;
   } finally {
     await handle.close();

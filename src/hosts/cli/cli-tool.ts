@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RalphError } from '../../contract/errors.js';
 import type { AgentRef, SubagentProvider } from '../../contract/types.js';
 import { commandProvider } from '../../providers/command.js';
+import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
 import { createProviderRegistry } from '../../providers/registry.js';
@@ -40,13 +40,7 @@ export function providerFor(options: AgentOptions): SubagentProvider {
 /** The workspace folder: `--cwd` resolved against the current directory, or the current directory. */
 export function workspaceFor(options: AgentOptions): string {
   const dir = resolve(options.cwd ?? '.');
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(dir).isDirectory();
-  } catch {
-    // A folder that cannot be read is as unusable as one that is missing.
-  }
-  if (!isDirectory) throw refuse(workspaceNotADirectory(options.cwd ?? dir));
+  if (!isDirectory(dir)) throw refuse(workspaceNotADirectory(options.cwd ?? dir));
   return dir;
 }
 
