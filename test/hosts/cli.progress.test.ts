@@ -12,6 +12,7 @@ describe('ralph run colours its progress as Node itself would (tty.WriteStream#h
     ['NO_COLOR set but empty', { ...xterm, NO_COLOR: '' }, { live: true, color: false }],
     ['NODE_DISABLE_COLORS', { ...xterm, NODE_DISABLE_COLORS: '1' }, { live: true, color: false }],
     ['FORCE_COLOR=0', { ...xterm, FORCE_COLOR: '0' }, { live: true, color: false }],
+    ['CI=true (Node: two colours on an unknown CI)', { ...xterm, CI: 'true' }, { live: true, color: false }],
     ['FORCE_COLOR over NO_COLOR', { ...xterm, NO_COLOR: '1', FORCE_COLOR: '1' }, { live: true, color: true }],
     ['TERM=dumb: no live line, no colours', { TERM: 'dumb' }, { live: false, color: false }],
     [

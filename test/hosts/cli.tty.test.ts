@@ -46,6 +46,8 @@ const withoutNoColor = (): NodeJS.ProcessEnv => {
   delete env.FORCE_COLOR;
   delete env.NODE_DISABLE_COLORS;
   delete env.TERM;
+  // Node gives a terminal under CI=true (with no known CI vendor beside it) two colours, so none are painted.
+  delete env.CI;
   return env;
 };
 
