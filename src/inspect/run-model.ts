@@ -1,0 +1,48 @@
+import type { RalphFailure } from '../contract/errors.js';
+import type { RalphEnvelope, RalphReport } from '../contract/types.js';
+
+/**
+ * What a person wants to know about one run, rebuilt from its recorded (or live) inspection events: the facts, the
+ * states it went through, one entry per round, and how it ended. The HTML report and the live inspector render it;
+ * plain data, so it crosses to a browser as JSON. Times are milliseconds since the run started.
+ */
+export interface RunModel {
+  /** The recording's format version, package version and machine hash (from its header). */
+  recording: { formatVersion: number; packageVersion: string; machineHash: string };
+  /** When the run started, as an ISO 8601 time. */
+  startedAt: string;
+  runId: string;
+  /** The accepted objective, or what the call sent when it was refused (null when it sent none). */
+  objective: string | null;
+  /** The resolved round cap (null while validating, or when the call was refused). */
+  maxRounds: number | null;
+  agentsStarted: number;
+  /** Every state the run entered, in order, with when (the path a diagram highlights). */
+  path: { state: string; at: number }[];
+  /** One entry per round started. */
+  rounds: RunModelRound[];
+  /** Null while the run goes; its ending once it settled. */
+  ending: RunEnding | null;
+}
+
+/** One round as the run saw it. */
+export interface RunModelRound {
+  round: number;
+  /** The child's id once the provider started it. */
+  childId: string | null;
+  startedAt: number;
+  /** When its report was reviewed, it failed or it was cancelled; null while it runs. */
+  endedAt: number | null;
+  /** The accepted report (null until then, and for a round whose report or child failed). */
+  report: RalphReport | null;
+  /** What became of the round. */
+  outcome: 'running' | 'continue' | 'complete' | 'blocked' | 'budget-limited' | 'failed' | 'cancelled';
+}
+
+/** How a run ended: its final state, and the envelope or the failure (refusals and cancellation included). */
+export interface RunEnding {
+  /** The final state's key: complete, blocked, budgetLimited, failed, rejected or cancelled. */
+  finalState: string;
+  at: number;
+  result: { ok: true; envelope: RalphEnvelope } | { ok: false; failure: RalphFailure };
+}
