@@ -30,6 +30,7 @@ export {
   type RalphMachine,
   type RalphMachineInput,
   type RalphOutput,
+  type RalphTag,
   type RoundRef,
   ralphMachine,
 } from './machines/ralph.machine.js';

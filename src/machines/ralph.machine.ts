@@ -96,6 +96,9 @@ export interface ChildStarted {
   childId: string;
 }
 
+/** What a host may read off a run's snapshot with `snapshot.hasTag(tag)` (each is described on ralphMachine). */
+export type RalphTag = 'childRunning' | 'settled' | 'succeeded' | 'failure';
+
 /** Identifies one round's child to the actors that wait on it. */
 export interface RoundRef {
   runId: string;
@@ -130,6 +133,19 @@ const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { 
  * over the handoff cap, fails the workflow; a child that fails before reporting fails the run with the last good
  * handoff. Nothing is retried. Cancellation is a state: it aborts the child and waits, bounded, until the child
  * stopped.
+ *
+ * Every invoke has a literal id, the name of the actor it runs, so the events a run takes read
+ * `xstate.done.actor.startChild`, `xstate.error.actor.awaitReport`, `xstate.done.actor.awaitChildStopped` and so
+ * on, in a recording as in the inspector; the cancel deadline is `xstate.after.cancelDeadline.ralph.cancelling`.
+ * Each state says why it exists in its `description`. Tags tell a host what it may rely on:
+ * - `childRunning` (`round`, `awaitingReport`, `cancelling`): a child may be running, being started, working or
+ *   being stopped; the run must be cancelled, not dropped, while this holds.
+ * - `settled` (every final state): the run is over and its outcome is in the output; no child of it still runs
+ *   (unless one that ignored its abort was abandoned past the cancel deadline).
+ * - `succeeded` (`complete`, `blocked`, `budgetLimited`): the run ended with an envelope (`output.ok`); a blocked or
+ *   budget-limited run succeeded as a run, whatever its worker reported.
+ * - `failure` (`failed`, `rejected`, `cancelled`): the run ended with a failure (`output.failure`): a refused call,
+ *   a workflow or child failure, or a cancellation.
  */
 export const ralphMachine = setup({
   types: {
@@ -138,6 +154,7 @@ export const ralphMachine = setup({
     events: {} as RalphEvent,
     output: {} as RalphOutput,
     emitted: {} as RalphProgressEvent,
+    tags: {} as RalphTag,
   },
   actors: {
     /** Starts one fresh child through the provider; rejects on a provider-start failure. */
@@ -276,6 +293,8 @@ export const ralphMachine = setup({
   },
 }).createMachine({
   id: 'ralph',
+  description:
+    'One immutable objective handed to a fresh child agent per round, until a round reports it complete or blocked, the round cap is reached, the run fails or it is cancelled.',
   context: ({ input }) => ({
     runId: input.runId,
     objectiveInput: objectiveOf(input.args),
@@ -298,8 +317,8 @@ export const ralphMachine = setup({
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
   states: {
-    // Checks the call before anything starts; the first failing check gives the refusal.
     validating: {
+      description: 'Checks the call before anything starts; the first failing check gives the refusal.',
       always: [
         {
           guard: 'objectiveIsEmpty',
@@ -369,10 +388,13 @@ export const ralphMachine = setup({
         { target: 'round', actions: 'acceptCall' },
       ],
     },
-    // Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.
     round: {
+      description:
+        'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
+      tags: ['childRunning'],
       entry: ['beginRound', 'announceRound'],
       invoke: {
+        id: 'startChild',
         src: 'startChild',
         input: ({ context }) => ({
           runId: context.runId,
@@ -404,9 +426,12 @@ export const ralphMachine = setup({
       },
       on: { CANCEL: 'cancelling' },
     },
-    // Waits for the child's structured report and reviews it, once, on the way to the decision.
     awaitingReport: {
+      description:
+        "Waits for the child's structured report and reviews it, once, on the way to the decision.",
+      tags: ['childRunning'],
       invoke: {
+        id: 'awaitReport',
         src: 'awaitReport',
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
         onDone: {
@@ -420,10 +445,9 @@ export const ralphMachine = setup({
       },
       on: { CANCEL: 'cancelling' },
     },
-    // Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and
-    // the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL
-    // included) can arrive while it is here.
     reviewingReport: {
+      description:
+        'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
       always: [
         {
           guard: { type: 'reportIsMissing', params: ({ context }) => ({ review: context.review }) },
@@ -488,9 +512,12 @@ export const ralphMachine = setup({
         },
       ],
     },
-    // Holds the run open until the aborted child has stopped, so no child outlives a cancelled run.
     cancelling: {
+      description:
+        'Holds the run open until the aborted child has stopped, so that no child outlives a cancelled run.',
+      tags: ['childRunning'],
       invoke: {
+        id: 'awaitChildStopped',
         src: 'awaitChildStopped',
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
         onDone: { target: 'cancelled', actions: 'settleCancelled' },
@@ -500,18 +527,38 @@ export const ralphMachine = setup({
         cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' },
       },
     },
-    // A round reported the objective complete (the worker's word, not an independent check).
-    complete: { type: 'final' },
-    // A round reported a concrete blocker.
-    blocked: { type: 'final' },
-    // The round cap was reached while the last report still had work remaining.
-    budgetLimited: { type: 'final' },
-    // The workflow or a child failed; the outcome names the round and keeps the last good handoff.
-    failed: { type: 'final' },
-    // The call was refused by validation; no child was started.
-    rejected: { type: 'final' },
-    // The run was cancelled and its child has stopped (or was abandoned after the deadline).
-    cancelled: { type: 'final' },
+    complete: {
+      type: 'final',
+      description: "A round reported the objective complete (the worker's word, not an independent check).",
+      tags: ['settled', 'succeeded'],
+    },
+    blocked: {
+      type: 'final',
+      description: 'A round reported a concrete blocker.',
+      tags: ['settled', 'succeeded'],
+    },
+    budgetLimited: {
+      type: 'final',
+      description: 'The round cap was reached while the last report still had work remaining.',
+      tags: ['settled', 'succeeded'],
+    },
+    failed: {
+      type: 'final',
+      description:
+        'The workflow or a child failed; the outcome names the round and keeps the last good handoff.',
+      tags: ['settled', 'failure'],
+    },
+    rejected: {
+      type: 'final',
+      description:
+        'The call was refused by validation and no child was started: an ending of its own, so that a refusal is never mistaken for a failed run.',
+      tags: ['settled', 'failure'],
+    },
+    cancelled: {
+      type: 'final',
+      description: 'The run was cancelled and its child has stopped (or was abandoned after the deadline).',
+      tags: ['settled', 'failure'],
+    },
   },
 });
 

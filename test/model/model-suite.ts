@@ -2,5 +2,6 @@
 export { ralphMachine } from '../../src/machines/ralph.machine.js';
 export { CoverageLedger, stateNodeIds, transitionKeys } from './coverage.js';
 export { ACCEPTED_CALLS, declaredProvider, machineInputFor, REFUSED_CALLS } from './input-variants.js';
-export { describePath, pathsOf } from './ralph-model.js';
+export { describePath, EVENT, pathsOf } from './ralph-model.js';
 export { replayPath } from './replay.js';
+export { statelyImportProblems } from './stately-import.js';

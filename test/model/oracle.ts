@@ -50,6 +50,30 @@ export function expectedOffers(state: string): string[] {
   }
 }
 
+/**
+ * The tags the design gives each state a run can be seen in: `childRunning` while a child may run (one is being
+ * started, works, or is being stopped), `settled` once the run is over, and then `succeeded` (an envelope) or
+ * `failure` (a refusal, a failure or a cancellation). Sorted.
+ */
+export function expectedTags(state: string): string[] {
+  switch (state) {
+    case 'round':
+    case 'awaitingReport':
+    case 'cancelling':
+      return ['childRunning'];
+    case 'complete':
+    case 'blocked':
+    case 'budgetLimited':
+      return ['settled', 'succeeded'];
+    case 'failed':
+    case 'rejected':
+    case 'cancelled':
+      return ['failure', 'settled'];
+    default:
+      throw new Error(`no run is ever seen in the state ${state}`);
+  }
+}
+
 // The reference's texts, spelled out here rather than taken from the code under test.
 const CANCELLED = 'Ralph workflow was cancelled';
 const workflowFailed = (detail: string) => `Ralph workflow failed: ${detail}`;

@@ -16,7 +16,7 @@ import { renderResultText } from '../../src/render/result-text.js';
 import { createControllableProvider } from './controllable-provider.js';
 import { type Exercised, exercisedBy } from './coverage.js';
 import { CALLER, type InputVariant, MODEL_RUN_ID, machineInputFor, PROVIDER_NAME } from './input-variants.js';
-import { expectedEnd, expectedOffers } from './oracle.js';
+import { expectedEnd, expectedOffers, expectedTags } from './oracle.js';
 import {
   describeEvent,
   EVENT,
@@ -41,6 +41,21 @@ function hostStop(bridgeStop: PromiseActorLogic<void, RoundRef>, failure: () => 
     const message = failure();
     if (message !== null) throw new Error(message);
   });
+}
+
+/**
+ * The real snapshot's tags are the design's for its state, and they tell the truth about the provider: a host sees
+ * `childRunning` exactly while the provider has a start or a child pending (a child abandoned past the cancel
+ * deadline aside: the run is settled by then), and `settled` exactly once the run is done.
+ */
+function expectTags(real: RalphSnapshot, childrenRunning: number, where: string) {
+  expect([...real.tags].sort(), `${where}: tags`).toEqual(expectedTags(String(real.value)));
+  expect(real.hasTag('childRunning'), `${where}: tagged childRunning while a child runs`).toBe(
+    childrenRunning > 0 && real.status === 'active',
+  );
+  expect(real.hasTag('settled'), `${where}: tagged settled once the run is done`).toBe(
+    real.status === 'done',
+  );
 }
 
 /** The real snapshot agrees with the model's at one step of a path. */
@@ -166,6 +181,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       await perform(step.event, where);
       await settle();
       expectStep(actor.getSnapshot(), step.state, provider?.started ?? 0, where);
+      expectTags(actor.getSnapshot(), provider?.running ?? 0, where);
     }
 
     const expected = expectedEnd(
@@ -202,6 +218,12 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
     if ('cap' in variant.expected && expected.state !== null)
       expect(end.context.maxRounds, 'the round cap').toBe(variant.expected.cap);
 
+    expect(end.hasTag('succeeded'), 'tagged succeeded exactly when the run ends with an envelope').toBe(
+      end.output?.ok === true,
+    );
+    expect(end.hasTag('failure'), 'tagged failure exactly when the run ends with a failure').toBe(
+      end.output?.ok === false,
+    );
     if (end.output?.ok === true) expectRenderedText(end.output.envelope, variant.config.maxResultChars);
     expect(provider?.running ?? 0, 'children still running when the run settled').toBe(
       expected.abandoned ? 1 : 0,
