@@ -41,13 +41,21 @@ describe('the engine', () => {
   it('exposes the running actor and lets a host cancel a run directly', async () => {
     const engine = createRalphEngine();
     const provider = createScriptedProvider([{ hang: true }]);
+    let childStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      childStarted = resolve;
+    });
     const run = engine.start({
       args: { objective: 'x' },
       agent,
       config: normalizeConfig({ subagentProvider: 'scripted' }),
       provider,
+      onProgress: (event) => {
+        if (event.type === 'child-started') childStarted();
+      },
     });
-    await new Promise((r) => setTimeout(r, 10));
+    // Waits on the event, not on a timer: on a busy machine the child may take longer than any fixed pause.
+    await started;
     expect(run.actor?.getSnapshot().value).toBe('awaitingReport');
     run.cancel();
     await expect(run.result).rejects.toThrow('Ralph workflow was cancelled');
