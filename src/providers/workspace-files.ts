@@ -1,5 +1,15 @@
 import { constants, type Dirent } from 'node:fs';
-import { access, type FileHandle, lstat, mkdir, open, readdir, readlink, unlink } from 'node:fs/promises';
+import {
+  access,
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  unlink,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { readHead } from './file-head.js';
 import { isInsideRoot, resolveInWorkspace, WorkspaceEscapeError } from './workspace-path.js';
@@ -13,8 +23,8 @@ const FOLDER_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
  * the descriptor really is. Where `/proc/self/fd` names each descriptor (Linux), folders are walked one at a time
  * from the root, each entry opened relative to the folder already held (`/proc/self/fd/<fd>/<name>`, the `openat`
  * Node lacks) and never through a link, so nothing is ever created or read outside. Elsewhere the opened descriptor
- * is compared (device and inode) with a fresh walk of its path; a folder created during a swap is then refused but
- * may be left where the swap put it.
+ * is compared (device and inode) with what its path leads to: that refuses a link that is in place, and most swaps,
+ * but not a swap timed to the instant between the check and the use.
  */
 export interface Confinement {
   /** The workspace as a real path. */
@@ -74,9 +84,14 @@ async function assertOpenedInside(
     if (!isInsideRoot(c.root, await readlink(`/proc/self/fd/${handle.fd}`))) throw refused();
     return;
   }
-  const fresh = await resolveInWorkspace(c.root, openedAs);
-  const [now, opened] = await Promise.all([lstat(fresh), handle.stat()]);
-  if (now.dev !== opened.dev || now.ino !== opened.ino) throw refused();
+  // Without a name for the descriptor, its inode is compared with what the path leads to now, resolved twice
+  // around the comparison. That narrows the window of a swap but cannot close it (a folder flipped back and forth
+  // at just the right moments still passes): only the /proc walk above is free of races.
+  const before = await realpath(openedAs).catch(() => null);
+  if (before === null || !isInsideRoot(c.root, before)) throw refused();
+  const [now, opened] = await Promise.all([lstat(before), handle.stat()]);
+  const after = await realpath(openedAs).catch(() => null);
+  if (now.dev !== opened.dev || now.ino !== opened.ino || after !== before) throw refused();
 }
 
 /** Opens `at`, telling what a failure means for the path the child asked for. */
