@@ -151,6 +151,20 @@ describe('the package as published', () => {
     expect(stdout).toMatch(/run \[options\] \[objective\]/);
   });
 
+  it('installs a ralph viz that writes the visualizations it ships, byte for byte', async () => {
+    const out = join(dir, 'viz-out');
+    await run(join(dir, 'node_modules', '.bin', 'ralph'), ['viz', '--out', out], { cwd: dir });
+    const names = ['ralph.dot', 'ralph.mmd', 'ralph.stately.ts', 'ralph.svg'];
+    expect((await readdir(out)).sort()).toEqual(names);
+    for (const name of names) {
+      const shipped = await readFile(join(dir, 'node_modules/ralph-machine/visualizations', name));
+      expect(await readFile(join(out, name)), name).toEqual(shipped);
+    }
+    expect(await readFile(join(out, 'ralph.svg'), 'utf8')).toContain(
+      '<g id="state-awaitingReport" class="node state',
+    );
+  });
+
   it('runs a real loop with the installed binary and the example agent on the shipped demo workspace', async () => {
     const workspace = join(dir, 'cli-workspace');
     await cp(join(dir, 'node_modules/ralph-machine/examples/demo-workspace'), workspace, { recursive: true });

@@ -4,6 +4,7 @@ import { EXIT } from './exit-codes.js';
 import type { McpOptions } from './mcp-command.js';
 import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
+import type { VizOptions } from './viz.js';
 
 const RUN_EXAMPLES = `
 Examples:
@@ -83,6 +84,16 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async () => {
       const { demoCommand } = await import('./demo.js');
       exitCode = await demoCommand();
+    });
+
+  program
+    .command('viz')
+    .description("write the machine's diagrams (Mermaid, DOT, SVG) and its Stately code to a folder")
+    .option('--out <dir>', 'the folder to write to', 'visualizations')
+    .option('--check', 'write nothing; exit 1 when a file there differs from what ralph viz would write')
+    .action(async (options: VizOptions) => {
+      const { vizCommand } = await import('./viz.js');
+      exitCode = await vizCommand(options);
     });
 
   try {

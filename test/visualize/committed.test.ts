@@ -1,0 +1,26 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from 'vitest';
+import { generateVisualizations, VISUALIZATION_FILES } from '../../src/visualize/visualizations.js';
+
+const folder = fileURLToPath(new URL('../../visualizations/', import.meta.url));
+
+test('the committed visualizations/ are what the generator makes from the machine today, byte for byte', async () => {
+  const generated = await generateVisualizations();
+  expect(generated.map((file) => file.name)).toEqual([...VISUALIZATION_FILES]);
+  const stale: string[] = [];
+  for (const file of generated) {
+    const committed = await readFile(`${folder}${file.name}`).catch(() => null);
+    if (committed === null || !committed.equals(Buffer.from(file.content)))
+      stale.push(`visualizations/${file.name}`);
+  }
+  expect(
+    stale,
+    'stale against src/machines/ralph.machine.ts: run `npm run viz` and commit visualizations/',
+  ).toEqual([]);
+});
+
+test('the generator is deterministic: two runs give the same bytes', async () => {
+  const [first, second] = [await generateVisualizations(), await generateVisualizations()];
+  expect(second).toEqual(first);
+});
