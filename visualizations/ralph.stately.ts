@@ -8,8 +8,10 @@ import { createMachine } from 'xstate';
 export const machine = createMachine({
   id: 'ralph',
   initial: 'validating',
+  description: 'One immutable objective handed to a fresh child agent per round, until a round reports it complete or blocked, the round cap is reached, the run fails or it is cancelled.',
   states: {
     validating: {
+      description: 'Checks the call before anything starts; the first failing check gives the refusal.',
       always: [
         {
           target: 'rejected',
@@ -38,9 +40,11 @@ export const machine = createMachine({
       ],
     },
     round: {
+      description: 'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
+      tags: ['childRunning'],
       entry: ['beginRound', 'announceRound'],
       invoke: {
-        id: '0.ralph.round',
+        id: 'startChild',
         src: 'startChild',
         onDone: { target: 'awaitingReport', actions: ['recordChildStarted', 'announceChild'] },
         onError: { target: 'failed', actions: 'failProviderStart' },
@@ -48,8 +52,10 @@ export const machine = createMachine({
       on: { CANCEL: { target: 'cancelling' } },
     },
     awaitingReport: {
+      description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
+      tags: ['childRunning'],
       invoke: {
-        id: '0.ralph.awaitingReport',
+        id: 'awaitReport',
         src: 'awaitReport',
         onDone: { target: 'reviewingReport', actions: 'reviewReport' },
         onError: { target: 'failed', actions: 'failChild' },
@@ -57,6 +63,7 @@ export const machine = createMachine({
       on: { CANCEL: { target: 'cancelling' } },
     },
     reviewingReport: {
+      description: 'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
       always: [
         { target: 'failed', guard: 'reportIsMissing', actions: 'failMissingReport' },
         { target: 'failed', guard: 'reportIsMalformed', actions: 'failMalformedReport' },
@@ -84,19 +91,45 @@ export const machine = createMachine({
       ],
     },
     cancelling: {
+      description: 'Holds the run open until the aborted child has stopped, so that no child outlives a cancelled run.',
+      tags: ['childRunning'],
       invoke: {
-        id: '0.ralph.cancelling',
+        id: 'awaitChildStopped',
         src: 'awaitChildStopped',
         onDone: { target: 'cancelled', actions: 'settleCancelled' },
         onError: { target: 'cancelled', actions: 'settleCancelled' },
       },
       after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
-    complete: { type: 'final' },
-    blocked: { type: 'final' },
-    budgetLimited: { type: 'final' },
-    failed: { type: 'final' },
-    rejected: { type: 'final' },
-    cancelled: { type: 'final' },
+    complete: {
+      type: 'final',
+      description: 'A round reported the objective complete (the worker\'s word, not an independent check).',
+      tags: ['settled', 'succeeded'],
+    },
+    blocked: {
+      type: 'final',
+      description: 'A round reported a concrete blocker.',
+      tags: ['settled', 'succeeded'],
+    },
+    budgetLimited: {
+      type: 'final',
+      description: 'The round cap was reached while the last report still had work remaining.',
+      tags: ['settled', 'succeeded'],
+    },
+    failed: {
+      type: 'final',
+      description: 'The workflow or a child failed; the outcome names the round and keeps the last good handoff.',
+      tags: ['settled', 'failure'],
+    },
+    rejected: {
+      type: 'final',
+      description: 'The call was refused by validation and no child was started: an ending of its own, so that a refusal is never mistaken for a failed run.',
+      tags: ['settled', 'failure'],
+    },
+    cancelled: {
+      type: 'final',
+      description: 'The run was cancelled and its child has stopped (or was abandoned after the deadline).',
+      tags: ['settled', 'failure'],
+    },
   },
 });
