@@ -41,7 +41,7 @@ function parseObject(text: string, number: number): Record<string, unknown> {
   try {
     value = decodeRecordingJson(text);
   } catch (error) {
-    const cut = text.endsWith('}') ? '' : ' (the recording may have been cut off mid-line)';
+    const cut = text.trimEnd().endsWith('}') ? '' : ' (the recording may have been cut off mid-line)';
     throw new RecordingError(number, `is not JSON${cut}: ${(error as Error).message}`);
   }
   if (!isObject(value)) throw new RecordingError(number, 'is not a JSON object');

@@ -3,11 +3,13 @@ import {
   buildRunModel,
   createRalphEngine,
   createRunModelBuilder,
+  createScriptedProvider,
   MAX_ROUNDS_INVALID,
   normalizeConfig,
   RecordingError,
   type RunModel,
   type RunModelBuilder,
+  replayRecording,
   WORKFLOW_CANCELLED,
 } from '../../src/index.js';
 import { blockedAt, completeAt, continueAt, faultTool, useOwnTmpdir } from '../faults/harness.js';
@@ -125,6 +127,26 @@ describe('the run model of a recording', () => {
       ok: false,
       failure: { code: 'refused', message: MAX_ROUNDS_INVALID },
     });
+  });
+});
+
+describe('a run of 256 rounds', () => {
+  it('records, replays and models every round', async () => {
+    const steps = Array.from({ length: 256 }, (_, i) => ({
+      report: i < 255 ? continueAt(i + 1) : completeAt(i + 1),
+    }));
+    const run = await recordRun(s, {
+      provider: createScriptedProvider(steps),
+      args: { objective: 'All the rounds', maxRounds: 256 },
+    });
+    expect(run.final.value).toBe('complete');
+
+    expect(replayRecording(run.text).outcome).toEqual(run.output);
+    const model = buildRunModel(run.text);
+    expect(model.rounds).toHaveLength(256);
+    expect(model.rounds.filter((round) => round.outcome === 'continue')).toHaveLength(255);
+    expect(model.rounds.at(-1)).toMatchObject({ round: 256, outcome: 'complete', report: completeAt(256) });
+    expect(model.path).toHaveLength(1 + 3 * 256 + 1);
   });
 });
 
