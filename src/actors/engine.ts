@@ -51,6 +51,7 @@ export interface RalphStartOptions {
   /**
    * Records the run (see the recording format in `inspect/recording-format.ts`): a file path, created or truncated
    * and closed once the run settled, or a sink that gets each line as it is written and stays the host's to close.
+   * A run cancelled before it began records nothing; a file that cannot be created refuses the run.
    */
   record?: string | RecordingSink;
 }

@@ -112,12 +112,16 @@ describe('ralph run --record, then ralph replay: the replay prints what the run 
     const { ws, file, args } = await recordedRun(['stubborn'], ['--grace-ms', '600000', '--json']);
     const { child, finished, stderrSoFar } = spawnRalph(args);
     const pid = await waitUntil(() => ws.pidOf(1), "round 1's agent to start");
+    const grandchild = ws.grandchildPidOf(1);
     child.kill('SIGINT');
     await waitUntil(() => stderrSoFar().includes('cancelling'), 'the first Ctrl-C to start the cancel');
     child.kill('SIGINT');
     const live = await finished;
     expect(live.code).toBe(130);
-    await until(() => !isRunning(pid), 'the stubborn agent to be gone');
+    await until(
+      () => !isRunning(pid) && !isRunning(grandchild ?? pid),
+      'the stubborn agent and its grandchild to be gone',
+    );
 
     const replay = await ralph(['replay', file, '--json']);
 
