@@ -5,6 +5,7 @@ export {
   type RalphEngineOptions,
   type RalphRun,
   type RalphRunRequest,
+  type RalphStartOptions,
 } from './actors/engine.js';
 export * from './contract/index.js';
 export { envelopeJsonSchema } from './hosts/mcp/envelope-schema.js';
@@ -21,6 +22,7 @@ export {
   type RalphToolArgs,
   type RalphToolDeps,
 } from './hosts/tool.js';
+export * from './inspect/index.js';
 export {
   type ChildStarted,
   KILL_MARGIN_MS,

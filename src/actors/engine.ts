@@ -1,5 +1,5 @@
 import { nanoid } from 'nanoid';
-import { type Actor, createActor, type InspectionEvent, type Observer } from 'xstate';
+import { type Actor, createActor, type InspectionEvent, type Observer, toObserver } from 'xstate';
 import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
 import type { RalphConfig } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
@@ -7,6 +7,9 @@ import { RalphError } from '../contract/errors.js';
 import { isPositiveSafeInteger } from '../contract/integers.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
+import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
+import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
+import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, ralphMachine } from '../machines/ralph.machine.js';
 import { createChildRoundActors } from './child-round.js';
 
@@ -41,10 +44,22 @@ export interface RalphRun {
   actor: Actor<typeof ralphMachine> | null;
 }
 
+/** How one run is started. */
+export interface RalphStartOptions {
+  /** Aborting it cancels the run. */
+  signal?: AbortSignal;
+  /**
+   * Records the run (see the recording format in `inspect/recording-format.ts`): a file path, created or truncated
+   * and closed once the run settled, or a sink that gets each line as it is written and stays the host's to close.
+   * A run cancelled before it began records nothing; a file that cannot be created refuses the run.
+   */
+  record?: string | RecordingSink;
+}
+
 /** Starts runs of the ralph machine. */
 export interface RalphEngine {
   maxTotalAgents: number;
-  start(request: RalphRunRequest, options?: { signal?: AbortSignal }): RalphRun;
+  start(request: RalphRunRequest, options?: RalphStartOptions): RalphRun;
 }
 
 const PROGRESS_TYPES = ['round-started', 'child-started', 'report-accepted'] as const;
@@ -75,6 +90,29 @@ function guardedProgress(
       );
     }
   };
+}
+
+/** The refusal of a run whose recording file cannot be created: nothing is started. */
+function recordingRefused(path: string, error: unknown): RalphError {
+  return new RalphError({
+    code: 'refused',
+    message: `Ralph could not record the run: cannot create ${path}: ${errorText(error)}`,
+  });
+}
+
+/** The run's recorder and, for a path, the file the engine opened for it and closes when the run settled. */
+function recorderFor(
+  record: string | RecordingSink,
+  request: RalphRunRequest,
+  runId: string,
+): { recorder: RunRecorder; file: RecordingFile | undefined } {
+  const file = typeof record === 'string' ? openRecordingFile(record) : undefined;
+  const recorder = createRunRecorder(file ?? (record as RecordingSink), {
+    runId,
+    machine: ralphMachine,
+    maxResultChars: request.config.maxResultChars,
+  });
+  return { recorder, file };
 }
 
 /** The machine input a request maps to. */
@@ -108,7 +146,9 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
     throw new RangeError(`maxTotalAgents must be a whole number from 1 to ${DEFAULT_MAX_ROUNDS}`);
   }
 
-  function start(request: RalphRunRequest, startOptions: { signal?: AbortSignal } = {}): RalphRun {
+  const hostInspector = options.inspect === undefined ? undefined : toObserver(options.inspect);
+
+  function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
     const runId = nanoid();
     if (startOptions.signal?.aborted) {
       // Cancelled before it began: nothing is started, not even the machine.
@@ -118,10 +158,37 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       return { runId, result, cancel() {}, dispose() {}, actor: null };
     }
 
+    let recording: ReturnType<typeof recorderFor> | undefined;
+    if (startOptions.record !== undefined) {
+      try {
+        recording = recorderFor(startOptions.record, request, runId);
+      } catch (error) {
+        const path = String(startOptions.record);
+        return {
+          runId,
+          result: Promise.reject(recordingRefused(path, error)),
+          cancel() {},
+          dispose() {},
+          actor: null,
+        };
+      }
+    }
+    const recorder = recording?.recorder;
+    // The recording is written first, so a host's inspector that throws cannot cost it a line.
+    const inspect =
+      recorder === undefined
+        ? hostInspector
+        : {
+            next(event: InspectionEvent) {
+              recorder.inspect(event);
+              hostInspector?.next?.(event);
+            },
+          };
+
     const actors = createChildRoundActors(request.provider, request.config.terminationGraceMs);
     const actor = createActor(ralphMachine.provide({ actors }), {
       input: machineInputOf(request, runId, maxTotalAgents),
-      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+      ...(inspect === undefined ? {} : { inspect }),
     });
     if (request.onProgress !== undefined) {
       const onProgress = guardedProgress(runId, request.onProgress);
@@ -155,9 +222,20 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       });
     });
 
-    // A settled run ignores a late cancel quietly (XState warns about events sent to a stopped actor).
+    if (recording !== undefined) {
+      // After the settling snapshot's line, which XState inspects after it settled the result.
+      const close = () => {
+        recording.recorder.close();
+        recording.file?.close();
+      };
+      result.then(close, close);
+    }
+
+    // Only a run that can still be cancelled gets CANCEL: a settled one, or one already cancelling, ignores a late
+    // cancel quietly (XState warns about events sent to a stopped actor), and no recording holds an event the
+    // machine did not take.
     const cancel = () => {
-      if (actor.getSnapshot().status === 'active') actor.send({ type: 'CANCEL' });
+      if (actor.getSnapshot().can({ type: 'CANCEL' })) actor.send({ type: 'CANCEL' });
     };
     startOptions.signal?.addEventListener('abort', cancel, { once: true });
     actor.start();

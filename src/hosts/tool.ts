@@ -5,6 +5,7 @@ import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../con
 import { RalphError } from '../contract/errors.js';
 import { RALPH_GUIDANCE } from '../contract/guidance.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
+import type { RecordingSink } from '../inspect/recording-format.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from '../render/cards.js';
 
@@ -15,6 +16,11 @@ export interface RalphExec {
   /** Aborting it cancels the run; `execute` still waits for the child to stop. */
   signal?: AbortSignal;
   onProgress?: (event: RalphProgressEvent) => void;
+  /**
+   * Records the run for `replayRecording` / `ralph replay` and the run report: a file path (created or truncated,
+   * closed once the run settled) or a sink that gets each line as it is written (the host closes it).
+   */
+  record?: string | RecordingSink;
 }
 
 /** What `createRalphTool` needs besides the config. */
@@ -84,7 +90,10 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
         provider: deps.providers.get(normalized.subagentProvider),
         ...(exec.onProgress === undefined ? {} : { onProgress: exec.onProgress }),
       },
-      exec.signal === undefined ? {} : { signal: exec.signal },
+      {
+        ...(exec.signal === undefined ? {} : { signal: exec.signal }),
+        ...(exec.record === undefined ? {} : { record: exec.record }),
+      },
     );
     try {
       return await run.result;

@@ -41,7 +41,10 @@ export interface RunModelRound {
 
 /** How a run ended: its final state, and the envelope or the failure (refusals and cancellation included). */
 export interface RunEnding {
-  /** The final state's key: complete, blocked, budgetLimited, failed, rejected or cancelled. */
+  /**
+   * The final state's key: complete, blocked, budgetLimited, failed, rejected or cancelled; `cancelling` when the
+   * host forced its exit before the run settled (ralph run's second Ctrl-C, the recording's forced-exit line).
+   */
   finalState: string;
   at: number;
   result: { ok: true; envelope: RalphEnvelope } | { ok: false; failure: RalphFailure };

@@ -217,9 +217,18 @@ describe('ralph run refuses bad arguments with exit 2 and starts nothing', () =>
       'Ralph config is invalid: terminationGraceMs',
     ],
     [
-      '--record, which is not available yet',
-      (dir) => ['run', 'x', '--record', 'run.jsonl', '--agent-command', PLAN_AGENT_COMMAND, '--cwd', dir],
-      'ralph run --record is not available yet',
+      'a --record file in a folder that does not exist',
+      (dir) => [
+        'run',
+        'x',
+        '--record',
+        `${dir}/missing/run.jsonl`,
+        '--agent-command',
+        PLAN_AGENT_COMMAND,
+        '--cwd',
+        dir,
+      ],
+      'cannot create the recording (ENOENT',
     ],
   ];
 

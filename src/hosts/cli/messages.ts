@@ -10,9 +10,20 @@ export const AGENT_MISSING =
 /** Refusal: both ways of naming an agent were given. */
 export const AGENT_CONFLICT = 'ralph takes either --agent or --agent-command, not both';
 
-/** Refusal: `--record` belongs to the visualization issue and does nothing yet. */
-export const RECORD_NOT_YET =
-  'ralph run --record is not available yet: run recording arrives with ralph replay; run again without it';
+/** Refusal: the file `ralph run --record` names cannot be created. */
+export function recordFileUnwritable(path: string, reason: string): string {
+  return `ralph run --record ${path}: cannot create the recording (${reason}); nothing was started`;
+}
+
+/** Refusal: the recording `ralph replay` names cannot be read. */
+export function replayFileUnreadable(path: string, reason: string): string {
+  return `ralph replay ${path}: cannot read the recording (${reason})`;
+}
+
+/** Refusal: the recording cannot be replayed; `problem` names the line. */
+export function replayRefused(path: string, problem: string): string {
+  return `ralph replay ${path}: ${problem}`;
+}
 
 /** Refusal: the workspace folder does not exist or is not a folder. */
 export function workspaceNotADirectory(path: string): string {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
 import type { McpOptions } from './mcp-command.js';
+import type { ReplayOptions } from './replay.js';
 import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
 import type { VizOptions } from './viz.js';
@@ -53,7 +54,10 @@ export async function runCli(argv: string[]): Promise<number> {
       .argument('[objective]', 'the immutable objective every round works toward')
       .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
       .option('--json', 'print the result envelope as JSON instead of the text')
-      .option('--record <file>', 'record the run for ralph replay (not available yet: refused)'),
+      .option(
+        '--record <file>',
+        'record the run (its inspection events, one JSON line each) for ralph replay',
+      ),
   )
     .addHelpText('after', RUN_EXAMPLES)
     .action(async (objective: string | undefined, options: RunOptions) => {
@@ -74,6 +78,16 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (options: McpOptions) => {
       const { mcpCommand } = await import('./mcp-command.js');
       exitCode = await mcpCommand(options);
+    });
+
+  program
+    .command('replay')
+    .description('replay a run recorded with ralph run --record: print what it printed, exit as it exited')
+    .argument('<file>', 'the recording (JSON Lines)')
+    .option('--json', 'print the result envelope (or the error) as JSON, as ralph run --json did')
+    .action(async (file: string, options: ReplayOptions) => {
+      const { replayCommand } = await import('./replay.js');
+      exitCode = await replayCommand(file, options);
     });
 
   program

@@ -1,12 +1,15 @@
-import { isRalphError, RalphError } from '../../contract/errors.js';
+import { errorText } from '../../contract/error-text.js';
+import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
-import { EXIT, exitCodeForError, exitCodeForStatus } from './exit-codes.js';
-import { CANCELLING, FORCED, RECORD_NOT_YET } from './messages.js';
+import { exitCodeForStatus } from './exit-codes.js';
+import { CANCELLING, FORCED, recordFileUnwritable } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
@@ -16,28 +19,25 @@ export interface RunOptions extends AgentOptions {
   record?: string;
 }
 
-/** Prints a failure (message, then its detail) on stderr, and as JSON on stdout under --json; returns its exit code. */
-function reportFailure(error: unknown, json: boolean): number {
-  if (!isRalphError(error)) {
-    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`ralph: internal error: ${text}\n`);
-    return EXIT.failed;
+/** Creates the recording file `--record` names; refused, before anything started, when it cannot be. */
+function openRecording(path: string): RecordingFile {
+  try {
+    return openRecordingFile(path);
+  } catch (error) {
+    throw new RalphError({ code: 'refused', message: recordFileUnwritable(path, errorText(error)) });
   }
-  process.stderr.write(`${error.message}\n${error.detail === undefined ? '' : `${error.detail}\n`}`);
-  if (json) process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
-  return exitCodeForError(error.code);
 }
 
 /**
  * `ralph run`: hosts the tool for one call from the terminal and returns the exit code. The objective and the
  * round cap go to the tool as the call's arguments, unchecked, so its checks speak with its messages. The first
  * SIGINT or SIGTERM cancels the run, which settles once the child has stopped; a second one kills the child's
- * process group and exits at once.
+ * process group and exits at once. With `--record FILE` every inspection event of the run is in FILE before the
+ * process exits, however it exits; a forced exit before the run settled is the file's last line.
  */
 export async function runCommand(objective: string | undefined, options: RunOptions): Promise<number> {
   const json = options.json === true;
   try {
-    if (options.record !== undefined) throw new RalphError({ code: 'refused', message: RECORD_NOT_YET });
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
     assertDepthAllowed(DEFAULT_DEPTH_LIMIT);
@@ -45,11 +45,13 @@ export async function runCommand(objective: string | undefined, options: RunOpti
     const args: Record<string, unknown> = {};
     if (objective !== undefined) args.objective = objective;
     if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
+    const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
     const controller = new AbortController();
     const exitCancelled = () => {
       progress.stop();
+      recording?.forcedExit();
       process.exit(reportFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
     };
     let forced: NodeJS.Timeout | undefined;
@@ -71,6 +73,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
         agent,
         signal: controller.signal,
         onProgress: progress.onProgress,
+        ...(recording === undefined ? {} : { record: recording }),
       });
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
@@ -80,6 +83,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
       clearTimeout(forced);
       progress.stop();
       release();
+      recording?.close();
     }
   } catch (error) {
     return reportFailure(error, json);

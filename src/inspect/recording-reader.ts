@@ -1,0 +1,153 @@
+import {
+  FORCED_EXIT_TYPE,
+  RECORDING_FORMAT_VERSION,
+  RECORDING_HEADER_TYPE,
+  type RecordedLine,
+  type RecordingHeader,
+} from './recording-format.js';
+import { decodeRecordingJson } from './recording-json.js';
+
+/** A recording that cannot be read or replayed, and the line (1-based) that says why. */
+export class RecordingError extends Error {
+  override readonly name = 'RecordingError';
+  constructor(
+    /** The line the problem is on (1 is the header). */
+    readonly line: number,
+    message: string,
+  ) {
+    super(`line ${line}: ${message}`);
+  }
+}
+
+/** A recording's lines, read and checked for shape. */
+export interface Recording {
+  header: RecordingHeader;
+  /** The lines after the header, each with its line number. */
+  lines: { number: number; line: RecordedLine }[];
+  /** The session id of the run's machine (the root actor); undefined when no actor was recorded. */
+  rootSessionId: string | undefined;
+}
+
+const INSPECTION_TYPES = new Set(['@xstate.actor', '@xstate.event', '@xstate.microstep', '@xstate.snapshot']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const hasType = (value: unknown): value is { type: string } =>
+  isObject(value) && typeof value.type === 'string';
+
+function parseObject(text: string, number: number): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = decodeRecordingJson(text);
+  } catch (error) {
+    const cut = text.trimEnd().endsWith('}') ? '' : ' (the recording may have been cut off mid-line)';
+    throw new RecordingError(number, `is not JSON${cut}: ${(error as Error).message}`);
+  }
+  if (!isObject(value)) throw new RecordingError(number, 'is not a JSON object');
+  return value;
+}
+
+/** Parses and checks the header line. */
+export function parseRecordingHeader(text: string, number = 1): RecordingHeader {
+  const header = parseObject(text, number);
+  if (header.type !== RECORDING_HEADER_TYPE)
+    throw new RecordingError(
+      number,
+      `is not a ralph run recording header (its type is not "${RECORDING_HEADER_TYPE}")`,
+    );
+  if (header.formatVersion !== RECORDING_FORMAT_VERSION)
+    throw new RecordingError(
+      number,
+      `the recording has format version ${String(header.formatVersion)}; this ralph reads version ${RECORDING_FORMAT_VERSION}`,
+    );
+  for (const field of ['packageVersion', 'machineHash', 'startedAt', 'runId'] as const) {
+    if (typeof header[field] !== 'string') throw new RecordingError(number, `the header has no ${field}`);
+  }
+  if (!Number.isSafeInteger(header.maxResultChars) || (header.maxResultChars as number) < 1)
+    throw new RecordingError(number, 'the header has no maxResultChars');
+  if (header.t !== 0) throw new RecordingError(number, 'the header is not at t 0');
+  return header as unknown as RecordingHeader;
+}
+
+/** Parses and checks one line after the header (its shape, not what it means to the machine). */
+export function parseRecordedLine(text: string, number: number): RecordedLine {
+  const line = parseObject(text, number);
+  if (typeof line.t !== 'number' || !Number.isFinite(line.t) || line.t < 0)
+    throw new RecordingError(number, 'has no time t (milliseconds since the run started)');
+  if (line.type === FORCED_EXIT_TYPE) return line as unknown as RecordedLine;
+  if (typeof line.type !== 'string' || !INSPECTION_TYPES.has(line.type))
+    throw new RecordingError(number, `has an unknown type ${JSON.stringify(line.type)}`);
+  if (typeof line.sessionId !== 'string') throw new RecordingError(number, 'has no sessionId');
+  switch (line.type) {
+    case '@xstate.actor':
+      if (typeof line.name !== 'string') throw new RecordingError(number, 'names no actor');
+      break;
+    case '@xstate.event':
+      if (!hasType(line.event)) throw new RecordingError(number, 'carries no event with a type');
+      break;
+    case '@xstate.microstep':
+      if (!hasType(line.event) || !Array.isArray(line.transitions))
+        throw new RecordingError(number, 'is not a microstep (event, value, transitions)');
+      for (const transition of line.transitions) {
+        if (
+          !isObject(transition) ||
+          typeof transition.source !== 'string' ||
+          !Array.isArray(transition.targets)
+        )
+          throw new RecordingError(number, 'has a transition without a source and targets');
+      }
+      break;
+    case '@xstate.snapshot':
+      if (!hasType(line.event) || !isObject(line.snapshot) || typeof line.snapshot.status !== 'string')
+        throw new RecordingError(number, 'carries no snapshot with a status');
+      break;
+  }
+  return line as unknown as RecordedLine;
+}
+
+/** Splits a recording's text into lines; one trailing newline is no line of its own. */
+function linesOf(input: string | readonly string[]): readonly string[] {
+  if (typeof input !== 'string') return input;
+  const lines = input.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/**
+ * Reads a recording (its text, or its lines) and checks its shape: the header first, then lines of known types in
+ * time order, each actor introduced before its events, the run's machine first, a forced exit only last. Throws a
+ * RecordingError naming the line.
+ */
+export function readRecording(input: string | readonly string[]): Recording {
+  const texts = linesOf(input);
+  const [first] = texts;
+  if (first === undefined || first.trim() === '') throw new RecordingError(1, 'the recording is empty');
+  const header = parseRecordingHeader(first);
+  const lines: Recording['lines'] = [];
+  const sessions = new Set<string>();
+  let rootSessionId: string | undefined;
+  let t = 0;
+  texts.slice(1).forEach((text, index) => {
+    const number = index + 2;
+    if (text.trim() === '') throw new RecordingError(number, 'is empty');
+    const line = parseRecordedLine(text, number);
+    if (line.t < t)
+      throw new RecordingError(number, `is earlier (t ${line.t}) than the line before it (t ${t})`);
+    t = line.t;
+    if (line.type === FORCED_EXIT_TYPE) {
+      if (number !== texts.length) throw new RecordingError(number, 'a forced exit must be the last line');
+    } else if (line.type === '@xstate.actor') {
+      if (rootSessionId === undefined) {
+        if (line.parentId !== undefined)
+          throw new RecordingError(number, "the run's machine must be the first actor");
+        rootSessionId = line.sessionId;
+      }
+      sessions.add(line.sessionId);
+    } else if (!sessions.has(line.sessionId)) {
+      throw new RecordingError(number, `is about actor ${line.sessionId}, which no earlier line created`);
+    }
+    lines.push({ number, line });
+  });
+  return { header, lines, rootSessionId };
+}
