@@ -4,13 +4,14 @@ import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.j
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError, exitCodeForStatus } from './exit-codes.js';
+import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
 import { CANCELLING, FORCED, RECORD_NOT_YET } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 import { createProgressReporter, progressOptionsFor } from './progress.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions {
+export interface RunOptions extends AgentOptions, InspectOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
@@ -36,6 +37,7 @@ function reportFailure(error: unknown, json: boolean): number {
  */
 export async function runCommand(objective: string | undefined, options: RunOptions): Promise<number> {
   const json = options.json === true;
+  let inspector: RunInspector | undefined;
   try {
     if (options.record !== undefined) throw new RalphError({ code: 'refused', message: RECORD_NOT_YET });
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
@@ -46,6 +48,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
     if (objective !== undefined) args.objective = objective;
     if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
 
+    inspector = await openRunInspector(objective, options, process.stderr);
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
     const controller = new AbortController();
     const exitCancelled = () => {
@@ -70,8 +73,9 @@ export async function runCommand(objective: string | undefined, options: RunOpti
       const envelope = await tool.execute(args, {
         agent,
         signal: controller.signal,
-        onProgress: progress.onProgress,
+        onProgress: inspector?.following(progress.onProgress) ?? progress.onProgress,
       });
+      inspector?.settledWith(envelope);
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
       process.stdout.write(`${text}\n`);
@@ -82,6 +86,10 @@ export async function runCommand(objective: string | undefined, options: RunOpti
       release();
     }
   } catch (error) {
+    inspector?.failedWith(error);
     return reportFailure(error, json);
+  } finally {
+    // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
+    await inspector?.finish();
   }
 }
