@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { quote } from 'shell-quote';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OBJECTIVE_EMPTY } from '../../src/contract/messages.js';
 import {
   inspectCannotListen,
   inspectorAt,
@@ -122,6 +123,27 @@ describe('ralph run --inspect: its options', () => {
     expect(JSON.parse(out.stdout).result.status).toBe('blocked');
     expect(out.stderr.split('\n')[0]).toBe(inspectorAt(url));
     await expect(get(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+  it('shows a call the tool refused as refused, with its message', async () => {
+    const ws = await workspace();
+    const run = spawnRalph([
+      'run',
+      '   ',
+      '--agent-command',
+      PLAN_AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+      '--inspect-keep',
+    ]);
+    const url = await waitUntil(() => INSPECTOR_LINE.exec(run.stderrSoFar())?.[1], 'the inspector address');
+    await waitUntil(() => run.stderrSoFar().includes(inspectorStays(url)), 'the run to end');
+
+    const page = await get(url);
+    expect(page.body).toContain('>Refused</span>');
+    expect(page.body).toContain(OBJECTIVE_EMPTY);
+    run.child.kill('SIGINT');
+    expect((await run.finished).code).toBe(2);
+    expect(ws.noAgentStarted()).toBe(true);
   });
 });
 

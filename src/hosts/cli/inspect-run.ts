@@ -1,8 +1,7 @@
 import { RalphError } from '../../contract/errors.js';
 import type { RalphEnvelope, RalphProgressEvent } from '../../contract/types.js';
 import { createProgressRunModel, type SettledRun } from './inspect-progress-model.js';
-import { INSPECT_HOST, type InspectServer, startInspectServer } from './inspect-server.js';
-import { machineSvg } from './machine-svg.js';
+import type { InspectServer } from './inspect-server.js';
 import { packageVersion } from './version.js';
 
 /** The inspector options of `ralph run`: `--inspect [port]` (true when given without a port) and `--inspect-keep`. */
@@ -21,7 +20,7 @@ export function inspectPortInvalid(value: string): string {
 
 /** Refusal: the inspector could not listen. */
 export function inspectCannotListen(port: number, reason: string): string {
-  return `ralph --inspect cannot listen on ${INSPECT_HOST}:${port}: ${reason}`;
+  return `ralph --inspect cannot listen on 127.0.0.1:${port}: ${reason}`;
 }
 
 /** Said on stderr once the inspector listens. */
@@ -90,6 +89,11 @@ export async function openRunInspector(
 ): Promise<RunInspector | undefined> {
   const port = inspectPort(options);
   if (port === undefined) return undefined;
+  // Loaded only for a run that asks for it: a plain `ralph run` never pays for the page and its server.
+  const [{ startInspectServer }, { machineSvg }] = await Promise.all([
+    import('./inspect-server.js'),
+    import('./machine-svg.js'),
+  ]);
   let server: InspectServer;
   try {
     server = await startInspectServer({ port, machineSvg: machineSvg('ralph run --inspect') });
