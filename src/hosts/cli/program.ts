@@ -3,6 +3,7 @@ import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
 import type { McpOptions } from './mcp-command.js';
 import type { ReplayOptions } from './replay.js';
+import type { ReportOptions } from './report.js';
 import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
 import type { VizOptions } from './viz.js';
@@ -13,6 +14,7 @@ Examples:
   $ ralph run "Port the parser to TypeScript" --agent codex --cwd ~/src/parser
   $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo
   $ ralph run "Fix the flaky build" --agent-command 'my-agent --model big' --json
+  $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo --inspect
 
 Every round starts one fresh agent in the workspace (--cwd) with the objective and the previous round's report;
 the loop ends when a round reports complete or blocked, or after --max-rounds rounds (default and ceiling 256).
@@ -57,7 +59,12 @@ export async function runCli(argv: string[]): Promise<number> {
       .option(
         '--record <file>',
         'record the run (its inspection events, one JSON line each) for ralph replay',
-      ),
+      )
+      .option(
+        '--inspect [port]',
+        'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+      )
+      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
   )
     .addHelpText('after', RUN_EXAMPLES)
     .action(async (objective: string | undefined, options: RunOptions) => {
@@ -108,6 +115,16 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (options: VizOptions) => {
       const { vizCommand } = await import('./viz.js');
       exitCode = await vizCommand(options);
+    });
+
+  program
+    .command('report')
+    .description('write the HTML report of a recorded run (ralph run --record): one self-contained file')
+    .argument('<recording>', 'the recording, e.g. run.jsonl')
+    .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
+    .action(async (recording: string, options: ReportOptions) => {
+      const { reportCommand } = await import('./report.js');
+      exitCode = await reportCommand(recording, options);
     });
 
   try {

@@ -2,10 +2,12 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
+import type { RecordingSink } from '../../inspect/recording-format.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { exitCodeForStatus } from './exit-codes.js';
+import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
 import { CANCELLING, FORCED, recordFileUnwritable } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 import { createProgressReporter, progressOptionsFor } from './progress.js';
@@ -13,7 +15,7 @@ import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions {
+export interface RunOptions extends AgentOptions, InspectOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
@@ -28,6 +30,23 @@ function openRecording(path: string): RecordingFile {
   }
 }
 
+/** Where the run's recording lines go: the --record file, the --inspect page, both, or nowhere. */
+function recordingOption(
+  file: RecordingFile | undefined,
+  inspector: RunInspector | undefined,
+): { record?: RecordingSink } {
+  if (inspector === undefined) return file === undefined ? {} : { record: file };
+  if (file === undefined) return { record: inspector.sink };
+  return {
+    record: {
+      write(line) {
+        file.write(line);
+        inspector.sink.write(line);
+      },
+    },
+  };
+}
+
 /**
  * `ralph run`: hosts the tool for one call from the terminal and returns the exit code. The objective and the
  * round cap go to the tool as the call's arguments, unchecked, so its checks speak with its messages. The first
@@ -37,6 +56,7 @@ function openRecording(path: string): RecordingFile {
  */
 export async function runCommand(objective: string | undefined, options: RunOptions): Promise<number> {
   const json = options.json === true;
+  let inspector: RunInspector | undefined;
   try {
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
@@ -47,6 +67,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
     if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
+    inspector = await openRunInspector(options, process.stderr);
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
     const controller = new AbortController();
     const exitCancelled = () => {
@@ -73,7 +94,7 @@ export async function runCommand(objective: string | undefined, options: RunOpti
         agent,
         signal: controller.signal,
         onProgress: progress.onProgress,
-        ...(recording === undefined ? {} : { record: recording }),
+        ...recordingOption(recording, inspector),
       });
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
@@ -87,5 +108,8 @@ export async function runCommand(objective: string | undefined, options: RunOpti
     }
   } catch (error) {
     return reportFailure(error, json);
+  } finally {
+    // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
+    await inspector?.finish();
   }
 }

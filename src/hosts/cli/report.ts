@@ -1,0 +1,70 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { isRalphError, RalphError } from '../../contract/errors.js';
+import { RecordingError } from '../../inspect/recording-reader.js';
+import { buildRunModel } from '../../inspect/run-model-builder.js';
+import { renderRunPage } from '../../visualize/report-page.js';
+import { EXIT } from './exit-codes.js';
+import { machineSvg } from './machine-svg.js';
+
+/** The options of `ralph report`. */
+export interface ReportOptions {
+  /** Where the HTML goes (default: the recording's path with `.html` for `.jsonl`). */
+  output?: string;
+}
+
+/** Refusal: the recording could not be read. */
+export function recordingUnreadable(file: string, reason: string): string {
+  return `ralph report cannot read ${file}: ${reason}`;
+}
+
+/** Refusal: the report could not be written. */
+export function reportUnwritable(file: string, reason: string): string {
+  return `ralph report cannot write ${file}: ${reason}`;
+}
+
+/** Said on stderr once the report is written. */
+export const reportWritten = (file: string): string => `ralph: report written to ${file}`;
+
+/** The default output path: `run.jsonl` → `run.html`, anything else gets `.html` appended. */
+export function defaultReportPath(recording: string): string {
+  return recording.endsWith('.jsonl') ? `${recording.slice(0, -'.jsonl'.length)}.html` : `${recording}.html`;
+}
+
+const reasonOf = (error: unknown): string =>
+  (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+
+/**
+ * `ralph report run.jsonl -o run.html`: rebuilds the run from its recording and writes the run page, one
+ * self-contained HTML file, with the package's statechart. A recording that cannot be read or is not one is refused
+ * (exit 2), like an output path that cannot be written.
+ */
+export async function reportCommand(recording: string, options: ReportOptions): Promise<number> {
+  const output = options.output ?? defaultReportPath(recording);
+  try {
+    let text: string;
+    try {
+      text = await readFile(recording, 'utf8');
+    } catch (error) {
+      throw new RalphError({ code: 'refused', message: recordingUnreadable(recording, reasonOf(error)) });
+    }
+    let model: ReturnType<typeof buildRunModel>;
+    try {
+      model = buildRunModel(text);
+    } catch (error) {
+      if (!(error instanceof RecordingError)) throw error;
+      throw new RalphError({ code: 'refused', message: recordingUnreadable(recording, error.message) });
+    }
+    const html = renderRunPage(model, { machineSvg: machineSvg('ralph report') });
+    try {
+      await writeFile(output, html);
+    } catch (error) {
+      throw new RalphError({ code: 'refused', message: reportUnwritable(output, reasonOf(error)) });
+    }
+    process.stderr.write(`${reportWritten(output)}\n`);
+    return EXIT.complete;
+  } catch (error) {
+    if (!isRalphError(error)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return EXIT.refused;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The run page's one inline script, plain ES2017 for any browser. It reads the run model from
+ * `<script id="run-model" type="application/json">` and marks the path on the statechart; on a live page it follows
+ * the server's `run` events (Server-Sent Events), each carrying the new model and the page's re-rendered regions,
+ * swapping them in place and keeping the rounds a person opened or closed as they were. Once the model has an ending
+ * it stops listening, so a server that stops with the run leaves no reconnect errors behind.
+ */
+export const RUN_PAGE_SCRIPT = `(function () {
+  'use strict';
+  var modelElement = document.getElementById('run-model');
+  var chosen = {};
+
+  function toneOf(ending) {
+    if (ending.result.ok) return ending.result.envelope.result.status === 'complete' ? 'good' : 'warn';
+    return ending.result.failure.code === 'cancelled' ? 'muted' : 'bad';
+  }
+
+  function mark(model) {
+    var svg = document.querySelector('.chart-box svg');
+    if (!svg) return;
+    var marks = ['visited', 'current', 'run-final', 'taken', 'tone-good', 'tone-warn', 'tone-bad', 'tone-muted'];
+    var nodes = svg.querySelectorAll('.node, .state, .edge, .transition');
+    Array.prototype.forEach.call(nodes, function (element) {
+      marks.forEach(function (name) { element.classList.remove(name); });
+    });
+    var path = model ? model.path : [];
+    var edges = svg.querySelectorAll('.edge, .transition');
+    // The diagram's initial pseudo-state (id "initial") leads to the first state the run entered.
+    var states = path.length > 0 ? ['initial'].concat(path.map(function (entry) { return entry.state; })) : [];
+    states.forEach(function (state, index) {
+      var node = document.getElementById(index === 0 ? 'initial' : 'state-' + state);
+      if (node) node.classList.add('visited');
+      if (index === 0) return;
+      var from = 'from-' + states[index - 1];
+      var to = 'to-' + state;
+      Array.prototype.forEach.call(edges, function (edge) {
+        if (edge.classList.contains(from) && edge.classList.contains(to)) edge.classList.add('taken');
+      });
+    });
+    svg.classList.toggle('has-path', path.length > 0);
+    if (model && model.ending) {
+      var final = document.getElementById('state-' + model.ending.finalState);
+      if (final) final.classList.add('run-final', 'tone-' + toneOf(model.ending));
+    } else if (path.length > 0) {
+      var current = document.getElementById('state-' + path[path.length - 1].state);
+      if (current) current.classList.add('current');
+    }
+  }
+
+  function openTarget() {
+    var target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+    if (target && target.tagName === 'DETAILS') target.open = true;
+  }
+
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest('button[data-details]');
+    if (button) {
+      var open = button.getAttribute('data-details') === 'open';
+      Array.prototype.forEach.call(document.querySelectorAll('details.round'), function (details) {
+        details.open = open;
+        chosen[details.id] = open;
+      });
+      return;
+    }
+    var chart = event.target.closest('.chart-box');
+    if (chart) {
+      chart.classList.toggle('natural');
+      return;
+    }
+    var summary = event.target.closest('details.round > summary');
+    if (summary) chosen[summary.parentElement.id] = !summary.parentElement.open;
+  });
+  window.addEventListener('hashchange', openTarget);
+
+  function swap(name, html) {
+    var region = document.querySelector('[data-region="' + name + '"]');
+    if (!region || typeof html !== 'string') return;
+    region.innerHTML = html;
+    Array.prototype.forEach.call(region.querySelectorAll('details.round'), function (details) {
+      if (Object.prototype.hasOwnProperty.call(chosen, details.id)) details.open = chosen[details.id];
+    });
+  }
+
+  var model = JSON.parse(modelElement.textContent);
+  mark(model);
+  openTarget();
+
+  var events = document.body.getAttribute('data-events');
+  if (!events || (model && model.ending)) return;
+  var source = new EventSource(events);
+  var note = document.getElementById('live-note');
+  source.addEventListener('open', function () { if (note) note.textContent = 'Live: following the run.'; });
+  source.addEventListener('error', function () {
+    if (note) note.textContent = 'Live: connection lost, retrying…';
+  });
+  source.addEventListener('run', function (event) {
+    var update = JSON.parse(event.data);
+    Object.keys(update.regions).forEach(function (name) { swap(name, update.regions[name]); });
+    modelElement.textContent = JSON.stringify(update.model);
+    document.title = update.title;
+    mark(update.model);
+    if (update.model && update.model.ending) {
+      source.close();
+      if (note) note.textContent = 'Live: the run has ended.';
+    }
+  });
+})();
+`;

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type InspectServer, startInspectServer } from '../../src/hosts/cli/inspect-server.js';
+import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
+import { pngSize } from '../support/png.js';
+import { completeRun, runningRun } from '../support/run-models.js';
+
+const MACHINE_SVG = readFileSync(new URL('../fixtures/machine/ralph-like.svg', import.meta.url), 'utf8');
+
+const servers: InspectServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(): Promise<InspectServer> {
+  const server = await startInspectServer({ port: 0, machineSvg: MACHINE_SVG });
+  servers.push(server);
+  return server;
+}
+
+/** One plain HTTP request to the server, with any Host header; resolves with the status and the body. */
+function get(
+  url: string,
+  options: { host?: string; method?: string } = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const headers = options.host === undefined ? {} : { host: options.host };
+    const req = request(target, { method: options.method ?? 'GET', headers }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the inspector serves the run page on loopback only', () => {
+  it('listens on 127.0.0.1 at a free port and serves the live page of the latest model', async () => {
+    const server = await serve();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect((await get(server.url)).body).toContain('Waiting for the run to start');
+
+    server.update(runningRun(1));
+    const page = await get(server.url);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('data-events="/events"');
+    expect(page.body).toContain('Running: no report yet.');
+  });
+
+  it('refuses a request naming another host (a DNS name rebound to 127.0.0.1), other methods and other paths', async () => {
+    const server = await serve();
+    expect((await get(server.url, { host: 'attacker.example' })).status).toBe(403);
+    expect((await get(server.url, { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
+    expect((await get(server.url, { method: 'POST' })).status).toBe(405);
+    expect((await get(new URL('/nothing', server.url).href)).status).toBe(404);
+  });
+
+  it('stops listening once closed', async () => {
+    const server = await serve();
+    await server.close();
+    await expect(get(server.url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});
+
+describe.skipIf(NO_BROWSER !== undefined)(
+  `the live page in Chromium${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('shows round 2 appear while the page is open, without a reload, keeps what a person closed, and ends with the run', async () => {
+      const server = await serve();
+      server.update(runningRun(0));
+      const events = new URL('/events', server.url).href;
+      const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
+      let navigations = 0;
+      page.on('framenavigated', () => {
+        navigations += 1;
+      });
+      await page.goto(server.url);
+      await page.waitForSelector('#live-note:text("Live: following the run.")');
+      expect(await page.locator('#round-1 .badge').textContent()).toBe('running');
+      expect(await page.locator('#state-awaitingReport').getAttribute('class')).toMatch(/\bcurrent\b/);
+      await page.evaluate('window.__samePage = true');
+
+      // Round 1 reports and round 2 starts: a person closed round 1 meanwhile, and it stays closed.
+      await page.locator('#round-1 > summary').click();
+      server.update(runningRun(1));
+      await page.waitForSelector('#round-2');
+      expect(await page.locator('#round-2 .badge').textContent()).toBe('running');
+      expect(await page.locator('#round-1 .badge').textContent()).toBe('continue');
+      expect(await page.locator('#round-1').getAttribute('open')).toBeNull();
+      expect(await page.evaluate('window.__samePage')).toBe(true);
+
+      // The run ends: the page shows how, stops listening, and the server can stop without the page complaining.
+      server.update(completeRun(2));
+      await page.waitForSelector('#run-status:text("Complete")');
+      await page.waitForSelector('#live-note:text("Live: the run has ended.")');
+      expect(await page.locator('#state-complete').getAttribute('class')).toMatch(/\brun-final\b/);
+      expect(await page.title()).toContain(': complete');
+      await server.close();
+
+      const shot = await page.screenshot({ fullPage: true });
+      expect(pngSize(shot).width).toBeGreaterThan(800);
+      expect(shot.length).toBeGreaterThan(50_000);
+      expect(await page.evaluate('window.__samePage')).toBe(true);
+      expect(navigations).toBe(1);
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('sends a page opened before the run began the run once it starts', async () => {
+      const server = await serve();
+      const events = new URL('/events', server.url).href;
+      const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
+      await page.goto(server.url);
+      await page.waitForSelector('#live-note:text("Live: following the run.")');
+      expect(await page.locator('#run-status').textContent()).toBe('Waiting');
+      server.update(runningRun(0));
+      await page.waitForSelector('#round-1');
+      expect(await page.locator('#run-status').textContent()).toBe('Running');
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+  },
+);

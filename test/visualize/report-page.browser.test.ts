@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunModel } from '../../src/inspect/run-model.js';
+import { renderRunPage } from '../../src/visualize/report-page.js';
+import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
+import { pngSize } from '../support/png.js';
+import { budgetLimitedRun, demoRun, failedRun, hostileRun } from '../support/run-models.js';
+
+const MACHINE_SVG = readFileSync(new URL('../fixtures/machine/ralph-like.svg', import.meta.url), 'utf8');
+
+describe.skipIf(NO_BROWSER !== undefined)(
+  `the run report in Chromium${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  () => {
+    let browser: Browser;
+    let dir: string;
+
+    beforeAll(async () => {
+      browser = await launchBrowser();
+      dir = await mkdtemp(join(tmpdir(), 'ralph-report-page-'));
+    });
+    afterAll(async () => {
+      await browser?.close();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    });
+
+    /** Writes the report of `model` to a file and opens it as a person would, watching for errors and requests. */
+    async function open(name: string, model: RunModel) {
+      const file = join(dir, `${name}.html`);
+      await writeFile(file, renderRunPage(model, { machineSvg: MACHINE_SVG }));
+      const url = pathToFileURL(file).href;
+      const watched = await openWatchedPage(browser, (requested) => requested === url);
+      await watched.page.goto(url);
+      return watched;
+    }
+
+    it('shows every round of a 3-round demo run with its summary, marks the path and the final state, and loads nothing', async () => {
+      const model = demoRun();
+      const { page, faults } = await open('demo', model);
+
+      for (const round of model.rounds) {
+        const text = await page.locator(`#round-${round.round}`).textContent();
+        expect(text).toContain(round.report!.summary);
+      }
+      expect(await page.locator('#run-status').textContent()).toBe('Complete');
+      const classes = (selector: string) => page.locator(selector).getAttribute('class');
+      expect(await classes('#state-complete')).toMatch(/\brun-final\b.*\btone-good\b/);
+      for (const state of ['validating', 'round', 'awaitingReport', 'reviewingReport', 'complete']) {
+        expect(await classes(`#state-${state}`)).toMatch(/\bvisited\b/);
+      }
+      expect(await classes('#state-blocked')).not.toMatch(/\bvisited\b/);
+      expect(await classes('#edge-reviewingReport-5')).toMatch(/\btaken\b/); // back to round: there were 3 rounds
+      expect(await classes('#edge-reviewingReport-3')).not.toMatch(/\btaken\b/); // never blocked
+
+      const shot = await page.screenshot({ fullPage: true });
+      const { width, height } = pngSize(shot);
+      expect(width).toBeGreaterThan(800);
+      expect(height).toBeGreaterThan(800);
+      expect(shot.length).toBeGreaterThan(50_000);
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('shows the markup a run carries as text and runs none of it', async () => {
+      const { page, faults } = await open('hostile', hostileRun());
+      expect(await page.locator('#round-1 .body .summary').textContent()).toBe(
+        '<script>window.__pwned=1</script>',
+      );
+      await page.locator('#round-1 .body li').first().hover();
+      expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('reads a 256-round run: a line a round, the last one open, any other one opened from the strip', async () => {
+      const { page, faults } = await open('budget', budgetLimitedRun(256));
+      expect(await page.locator('details.round').count()).toBe(256);
+      expect(await page.locator('details.round[open]').count()).toBe(1);
+      expect(await page.locator('#round-256').getAttribute('open')).toBe('');
+      expect(await page.locator('#state-budgetLimited').getAttribute('class')).toMatch(
+        /\brun-final\b.*\btone-warn\b/,
+      );
+
+      await page.locator('.strip a[href="#round-100"]').click();
+      await page.waitForFunction("document.getElementById('round-100').open");
+      expect(await page.locator('#round-100 .body').textContent()).toContain('Round 100: did task 100');
+
+      await page.getByRole('button', { name: 'Expand all' }).click();
+      expect(await page.locator('details.round[open]').count()).toBe(256);
+      // Collapsed, a round is one line: the whole list stays within a few screens.
+      await page.getByRole('button', { name: 'Collapse all' }).click();
+      const list = await page.locator('.rounds').boundingBox();
+      expect(list?.height).toBeLessThan(256 * 45);
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('shows a failed run with its error, the failed round and the last handoff', async () => {
+      const { page, faults } = await open('failed', failedRun());
+      const ending = await page.locator('#ending').textContent();
+      expect(ending).toContain('Ralph round 2 child failed before producing a structured report.');
+      expect(ending).toContain('"summary": "Round 1: did task 1, its check passed, so it is ticked."');
+      expect(await page.locator('#state-failed').getAttribute('class')).toMatch(
+        /\brun-final\b.*\btone-bad\b/,
+      );
+      expect(await page.locator('#round-2 .badge').textContent()).toBe('failed');
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+  },
+);
