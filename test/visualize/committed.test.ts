@@ -24,3 +24,11 @@ test('the generator is deterministic: two runs give the same bytes', async () =>
   const [first, second] = [await generateVisualizations(), await generateVisualizations()];
   expect(second).toEqual(first);
 });
+
+test("docs/ralph.svg, the README's picture of the machine, is the generated SVG (npm run docs copies it)", async () => {
+  const svg = (await generateVisualizations()).find((file) => file.name === 'ralph.svg');
+  const docs = await readFile(fileURLToPath(new URL('../../docs/ralph.svg', import.meta.url)));
+  expect(docs.equals(Buffer.from(svg?.content ?? '')), 'stale: run `npm run docs` and commit docs/').toBe(
+    true,
+  );
+});
