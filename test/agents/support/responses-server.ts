@@ -194,10 +194,12 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const event of reply.events) res.write(sseFrame(event));
-    if (reply.kind === 'stream') res.end();
-    else if (reply.kind === 'cut') res.destroy();
+    const frames = reply.events.map(sseFrame).join('');
+    if (reply.kind === 'stream') res.end(frames);
+    // Destroyed once the events are flushed, so the client reads them, then the connection drops.
+    else if (reply.kind === 'cut') res.write(frames, () => setImmediate(() => res.destroy()));
     else {
+      res.write(frames);
       held.add(res);
       res.on('close', () => held.delete(res));
     }
