@@ -127,7 +127,7 @@ describe('ralph run --agent codex drives the real codex, one fresh process per r
   it('the child cannot see ralph’s own MCP server, even when the user registered it with codex', async () => {
     const ralphMarker = join(process.env.TMPDIR ?? '/tmp', `ralph-mcp-marker-${process.pid}-${Date.now()}`);
     const notesMarker = `${ralphMarker}-notes`;
-    const world = await codexWorld(twoRounds(), userMcpServers(ralphMarker, notesMarker));
+    const world = await codexWorld(twoRounds(), () => userMcpServers(ralphMarker, notesMarker));
     const out = await world.ralphRun('Write note.txt').finished;
     expect(out.code).toBe(0);
 

@@ -31,14 +31,20 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Starts the scripted model and a CODEX_HOME for it; everything is removed after the test. */
-export async function codexWorld(script: Script, extraToml?: string): Promise<CodexWorld> {
+/**
+ * Starts the scripted model, a workspace, and a CODEX_HOME for them (`userToml`: the user's own config, which may
+ * name the workspace); everything is removed after the test.
+ */
+export async function codexWorld(
+  script: Script,
+  userToml: (workspace: string) => string = () => '',
+): Promise<CodexWorld> {
   const server = await startResponsesServer(script);
   cleanups.push(() => server.close());
-  const home = await codexHome({ baseUrl: server.baseUrl, extraToml });
-  cleanups.push(() => home.cleanup());
   const workspace = await mkdtemp(join(tmpdir(), 'ralph-codex-ws-'));
   cleanups.push(() => rm(workspace, { recursive: true, force: true }));
+  const home = await codexHome({ baseUrl: server.baseUrl, extraToml: userToml(workspace) });
+  cleanups.push(() => home.cleanup());
   return {
     server,
     home,
