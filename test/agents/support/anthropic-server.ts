@@ -67,6 +67,8 @@ export interface Turn {
   /** Which main-loop request this turn answers. */
   when: (request: MessagesRequest) => boolean;
   reply: Reply;
+  /** Answers every matching request, not just the first. */
+  repeat?: boolean;
 }
 
 /** A scripted Anthropic Messages API server on 127.0.0.1. */
@@ -77,12 +79,12 @@ export interface AnthropicServer {
   requests: LoggedRequest[];
   /** The `/v1/messages` requests a scripted turn answered, in order. */
   turnRequests(): MessagesRequest[];
-  /** Scripted turns not answered yet. */
+  /** Scripted turns not answered yet (a repeating turn counts once it answered once). */
   pendingTurns(): number;
   /** Requests to /v1/messages that no turn matched while every turn was used or none matched. */
   unmatched: MessagesRequest[];
-  /** Resolves when a request held open by a `hold` turn has arrived. */
-  held: Promise<void>;
+  /** Resolves with the first request a `hold` turn holds open, once it has arrived. */
+  held: Promise<LoggedRequest>;
   close(): Promise<void>;
 }
 
@@ -293,8 +295,8 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
   const requests: LoggedRequest[] = [];
   const unmatched: MessagesRequest[] = [];
   const sockets = new Set<Socket>();
-  let resolveHeld: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
+  let resolveHeld: (request: LoggedRequest) => void = () => {};
+  const held = new Promise<LoggedRequest>((resolve) => {
     resolveHeld = resolve;
   });
 
@@ -328,15 +330,15 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
     }
     if (request.method === 'POST' && path === '/v1/messages') {
       const messages = body as MessagesRequest;
-      const index = turns.findIndex((turn, i) => !used.has(i) && turn.when(messages));
+      const index = turns.findIndex((turn, i) => (turn.repeat || !used.has(i)) && turn.when(messages));
       if (index >= 0) {
         used.add(index);
         logged.turn = index;
-        sendReply(response, messages, turns[index]!.reply, resolveHeld);
+        sendReply(response, messages, turns[index]!.reply, () => resolveHeld(logged));
         return;
       }
       unmatched.push(messages);
-      sendReply(response, messages, { text: 'ok' }, resolveHeld);
+      sendReply(response, messages, { text: 'ok' }, () => resolveHeld(logged));
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
