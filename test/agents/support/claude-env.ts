@@ -42,6 +42,8 @@ const DROPPED = [
   'CLAUDE_CODE_ENTRYPOINT',
   'CLAUDE_CODE_USE_BEDROCK',
   'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CODE_MAX_RETRIES',
 ];
 
 async function listFiles(dir: string): Promise<string[]> {
@@ -64,6 +66,9 @@ export async function claudeHome(baseUrl: string): Promise<ClaudeHome> {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
     NO_COLOR: '1',
+    // A CI proxy must not stand between claude and the scripted server on loopback.
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
   });
   const claudeJson = join(home, '.claude.json');
   return {
