@@ -114,6 +114,8 @@ describe('ralph run --agent claude drives the real Claude Code, one fresh proces
 
     expect(out.code, out.stderr).toBe(0);
     expect(server.pendingTurns()).toBe(0);
+    // No model call beyond the script: no third round, no turn after a StructuredOutput call.
+    expect(server.unmatched).toEqual([]);
     expect(await readFile(join(workspace, 'notes.txt'), 'utf8')).toBe('first line\n');
     expect(JSON.parse(out.stdout)).toEqual({
       runId: expect.any(String),

@@ -70,6 +70,7 @@ async function callRalphThroughClaude(args: Record<string, unknown>): Promise<Me
 
   expect(code, stderr).toBe(0);
   expect(server.pendingTurns()).toBe(0);
+  expect(server.unmatched).toEqual([]);
   const [result, ...others] = toolResults(server.turnRequests()[1]!);
   expect(others).toEqual([]);
   return result!;
