@@ -8,7 +8,7 @@ export {
   type RalphStartOptions,
 } from './actors/engine.js';
 export * from './contract/index.js';
-export { envelopeJsonSchema } from './hosts/mcp/envelope-schema.js';
+export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {
   createRalphMcpServer,
   type RalphMcpServer,

@@ -95,7 +95,8 @@ describe('ralph mcp lists one tool, ralph', () => {
     });
     expect(ralph?.outputSchema).toMatchObject({
       type: 'object',
-      required: ['runId', 'agentsStarted', 'result'],
+      properties: { text: { type: 'string' } },
+      required: ['text', 'runId', 'agentsStarted', 'result'],
     });
   });
 });
@@ -133,6 +134,8 @@ describe('a ralph call over MCP', () => {
     expect(textOf(result)).toMatch(
       /^Ralph complete: the worker reported the objective complete after 3 rounds\./,
     );
+    // Claude Code hands its model the structuredContent, not the text: the native text rides there too.
+    expect(result.structuredContent).toMatchObject({ text: textOf(result) });
     expect(progress.map(({ progress, total }) => [progress, total])).toEqual([
       [1, 5],
       [2, 5],

@@ -31,3 +31,22 @@ export const envelopeJsonSchema = Object.freeze({
   required: ['runId', 'agentsStarted', 'result'],
   additionalProperties: false,
 });
+
+/**
+ * The JSON Schema of a successful call's `structuredContent`: the envelope with the native result text beside it,
+ * in `text` (the same text as the call's text content). Claude Code hands its model the `structuredContent` of a
+ * result in place of its text content, so without `text` a Claude model would never read the native result, nor
+ * its caveat that completion and blockers are worker reports; clients that read the envelope read it as before.
+ */
+export const structuredResultJsonSchema = Object.freeze({
+  ...envelopeJsonSchema,
+  properties: {
+    text: {
+      type: 'string',
+      description:
+        'The native result text, as the text content carries it: what the worker reported, and that completion and blockers are worker reports, not independent evaluation.',
+    },
+    ...envelopeJsonSchema.properties,
+  },
+  required: ['text', ...envelopeJsonSchema.required],
+});

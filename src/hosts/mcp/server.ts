@@ -6,7 +6,7 @@ import { workflowFailed } from '../../contract/messages.js';
 import type { AgentRef } from '../../contract/types.js';
 import type { RalphTool } from '../tool.js';
 import { callProgress } from './call-progress.js';
-import { envelopeJsonSchema } from './envelope-schema.js';
+import { structuredResultJsonSchema } from './envelope-schema.js';
 
 /** What the MCP server answers for. */
 export interface RalphMcpServerOptions {
@@ -41,7 +41,7 @@ export function ralphToolDefinition(tool: RalphTool): Tool {
     title: 'ralph',
     description: tool.description,
     inputSchema: plainSchema<Tool['inputSchema']>(tool.jsonSchema),
-    outputSchema: plainSchema<Tool['outputSchema']>(envelopeJsonSchema),
+    outputSchema: plainSchema<Tool['outputSchema']>(structuredResultJsonSchema),
   };
 }
 
@@ -58,10 +58,10 @@ function errorResult(error: unknown): CallToolResult {
 /**
  * Creates the MCP server of the ralph tool. It uses the SDK's low-level `Server` so that nothing but the tool's own
  * checks judges a call: `{}` or `{ objective: 5 }` reach the tool and come back as `isError` results with the
- * reference's message, never the SDK's validation text. A call's result carries the envelope as
- * `structuredContent` and the native rendering as text; the request's abort signal (the client's
- * `notifications/cancelled`) cancels the run and the reply waits until its child has stopped. The SDK is loaded
- * here, on first use, so hosts that never serve MCP never load it.
+ * reference's message, never the SDK's validation text. A call's result carries the native rendering as text, and
+ * the envelope with that same text as `structuredContent` (see `structuredResultJsonSchema`); the request's abort
+ * signal (the client's `notifications/cancelled`) cancels the run and the reply waits until its child has stopped.
+ * The SDK is loaded here, on first use, so hosts that never serve MCP never load it.
  */
 export async function createRalphMcpServer(
   tool: RalphTool,
@@ -105,13 +105,11 @@ export async function createRalphMcpServer(
         signal,
         ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
       })
-      .then(
-        (envelope): CallToolResult => ({
-          content: [{ type: 'text', text: tool.render.result(args, envelope).text }],
-          structuredContent: { ...envelope },
-        }),
-        errorResult,
-      )
+      .then((envelope): CallToolResult => {
+        const { text } = tool.render.result(args, envelope);
+        // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
+        return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
+      }, errorResult)
       .then(async (result) => {
         // A round's progress reaches the client before the call's result, success or error alike.
         await progress?.delivered();
