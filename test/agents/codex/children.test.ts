@@ -1,9 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type RalphReport, reportJsonSchema } from '../../../src/index.js';
 import { call, inOrder, type ResponsesRequestBody, say } from '../support/responses-server.js';
-import { codexWorld, markerMcp, offeredTools, outputText, reportText, toolOutputs } from './harness.js';
+import {
+  codexWorld,
+  markerMcp,
+  offeredTools,
+  onCleanup,
+  outputText,
+  reportText,
+  toolOutputs,
+} from './harness.js';
 
 const continueReport: RalphReport = {
   status: 'continue',
@@ -125,8 +135,10 @@ describe('ralph run --agent codex drives the real codex, one fresh process per r
   });
 
   it('the child cannot see ralph’s own MCP server, even when the user registered it with codex', async () => {
-    const ralphMarker = join(process.env.TMPDIR ?? '/tmp', `ralph-mcp-marker-${process.pid}-${Date.now()}`);
-    const notesMarker = `${ralphMarker}-notes`;
+    const markers = await mkdtemp(join(tmpdir(), 'ralph-mcp-markers-'));
+    onCleanup(() => rm(markers, { recursive: true, force: true }));
+    const ralphMarker = join(markers, 'ralph-started');
+    const notesMarker = join(markers, 'notes-started');
     const world = await codexWorld(twoRounds(), () => userMcpServers(ralphMarker, notesMarker));
     const out = await world.ralphRun('Write note.txt').finished;
     expect(out.code).toBe(0);

@@ -67,10 +67,14 @@ export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
     HOME: dir,
     [KEY_VAR]: 'scripted-key',
     RUST_LOG: 'error',
+    // A CI proxy must not stand between codex and the scripted server on loopback.
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
   };
   delete env.RALPH_DEPTH;
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
+  delete env.CODEX_API_KEY;
   const sessions = join(dir, 'sessions');
   return {
     dir,
