@@ -141,6 +141,17 @@ const tools = [
     fixture: 'PRD.md',
     done: async () => true,
   },
+  {
+    name: 'bare shell loop (floor)',
+    driven: `sh: the fake called ${ROUNDS} times in a for loop, as ralph calls it: the cost of the fake alone`,
+    argv: [
+      'sh',
+      '-c',
+      `for i in $(seq ${ROUNDS}); do claude -p --output-format json </dev/null >/dev/null; done`,
+    ],
+    fixture: 'PRD.md',
+    done: async () => true,
+  },
 ];
 
 /** Runs `tool` once in a fresh git workspace; resolves with its wall time in seconds and the fake's call counts. */
@@ -232,7 +243,7 @@ console.log(
   `Peers: ${ROUNDS} rounds of the same fake claude, medians of ${runs} interleaved runs (${cores} cores, node ${process.version})`,
 );
 console.log('');
-const header = ['tool', 'median s', 'min s', 'max s', 'per round ms', 'vs ralphy', 'fake calls / run'];
+const header = ['tool', 'median s', 'min s', 'max s', 'ms / round', 'vs ralphy', 'fake calls / run'];
 const rows = tools.map((tool) =>
   tool.failure
     ? [tool.name, `not measurable: ${tool.failure}`]
@@ -246,11 +257,16 @@ const rows = tools.map((tool) =>
         `${tool.calls.rounds / tool.times.length} rounds${tool.calls.probes ? ` + ${tool.calls.probes / tool.times.length} --version` : ''}`,
       ],
 );
+// A "not measurable" row is the name and the reason, which runs across the figure columns.
+const measured = [header, ...rows.filter((row) => row.length === header.length)];
 const widths = header.map((_, i) =>
-  Math.max(...[header, ...rows].map((row) => (row.length > 2 || i < 1 ? (row[i] ?? '').length : 0))),
+  Math.max(
+    ...measured.map((row) => row[i].length),
+    i === 0 ? Math.max(...rows.map((row) => row[0].length)) : 0,
+  ),
 );
 const line = (row) =>
-  row.length === 2
+  row.length < header.length
     ? `${row[0].padEnd(widths[0])}  ${row[1]}`
     : row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
 console.log(line(header));
