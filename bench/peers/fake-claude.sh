@@ -1,8 +1,9 @@
 #!/bin/sh
-# A fake `claude` that answers at once. Every call appends one line to $FAKE_CLAUDE_LOG; the line count is the round.
-# It speaks the output format its caller asked for: `--output-format json` (ralph) gets one result whose
-# structured_output is a valid report (continue, then complete at round $FAKE_CLAUDE_ROUNDS); `stream-json` (the
-# peers) gets a stream-json result line carrying the done signals the peers look for.
+# A fake `claude` that answers at once, for bench/peers. Every call appends a line to $FAKE_CLAUDE_LOG ("round" or
+# "version"); the count of "round" lines so far is this call's round. It answers in the format its caller asked for:
+# `--output-format json` (ralph) gets one result whose structured_output is a valid report (continue, then complete
+# at round $FAKE_CLAUDE_ROUNDS); anything else (the peers: stream-json, or ralph-tui's plain --print, which only
+# searches stdout) gets stream-json lines carrying the done signal the peers look for.
 log=${FAKE_CLAUDE_LOG:?FAKE_CLAUDE_LOG must name the invocation log}
 if [ "${1:-}" = --version ]; then
   # A peer's probe for the CLI, not a round: logged apart so the rounds can be counted.
@@ -13,6 +14,7 @@ fi
 echo "round $$" >>"$log"
 round=$(grep -c '^round' "$log")
 format=text
+prev=
 for arg in "$@"; do
   case $prev in --output-format) format=$arg ;; esac
   prev=$arg

@@ -4,11 +4,12 @@
 // alike; after one warm-up pass each, the medians of 8 passes are compared. Every run is checked: exactly 20 round
 // calls in the fake's log, exit code 0, and the tool's own "all done" (ralph's complete after 20 rounds, every PRD
 // task ticked); a tool that fails the check is "not measurable", with the reason. The peers are installed into
-// .bench-cache/peers/ on first use (install-peers.mjs). Run: npm run bench:peers [-- --runs 8]
+// .bench-cache/peers/ on first use (install-peers.mjs). Run: npm run bench:peers [-- --runs 8] [-- --json] (--json adds
+// one JSON line with the ratio, for the summary table of npm run bench).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -238,9 +239,11 @@ for (const tool of tools) if (!tool.failure) tool.median = median(tool.times);
 const ralph = tools[0];
 const ralphy = tools[1];
 
-const cores = (await import('node:os')).cpus().length;
+const load = loadavg()
+  .map((n) => n.toFixed(1))
+  .join(' ');
 console.log(
-  `Peers: ${ROUNDS} rounds of the same fake claude, medians of ${runs} interleaved runs (${cores} cores, node ${process.version})`,
+  `Peers: ${ROUNDS} rounds of the same fake claude, medians of ${runs} interleaved runs (${cpus().length} cores, load ${load}, node ${process.version})`,
 );
 console.log('');
 const header = ['tool', 'median s', 'min s', 'max s', 'ms / round', 'vs ralphy', 'fake calls / run'];
