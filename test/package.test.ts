@@ -61,9 +61,10 @@ describe('what the package ships', () => {
     expect(unreadable).toEqual([]);
   });
 
-  it('ships the CLI as its bundle alone, not the modules the bundle inlines', () => {
-    expect([...shipped].filter((file) => file.startsWith('dist/hosts/cli/'))).toEqual([
+  it('ships the CLI as its bundle and the bin that loads it, not the modules the bundle inlines', () => {
+    expect([...shipped].filter((file) => file.startsWith('dist/hosts/cli/')).sort()).toEqual([
       'dist/hosts/cli/main.js',
+      'dist/hosts/cli/ralph.cjs',
     ]);
   });
 

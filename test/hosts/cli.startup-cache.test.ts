@@ -1,0 +1,196 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type Finished,
+  makeWorkspace,
+  PLAN_AGENT_COMMAND,
+  ralph,
+  type Workspace,
+} from '../fixtures/cli-agents/harness.js';
+
+// The bin compiles the CLI bundle with V8's code cache, kept in $XDG_CACHE_HOME/ralph-machine (code-cache-loader.ts).
+// Whatever state that cache is in, ralph must run as it runs without one.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const folders: string[] = [];
+const workspaces: Workspace[] = [];
+
+afterEach(async () => {
+  await Promise.all(workspaces.splice(0).map((workspace) => workspace.cleanup()));
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** A fresh $XDG_CACHE_HOME; ralph's cache goes in its ralph-machine folder. */
+async function cacheHome(): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), 'ralph-cache-'));
+  folders.push(home);
+  return home;
+}
+
+const cacheFiles = (home: string): string[] => {
+  try {
+    return readdirSync(join(home, 'ralph-machine')).filter((name) => name.endsWith('.cache'));
+  } catch {
+    return [];
+  }
+};
+
+/** The one cache file of `home`, as a path. */
+function theCache(home: string): string {
+  const files = cacheFiles(home);
+  expect(files).toHaveLength(1);
+  return join(home, 'ralph-machine', files[0] as string);
+}
+
+/** A two-round `ralph run` of the plan agent, with `home` as the cache home; its output holds nothing variable. */
+async function twoRounds(home: string): Promise<Finished> {
+  const ws = await makeWorkspace(['continue', 'complete']);
+  workspaces.push(ws);
+  return ralph(['run', 'Finish in two rounds', '--agent-command', PLAN_AGENT_COMMAND, '--cwd', ws.dir], {
+    env: { ...process.env, XDG_CACHE_HOME: home },
+  });
+}
+
+/** Writes `data` as a cache file would hold it: its CRC-32, then the data. */
+function writeChecked(path: string, data: Buffer): void {
+  const header = Buffer.alloc(4);
+  header.writeUInt32BE(zlib.crc32(data) >>> 0);
+  writeFileSync(path, Buffer.concat([header, data]));
+}
+
+const noCache = await (async () => {
+  const home = await cacheHome();
+  const out = await twoRounds(home);
+  return { out, cache: readFileSync(theCache(home)) };
+})();
+
+describe('ralph start-up with the code cache', () => {
+  it('runs without a cache, and leaves one for the next start', () => {
+    expect(noCache.out.code).toBe(0);
+    expect(noCache.out.stdout).toContain('Ralph complete');
+    expect(noCache.cache.length).toBeGreaterThan(4);
+  });
+
+  it('runs from the cache as it runs without one, and keeps the cache as it was', async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    const cache = theCache(home);
+    const before = statSync(cache);
+
+    const cached = await twoRounds(home);
+
+    expect(cached).toEqual(noCache.out);
+    // Rewritten only when missing or rejected: the same file, untouched, means V8 took it.
+    const after = statSync(cache);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+  });
+
+  it('loads the lazily imported Graphviz from a cached start (ralph viz)', async () => {
+    const home = await cacheHome();
+    const env = { ...process.env, XDG_CACHE_HOME: home };
+    const args = ['viz', '--check', '--out', join(root, 'visualizations')];
+    const first = await ralph(args, { env });
+    const cache = theCache(home);
+    const before = statSync(cache).mtimeMs;
+
+    const cached = await ralph(args, { env });
+
+    expect(first.code).toBe(0);
+    expect(cached).toEqual(first);
+    expect(statSync(cache).mtimeMs).toBe(before);
+  });
+
+  it('keeps a cache per command: a cache made by ralph --version is not the one ralph run starts from', async () => {
+    const home = await cacheHome();
+    await ralph(['--version'], { env: { ...process.env, XDG_CACHE_HOME: home } });
+    await twoRounds(home);
+
+    expect(
+      cacheFiles(home)
+        .map((name) => name.replace(/^.*-/, ''))
+        .sort(),
+    ).toEqual(['other.cache', 'run.cache']);
+  });
+
+  it('runs past a stale cache (V8 rejects data made for another source), and replaces it', async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    const cache = theCache(home);
+    const stale = new vm.Script('(function () { return "another bundle"; })').createCachedData();
+    writeChecked(cache, stale);
+
+    const out = await twoRounds(home);
+
+    expect(out).toEqual(noCache.out);
+    expect(readFileSync(cache).subarray(4).equals(stale)).toBe(false);
+  });
+
+  const damages: [string, (cache: Buffer) => Buffer][] = [
+    [
+      'bits flipped inside it',
+      (cache) => Buffer.from(cache.map((byte, i) => (i > 200 && i % 997 === 0 ? byte ^ 0xff : byte))),
+    ],
+    ['cut short', (cache) => cache.subarray(0, Math.floor(cache.length / 2))],
+    ['only two bytes', (cache) => cache.subarray(0, 2)],
+    ['empty', () => Buffer.alloc(0)],
+    ['not a cache at all', () => Buffer.from('not V8 code cache data, just text\n'.repeat(100))],
+  ];
+  for (const [damage, damaged] of damages) {
+    it(`runs past a corrupt cache (${damage}), and replaces it with a good one`, async () => {
+      const home = await cacheHome();
+      await twoRounds(home);
+      const cache = theCache(home);
+      const good = readFileSync(cache);
+      writeFileSync(cache, damaged(good));
+
+      const out = await twoRounds(home);
+
+      expect(out).toEqual(noCache.out);
+      expect(readFileSync(cache).length).toBeGreaterThan(4);
+      expect(readFileSync(cache).equals(damaged(good))).toBe(false);
+    });
+  }
+
+  it('runs when the cache folder cannot be made or written (its place is a file), and writes nothing', async () => {
+    const home = await cacheHome();
+    const blocked = join(home, 'a-file');
+    await writeFile(blocked, 'in the way');
+
+    const out = await twoRounds(blocked);
+
+    expect(out).toEqual(noCache.out);
+    expect(readdirSync(home)).toEqual(['a-file']);
+  });
+
+  it('runs when the cache cannot be read (its place is a folder)', async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    const cache = theCache(home);
+    await rm(cache);
+    await mkdir(cache);
+
+    const out = await twoRounds(home);
+
+    expect(out).toEqual(noCache.out);
+    expect(statSync(cache).isDirectory()).toBe(true);
+    expect(readdirSync(join(home, 'ralph-machine'))).toEqual([basename(cache)]);
+  });
+
+  it("removes the caches of other bundles (an older ralph's) when it writes its own", async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    const cache = theCache(home);
+    const older = 'ralph-0123456789abcdef-11.3.244.8-node.38-x64-run.cache';
+    await rename(cache, join(home, 'ralph-machine', older));
+
+    await twoRounds(home);
+
+    expect(cacheFiles(home)).toEqual([basename(cache)]);
+  });
+});
