@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
   },
 });

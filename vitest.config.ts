@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
   },
 });
