@@ -1,0 +1,100 @@
+// Target 6, at scale (run with --expose-gc). Memory: 1,000 concurrent runs each suspended on its first child, whose
+// report never settles until the benchmark releases it; heapUsed after a full gc, minus the baseline taken after a
+// warm-up with the tool already built, divided by 1,000. Time: N concurrent runs of an instant provider (4 rounds
+// each) settle; the time per run at 1,000 and 3,000 against 100 (flat when the ratio stays near 1; the target reads
+// "flat" as ≤ 1.25×, room for gc noise). Medians of several batches each.
+// Run: npm run build && node --expose-gc bench/scale.mjs
+import { createProviderRegistry, createRalphTool } from '../dist/index.js';
+import { finish, log, median, now, numberFlag, row } from './lib.mjs';
+
+if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+const suspended = numberFlag('suspended', 1000);
+const batches = numberFlag('batches', 3);
+const agent = { id: 'bench', cwd: process.cwd() };
+const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
+
+function toolWith(provider, maxRounds) {
+  const providers = createProviderRegistry();
+  providers.register(provider);
+  return createRalphTool({ subagentProvider: provider.name, maxRounds }, { providers });
+}
+
+// Memory of suspended runs: each child's report waits on a release the benchmark holds.
+let releases = [];
+let started = 0;
+let allStarted = () => {};
+const held = {
+  name: 'held',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    let release;
+    const report = new Promise((resolve) => {
+      release = () => resolve({ ...cont, status: 'complete', evidence: ['released'], nextSteps: [] });
+    });
+    releases.push(release);
+    started += 1;
+    if (started === target) allStarted();
+    return { id: `${request.runId}-${request.round}`, report };
+  },
+};
+let target = 0;
+const heldTool = toolWith(held, 4);
+
+async function suspendedHeap(n) {
+  releases = [];
+  started = 0;
+  target = n;
+  const ready = new Promise((resolve) => {
+    allStarted = resolve;
+  });
+  global.gc();
+  global.gc();
+  const before = process.memoryUsage().heapUsed;
+  const results = Array.from({ length: n }, () => heldTool.execute({ objective: 'bench' }, { agent }));
+  await ready;
+  // Let every run settle into its awaiting state before measuring.
+  await new Promise((resolve) => setImmediate(resolve));
+  global.gc();
+  global.gc();
+  const perRun = (process.memoryUsage().heapUsed - before) / n;
+  for (const release of releases) release();
+  await Promise.all(results);
+  return perRun;
+}
+
+const instant = {
+  name: 'instant',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
+  },
+};
+const instantTool = toolWith(instant, 4);
+
+async function perRunMs(n) {
+  global.gc();
+  const start = now();
+  await Promise.all(Array.from({ length: n }, () => instantTool.execute({ objective: 'bench' }, { agent })));
+  return (now() - start) / n;
+}
+
+await suspendedHeap(100); // warm-up: compile every path before the baseline
+const heaps = [];
+for (let i = 0; i < 3; i += 1) heaps.push(await suspendedHeap(suspended));
+const kb = median(heaps) / 1024;
+log(`heap per suspended run (${suspended} runs): ${heaps.map((h) => (h / 1024).toFixed(1)).join(', ')} KB`);
+
+const counts = [100, 1000, 3000];
+await perRunMs(1000); // warm-up
+const times = Object.fromEntries(counts.map((n) => [n, []]));
+for (let b = 0; b < batches; b += 1) for (const n of counts) times[n].push(await perRunMs(n));
+const ms = Object.fromEntries(counts.map((n) => [n, median(times[n])]));
+log(`ms per run of 4 instant rounds: ${counts.map((n) => `${n}: ${ms[n].toFixed(3)}`).join(', ')}`);
+const r1000 = ms[1000] / ms[100];
+const r3000 = ms[3000] / ms[100];
+finish([
+  row(`At scale: heap per suspended run (${suspended} concurrent)`, +kb.toFixed(1), 'KB', '≤ 30 KB', kb <= 30, 'heapUsed after gc − baseline'),
+  row('At scale: time per run, 100 concurrent (4 instant rounds)', +ms[100].toFixed(3), 'ms/run', '(base)', null),
+  row('At scale: time per run, 1,000 / 100 concurrent', +r1000.toFixed(2), '×', '≤ 1.25× (flat)', r1000 <= 1.25, `${ms[1000].toFixed(3)} ms/run`),
+  row('At scale: time per run, 3,000 / 100 concurrent', +r3000.toFixed(2), '×', '≤ 1.25× (flat)', r3000 <= 1.25, `${ms[3000].toFixed(3)} ms/run`),
+]);
