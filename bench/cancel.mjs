@@ -38,7 +38,12 @@ await withTempDir('cancel', async (dir) => {
     await rm(ready, { force: true });
     const provider = commandProvider({ command: ['sh', script] });
     const config = normalizeConfig({ subagentProvider: 'command', terminationGraceMs: GRACE_MS });
-    const run = engine.start({ args: { objective: 'wait to be cancelled', maxRounds: 1 }, agent, config, provider });
+    const run = engine.start({
+      args: { objective: 'wait to be cancelled', maxRounds: 1 },
+      agent,
+      config,
+      provider,
+    });
     await waitFor(ready);
     const cancelledAt = now();
     run.cancel();
@@ -70,7 +75,14 @@ await withTempDir('cancel', async (dir) => {
   const c = median(coop);
   const g = median(ign);
   finish([
-    row('Cancel: cooperative child, cancel() → settled', +c.toFixed(1), 'ms', '≤ 100 ms', c <= 100, `median of ${runs}, max ${Math.max(...coop).toFixed(1)}`),
+    row(
+      'Cancel: cooperative child, cancel() → settled',
+      +c.toFixed(1),
+      'ms',
+      '≤ 100 ms',
+      c <= 100,
+      `median of ${runs}, max ${Math.max(...coop).toFixed(1)}`,
+    ),
     row(
       `Cancel: SIGTERM-ignoring child, overshoot past the ${GRACE_MS} ms grace`,
       +(g - GRACE_MS).toFixed(1),

@@ -4,7 +4,17 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderRoundPrompt } from '../dist/index.js';
-import { cli, finish, log, median, numberFlag, row, timeProcess, trivialAgentSource, withTempDir } from './lib.mjs';
+import {
+  cli,
+  finish,
+  log,
+  median,
+  numberFlag,
+  row,
+  timeProcess,
+  trivialAgentSource,
+  withTempDir,
+} from './lib.mjs';
 
 const ROUNDS = 20;
 const pairs = numberFlag('pairs', 7);
@@ -13,11 +23,33 @@ const objective = 'Count the characters of the prompt';
 await withTempDir('cli-loop', async (dir) => {
   await writeFile(join(dir, 'agent.cjs'), trivialAgentSource);
   // The bare loop reads a prompt of the size ralph sends (the round prompt with a handoff).
-  const handoff = { status: 'continue', summary: 'read 1000 chars', evidence: [], nextSteps: ['run again'], blocker: null };
-  await writeFile(join(dir, 'PROMPT.md'), renderRoundPrompt({ objective, round: 2, maxRounds: ROUNDS, handoff }));
+  const handoff = {
+    status: 'continue',
+    summary: 'read 1000 chars',
+    evidence: [],
+    nextSteps: ['run again'],
+    blocker: null,
+  };
+  await writeFile(
+    join(dir, 'PROMPT.md'),
+    renderRoundPrompt({ objective, round: 2, maxRounds: ROUNDS, handoff }),
+  );
   const node = process.execPath;
-  const bare = ['sh', '-c', `for i in $(seq ${ROUNDS}); do "${node}" agent.cjs < PROMPT.md > /dev/null; done`];
-  const ralph = [node, cli, 'run', objective, '--max-rounds', String(ROUNDS), '--agent-command', `"${node}" agent.cjs`];
+  const bare = [
+    'sh',
+    '-c',
+    `for i in $(seq ${ROUNDS}); do "${node}" agent.cjs < PROMPT.md > /dev/null; done`,
+  ];
+  const ralph = [
+    node,
+    cli,
+    'run',
+    objective,
+    '--max-rounds',
+    String(ROUNDS),
+    '--agent-command',
+    `"${node}" agent.cjs`,
+  ];
   await timeProcess(bare, { cwd: dir });
   await timeProcess(ralph, { cwd: dir });
   const bareMs = [];
@@ -35,6 +67,13 @@ await withTempDir('cli-loop', async (dir) => {
   finish([
     row(`CLI loop: bare sh loop, ${ROUNDS} rounds`, +median(bareMs).toFixed(0), 'ms', '(floor)', null),
     row(`CLI loop: ralph run, ${ROUNDS} rounds`, +median(ralphMs).toFixed(0), 'ms', '(figure)', null),
-    row('CLI loop: ralph / bare', +ratio.toFixed(3), '×', '≤ 1.08×', ratio <= 1.08, `median of ${pairs} pairs`),
+    row(
+      'CLI loop: ralph / bare',
+      +ratio.toFixed(3),
+      '×',
+      '≤ 1.08×',
+      ratio <= 1.08,
+      `median of ${pairs} pairs`,
+    ),
   ]);
 });

@@ -64,7 +64,14 @@ async function bareLoop() {
       if (!check.ok || handoffSize(check.report) > 16_384) throw new Error('bad report');
       handoff = check.report;
     }
-    renderResultText({ runId: `r${i}`, agentsStarted: rounds, result: { status: 'budget-limited', rounds, report: handoff } }, 16_384);
+    renderResultText(
+      {
+        runId: `r${i}`,
+        agentsStarted: rounds,
+        result: { status: 'budget-limited', rounds, report: handoff },
+      },
+      16_384,
+    );
   }
   return ((now() - start) * 1000) / (runs * rounds);
 }
@@ -80,12 +87,21 @@ for (let i = 0; i < pairs; i += 1) {
   bareUs.push(b);
   toolUs.push(t);
   ratios.push(t / b);
-  log(`pair ${i + 1}: bare ${b.toFixed(1)} µs/round, tool ${t.toFixed(1)} µs/round, ratio ${(t / b).toFixed(2)}`);
+  log(
+    `pair ${i + 1}: bare ${b.toFixed(1)} µs/round, tool ${t.toFixed(1)} µs/round, ratio ${(t / b).toFixed(2)}`,
+  );
 }
 const us = median(toolUs);
 const ratio = median(ratios);
 finish([
   row('In process: bare async for loop', +median(bareUs).toFixed(1), 'µs/round', '(floor)', null),
-  row('In process: tool, instant provider', +us.toFixed(1), 'µs/round', '≤ 100 µs', us <= 100, `${runs} runs × ${rounds} rounds`),
+  row(
+    'In process: tool, instant provider',
+    +us.toFixed(1),
+    'µs/round',
+    '≤ 100 µs',
+    us <= 100,
+    `${runs} runs × ${rounds} rounds`,
+  ),
   row('In process: tool / bare loop', +ratio.toFixed(2), '×', '≤ 2×', ratio <= 2, `median of ${pairs} pairs`),
 ]);

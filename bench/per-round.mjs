@@ -6,7 +6,12 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { commandProvider, createProviderRegistry, createRalphTool, renderRoundPrompt } from '../dist/index.js';
+import {
+  commandProvider,
+  createProviderRegistry,
+  createRalphTool,
+  renderRoundPrompt,
+} from '../dist/index.js';
 import { finish, log, median, now, numberFlag, row, withTempDir } from './lib.mjs';
 
 const rounds = numberFlag('rounds', 40);
@@ -36,7 +41,12 @@ await withTempDir('per-round', async (dir) => {
   const tool = createRalphTool({ subagentProvider: 'command', maxRounds: rounds }, { providers });
   const agent = { id: 'bench', cwd: dir };
   const prompt = renderRoundPrompt({ objective, round: 1, maxRounds: rounds, handoff: null });
-  const bareEnv = { ...process.env, RALPH_ROUND: '1', RALPH_MAX_ROUNDS: String(rounds), RALPH_REPORT_FILE: join(dir, 'r.json') };
+  const bareEnv = {
+    ...process.env,
+    RALPH_ROUND: '1',
+    RALPH_MAX_ROUNDS: String(rounds),
+    RALPH_REPORT_FILE: join(dir, 'r.json'),
+  };
 
   async function viaRalph() {
     const start = now();
@@ -59,11 +69,19 @@ await withTempDir('per-round', async (dir) => {
     const r = await viaRalph();
     perRound.push((r - b) / rounds);
     bareRound.push(b / rounds);
-    log(`pair ${i + 1}: bare ${b.toFixed(0)} ms, ralph ${r.toFixed(0)} ms, ralph's cost ${((r - b) / rounds).toFixed(2)} ms/round`);
+    log(
+      `pair ${i + 1}: bare ${b.toFixed(0)} ms, ralph ${r.toFixed(0)} ms, ralph's cost ${((r - b) / rounds).toFixed(2)} ms/round`,
+    );
   }
   const cost = median(perRound);
   finish([
-    row('Per round: bare spawn+wait of the sh agent', +median(bareRound).toFixed(2), 'ms/round', '(floor)', null),
+    row(
+      'Per round: bare spawn+wait of the sh agent',
+      +median(bareRound).toFixed(2),
+      'ms/round',
+      '(floor)',
+      null,
+    ),
     row(
       "Per round: ralph's cost over the child (library, commandProvider)",
       +cost.toFixed(2),

@@ -93,8 +93,35 @@ log(`ms per run of 4 instant rounds: ${counts.map((n) => `${n}: ${ms[n].toFixed(
 const r1000 = ms[1000] / ms[100];
 const r3000 = ms[3000] / ms[100];
 finish([
-  row(`At scale: heap per suspended run (${suspended} concurrent)`, +kb.toFixed(1), 'KB', '≤ 30 KB', kb <= 30, 'heapUsed after gc − baseline'),
-  row('At scale: time per run, 100 concurrent (4 instant rounds)', +ms[100].toFixed(3), 'ms/run', '(base)', null),
-  row('At scale: time per run, 1,000 / 100 concurrent', +r1000.toFixed(2), '×', '≤ 1.25× (flat)', r1000 <= 1.25, `${ms[1000].toFixed(3)} ms/run`),
-  row('At scale: time per run, 3,000 / 100 concurrent', +r3000.toFixed(2), '×', '≤ 1.25× (flat)', r3000 <= 1.25, `${ms[3000].toFixed(3)} ms/run`),
+  row(
+    `At scale: heap per suspended run (${suspended} concurrent)`,
+    +kb.toFixed(1),
+    'KB',
+    '≤ 30 KB',
+    kb <= 30,
+    'heapUsed after gc − baseline',
+  ),
+  row(
+    'At scale: time per run, 100 concurrent (4 instant rounds)',
+    +ms[100].toFixed(3),
+    'ms/run',
+    '(base)',
+    null,
+  ),
+  row(
+    'At scale: time per run, 1,000 / 100 concurrent',
+    +r1000.toFixed(2),
+    '×',
+    '≤ 1.25× (flat)',
+    r1000 <= 1.25,
+    `${ms[1000].toFixed(3)} ms/run`,
+  ),
+  row(
+    'At scale: time per run, 3,000 / 100 concurrent',
+    +r3000.toFixed(2),
+    '×',
+    '≤ 1.25× (flat)',
+    r3000 <= 1.25,
+    `${ms[3000].toFixed(3)} ms/run`,
+  ),
 ]);
