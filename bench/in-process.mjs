@@ -1,7 +1,7 @@
 // Target 5, in process: a round of the whole tool (machine, call and report validation, round prompt, result
 // rendering) with an instant in-process provider, against a bare async `for` loop doing the same per-round work
 // (renderRoundPrompt, provider.start, await the report, checkReport, handoff size check). Side by side, interleaved,
-// medians. Run: npm run build && node bench/in-process.mjs [--runs 20 --rounds 256 --pairs 7]
+// medians. Run: npm run build && node bench/in-process.mjs [--runs 20 --rounds 256 --pairs 7] [--tool-only]
 import {
   checkReport,
   createProviderRegistry,
@@ -76,6 +76,11 @@ async function bareLoop() {
   return ((now() - start) * 1000) / (runs * rounds);
 }
 
+if (process.argv.includes('--tool-only')) {
+  // For node --cpu-prof: only the tool's side, so that the profile shows where its rounds go.
+  for (let i = 0; i < pairs; i += 1) log(`tool ${(await viaTool()).toFixed(1)} µs/round`);
+  process.exit(0);
+}
 await bareLoop();
 await viaTool();
 const toolUs = [];

@@ -2,7 +2,7 @@
 // trivial /bin/sh agent (it drains its prompt and writes its report) go through the library (createRalphTool with
 // the commandProvider: machine, validation, round folder, process group, report file) and through a bare loop that
 // spawns the same agent N times with the same prompt on stdin and waits for each exit. Side by side, interleaved,
-// the median over the pairs of (ralph − bare) / N. Run: npm run build && node bench/per-round.mjs [--rounds 40 --pairs 7]
+// the median over the pairs of (ralph − bare) / N. Run: npm run build && node bench/per-round.mjs [--rounds 40 --pairs 7] [--ralph-only]
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -60,6 +60,11 @@ await withTempDir('per-round', async (dir) => {
     return now() - start;
   }
 
+  if (process.argv.includes('--ralph-only')) {
+    // For node --cpu-prof: only ralph's side, so that the profile shows where its rounds go.
+    for (let i = 0; i < pairs; i += 1) log(`ralph ${(await viaRalph()).toFixed(0)} ms`);
+    return;
+  }
   await bare();
   await viaRalph();
   const perRound = [];

@@ -3,13 +3,18 @@
 // warm-up with the tool already built, divided by 1,000. Time: N concurrent runs of an instant provider (4 rounds
 // each) settle; the time per run at 1,000 and 3,000 against 100 (flat when the ratio stays near 1; the target reads
 // "flat" as ≤ 1.25×, room for gc noise). Medians of several batches each.
-// Run: npm run build && node --expose-gc bench/scale.mjs
+// Run: npm run build && node --expose-gc bench/scale.mjs [--snapshots DIR]
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { createProviderRegistry, createRalphTool } from '../dist/index.js';
 import { finish, log, median, now, numberFlag, row } from './lib.mjs';
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 const suspended = numberFlag('suspended', 1000);
 const batches = numberFlag('batches', 3);
+// --snapshots DIR: heap snapshots before and while the runs are suspended, for bench/profile.mjs --minus.
+const snapshotAt = process.argv.indexOf('--snapshots');
+const snapshotDir = snapshotAt === -1 ? undefined : process.argv[snapshotAt + 1];
 const agent = { id: 'bench', cwd: process.cwd() };
 const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
 
@@ -49,6 +54,7 @@ async function suspendedHeap(n) {
   });
   global.gc();
   global.gc();
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `base-${n}.heapsnapshot`));
   const before = process.memoryUsage().heapUsed;
   const results = Array.from({ length: n }, () => heldTool.execute({ objective: 'bench' }, { agent }));
   await ready;
@@ -56,6 +62,7 @@ async function suspendedHeap(n) {
   await new Promise((resolve) => setImmediate(resolve));
   global.gc();
   global.gc();
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `suspended-${n}.heapsnapshot`));
   const perRun = (process.memoryUsage().heapUsed - before) / n;
   for (const release of releases) release();
   await Promise.all(results);
