@@ -24,13 +24,25 @@ async function timed(label, step) {
 }
 
 const waitExit = (child) => new Promise((resolve) => child.on('close', resolve));
-const report = JSON.stringify({ status: 'continue', summary: 's', evidence: [], nextSteps: ['n'], blocker: null });
+const report = JSON.stringify({
+  status: 'continue',
+  summary: 's',
+  evidence: [],
+  nextSteps: ['n'],
+  blocker: null,
+});
 
 await timed('round folder: mkdtemp, owner record ×2, schema file, rm -r', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-bench-round-'));
-  writeFileSync(join(dir, 'owner.json'), '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}');
+  writeFileSync(
+    join(dir, 'owner.json'),
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}',
+  );
   await writeFile(join(dir, 'report.schema.json'), `${JSON.stringify(reportJsonSchema, null, 2)}\n`);
-  writeFileSync(join(dir, 'owner.json'), '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"},"group":{}}');
+  writeFileSync(
+    join(dir, 'owner.json'),
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"},"group":{}}',
+  );
   writeFileSync(join(dir, 'report.json'), report);
   JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
   await rm(dir, { recursive: true, force: true });

@@ -6,14 +6,17 @@ import { basename } from 'node:path';
 import { numberFlag } from './lib.mjs';
 
 const file = process.argv[2];
-if (file === undefined) throw new Error('usage: node bench/profile.mjs FILE.cpuprofile|FILE.heapsnapshot [--top N]');
+if (file === undefined)
+  throw new Error('usage: node bench/profile.mjs FILE.cpuprofile|FILE.heapsnapshot [--top N]');
 const top = numberFlag('top', 15);
 const data = JSON.parse(readFileSync(file, 'utf8'));
 
 /** Where a call frame comes from, short: the file's name and line. */
 function where({ url, lineNumber }) {
   if (url === '') return '';
-  const name = url.includes('node_modules/') ? url.slice(url.lastIndexOf('node_modules/') + 13) : basename(url);
+  const name = url.includes('node_modules/')
+    ? url.slice(url.lastIndexOf('node_modules/') + 13)
+    : basename(url);
   return `${name}:${lineNumber + 1}`;
 }
 
@@ -33,19 +36,25 @@ function cpuSummary(profile) {
   console.log(`total ${(total / 1000).toFixed(1)} ms sampled, ${(busy / 1000).toFixed(1)} ms not idle`);
   console.log('self ms   share  function');
   for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`);
+    console.log(
+      `${(us / 1000).toFixed(1).padStart(7)}  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${key}`,
+    );
   }
 }
 
 function heapBySize(snapshot) {
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta;
   const width = fields.length;
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
   const bySize = new Map();
-  let total = 0;
+  const total = 0;
   for (let i = 0; i < snapshot.nodes.length; i += width) {
     const type = types[snapshot.nodes[i + typeAt]];
-    const name = type === 'object' || type === 'closure' ? snapshot.strings[snapshot.nodes[i + nameAt]] : `(${type})`;
+    const name =
+      type === 'object' || type === 'closure' ? snapshot.strings[snapshot.nodes[i + nameAt]] : `(${type})`;
     const key = type === 'closure' ? `closure ${name}` : name;
     const size = snapshot.nodes[i + sizeAt];
     const entry = bySize.get(key) ?? { size: 0, count: 0 };
@@ -65,7 +74,9 @@ function heapSummary(snapshot, base) {
     }
   }
   const total = [...bySize.values()].reduce((sum, { size }) => sum + size, 0);
-  console.log(`total ${(total / 2 ** 20).toFixed(2)} MiB self size${base === undefined ? '' : ' grown over the base'}`);
+  console.log(
+    `total ${(total / 2 ** 20).toFixed(2)} MiB self size${base === undefined ? '' : ' grown over the base'}`,
+  );
   console.log('    KB   count  constructor');
   for (const [key, { size, count }] of [...bySize].sort((a, b) => b[1].size - a[1].size).slice(0, top)) {
     console.log(`${(size / 1024).toFixed(0).padStart(6)}  ${String(count).padStart(6)}  ${key}`);
