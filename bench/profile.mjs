@@ -50,7 +50,6 @@ function heapBySize(snapshot) {
   const width = fields.length;
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
   const bySize = new Map();
-  const total = 0;
   for (let i = 0; i < snapshot.nodes.length; i += width) {
     const type = types[snapshot.nodes[i + typeAt]];
     const name =
