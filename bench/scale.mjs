@@ -6,14 +6,21 @@
 // Run: npm run build && node --expose-gc bench/scale.mjs [--snapshots DIR]
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { createProviderRegistry, createRalphTool } from '../dist/index.js';
+import {
+  createChildRoundActors,
+  createProviderRegistry,
+  createRalphTool,
+  ralphMachine,
+} from '../dist/index.js';
 import { finish, log, median, now, numberFlag, row } from './lib.mjs';
 
 if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
 const suspended = numberFlag('suspended', 1000);
-const batches = numberFlag('batches', 3);
+const batches = numberFlag('batches', 2);
 // --snapshots DIR: heap snapshots before and while the runs are suspended, for bench/profile.mjs --minus.
 const snapshotAt = process.argv.indexOf('--snapshots');
+// --only N: only the time measure at N concurrent runs (for node --cpu-prof).
+const onlyCount = process.argv.includes('--only') ? numberFlag('only', 0) : undefined;
 const snapshotDir = snapshotAt === -1 ? undefined : process.argv[snapshotAt + 1];
 const agent = { id: 'bench', cwd: process.cwd() };
 const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
@@ -78,18 +85,45 @@ const instant = {
 };
 const instantTool = toolWith(instant, 4);
 
+// Each measure runs 3,000 runs in all (30 batches of 100, 3 of 1,000, 1 of 3,000), so every count does the same work
+// and a small count is not one short, noisy batch.
 async function perRunMs(n) {
+  if (onlyCount !== undefined && n !== onlyCount) return 0;
   global.gc();
+  const batchesOf = Math.max(1, Math.round(3000 / n));
   const start = now();
-  await Promise.all(Array.from({ length: n }, () => instantTool.execute({ objective: 'bench' }, { agent })));
-  return (now() - start) / n;
+  for (let b = 0; b < batchesOf; b += 1) {
+    await Promise.all(
+      Array.from({ length: n }, () => instantTool.execute({ objective: 'bench' }, { agent })),
+    );
+  }
+  const ms = (now() - start) / (n * batchesOf);
+  return ms;
 }
 
-await suspendedHeap(100); // warm-up: compile every path before the baseline
+if (onlyCount === undefined) await suspendedHeap(100); // warm-up: compile every path before the baseline
 const heaps = [];
-for (let i = 0; i < 3; i += 1) heaps.push(await suspendedHeap(suspended));
+if (onlyCount === undefined) for (let i = 0; i < 3; i += 1) heaps.push(await suspendedHeap(suspended));
 const kb = median(heaps) / 1024;
 log(`heap per suspended run (${suspended} runs): ${heaps.map((h) => (h / 1024).toFixed(1)).join(', ')} KB`);
+
+// What of that is the machine each run builds for itself (the engine provides the run's own actors to it).
+function providedMachineHeap(n) {
+  const keep = [];
+  global.gc();
+  global.gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < n; i += 1)
+    keep.push(ralphMachine.provide({ actors: createChildRoundActors(held, 5000) }));
+  global.gc();
+  global.gc();
+  const perMachine = (process.memoryUsage().heapUsed - before) / n;
+  keep.length = 0;
+  return perMachine;
+}
+providedMachineHeap(100);
+const machineKb =
+  onlyCount !== undefined ? 0 : median([0, 1, 2].map(() => providedMachineHeap(suspended))) / 1024;
 
 const counts = [100, 1000, 3000];
 await perRunMs(1000); // warm-up
@@ -107,6 +141,14 @@ finish([
     '≤ 30 KB',
     kb <= 30,
     'heapUsed after gc − baseline',
+  ),
+  row(
+    "At scale: of which the run's own provided machine",
+    +machineKb.toFixed(1),
+    'KB',
+    '(part)',
+    null,
+    'ralphMachine.provide({ actors }) alone',
   ),
   row(
     'At scale: time per run, 100 concurrent (4 instant rounds)',
