@@ -1,9 +1,10 @@
 // Target 6, at scale (run with --expose-gc). Memory: 1,000 concurrent runs each suspended on its first child, whose
 // report never settles until the benchmark releases it; heapUsed after a full gc, minus the baseline taken after a
 // warm-up with the tool already built, divided by 1,000. Time: N concurrent runs of an instant provider (4 rounds
-// each) settle; the time per run at 1,000 and 3,000 against 100 (flat when the ratio stays near 1; the target reads
-// "flat" as ≤ 1.25×, room for gc noise). Medians of several batches each.
-// Run: npm run build && node --expose-gc bench/scale.mjs [--snapshots DIR]
+// each) settle, 3,000 runs a measure at every N (30 waves of 100, 3 of 1,000, 1 of 3,000); the time per run at
+// 1,000 and 3,000 against 100 (flat when the ratio stays near 1; the target reads "flat" as ≤ 1.25×, room for
+// noise). Medians of --batches measures each.
+// Run: npm run build && node --expose-gc bench/scale.mjs [--batches 2] [--snapshots DIR] [--only N]
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import {
