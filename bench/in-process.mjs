@@ -1,0 +1,112 @@
+// Target 5, in process: a round of the whole tool (machine, call and report validation, round prompt, result
+// rendering) with an instant in-process provider, against a bare async `for` loop doing the same per-round work
+// (renderRoundPrompt, provider.start, await the report, checkReport, handoff size check). Side by side, interleaved,
+// medians. Run: npm run build && node bench/in-process.mjs [--runs 20 --rounds 256 --pairs 7] [--tool-only]
+import {
+  checkReport,
+  createProviderRegistry,
+  createRalphTool,
+  handoffSize,
+  renderResultText,
+  renderRoundPrompt,
+  reportJsonSchema,
+} from '../dist/index.js';
+import { finish, log, median, now, numberFlag, row } from './lib.mjs';
+
+const runs = numberFlag('runs', 20);
+const rounds = numberFlag('rounds', 256);
+const pairs = numberFlag('pairs', 7);
+const objective = 'bench';
+const agent = { id: 'bench', cwd: process.cwd() };
+const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
+
+// A bare provider: the scripted provider keeps every request for tests, which a benchmark must not count.
+const provider = {
+  name: 'bench',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
+  },
+};
+const providers = createProviderRegistry();
+providers.register(provider);
+const tool = createRalphTool({ subagentProvider: 'bench', maxRounds: rounds }, { providers });
+
+async function viaTool() {
+  const start = now();
+  for (let i = 0; i < runs; i += 1) {
+    const envelope = await tool.execute({ objective }, { agent });
+    tool.render.result({ objective }, envelope);
+  }
+  return ((now() - start) * 1000) / (runs * rounds);
+}
+
+async function bareLoop() {
+  const controller = new AbortController();
+  const start = now();
+  for (let i = 0; i < runs; i += 1) {
+    let handoff = null;
+    for (let round = 1; round <= rounds; round += 1) {
+      const prompt = renderRoundPrompt({ objective, round, maxRounds: rounds, handoff });
+      const request = {
+        runId: `r${i}`,
+        round,
+        maxRounds: rounds,
+        objective,
+        handoff,
+        prompt,
+        outputSchema: reportJsonSchema,
+        cwd: agent.cwd,
+        parent: agent,
+      };
+      const child = await provider.start(request, { signal: controller.signal, terminationGraceMs: 5000 });
+      const check = checkReport(await child.report);
+      if (!check.ok || handoffSize(check.report) > 16_384) throw new Error('bad report');
+      handoff = check.report;
+    }
+    renderResultText(
+      {
+        runId: `r${i}`,
+        agentsStarted: rounds,
+        result: { status: 'budget-limited', rounds, report: handoff },
+      },
+      16_384,
+    );
+  }
+  return ((now() - start) * 1000) / (runs * rounds);
+}
+
+if (process.argv.includes('--tool-only')) {
+  // For node --cpu-prof: only the tool's side, so that the profile shows where its rounds go.
+  for (let i = 0; i < pairs; i += 1) log(`tool ${(await viaTool()).toFixed(1)} µs/round`);
+  process.exit(0);
+}
+await bareLoop();
+await viaTool();
+const toolUs = [];
+const bareUs = [];
+const ratios = [];
+for (let i = 0; i < pairs; i += 1) {
+  const b = await bareLoop();
+  const t = await viaTool();
+  bareUs.push(b);
+  toolUs.push(t);
+  ratios.push(t / b);
+  log(
+    `pair ${i + 1}: bare ${b.toFixed(1)} µs/round, tool ${t.toFixed(1)} µs/round, ratio ${(t / b).toFixed(2)}`,
+  );
+}
+const us = median(toolUs);
+const ratio = median(ratios);
+finish([
+  row('In process: bare async for loop', +median(bareUs).toFixed(1), 'µs/round', '(floor)', null),
+  row(
+    'In process: tool, instant provider',
+    +us.toFixed(1),
+    'µs/round',
+    '≤ 100 µs',
+    us <= 100,
+    `${runs} runs × ${rounds} rounds`,
+  ),
+  row('In process: tool / bare loop', +ratio.toFixed(2), '×', '≤ 2×', ratio <= 2, `median of ${pairs} pairs`),
+]);

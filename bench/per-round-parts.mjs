@@ -1,0 +1,65 @@
+// What a round of the commandProvider does besides running its child, each step timed alone (N times, median of
+// batches), to show where target 3's cost per round goes: the round folder's file work, the spawn in its own
+// process group with a bigger environment, and reading the report. Reported for BENCHMARKS.md, not in the table.
+// Run: npm run build && node bench/per-round-parts.mjs [--n 200]
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reportJsonSchema } from '../dist/index.js';
+import { median, now, numberFlag } from './lib.mjs';
+
+const n = numberFlag('n', 200);
+
+async function timed(label, step) {
+  await step();
+  const batches = [];
+  for (let b = 0; b < 5; b += 1) {
+    const start = now();
+    for (let i = 0; i < n / 5; i += 1) await step();
+    batches.push(((now() - start) * 5) / n);
+  }
+  console.log(`${median(batches).toFixed(3).padStart(7)} ms  ${label}`);
+}
+
+const waitExit = (child) => new Promise((resolve) => child.on('close', resolve));
+const report = JSON.stringify({
+  status: 'continue',
+  summary: 's',
+  evidence: [],
+  nextSteps: ['n'],
+  blocker: null,
+});
+
+await timed('round folder: mkdtemp, owner record ×2, schema file, rm -r', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-bench-round-'));
+  writeFileSync(
+    join(dir, 'owner.json'),
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}',
+  );
+  await writeFile(join(dir, 'report.schema.json'), `${JSON.stringify(reportJsonSchema, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'owner.json'),
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"},"group":{}}',
+  );
+  writeFileSync(join(dir, 'report.json'), report);
+  JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+  await rm(dir, { recursive: true, force: true });
+});
+await timed('spawn `true`, stdio ignored (floor)', () => waitExit(spawn('true', [], { stdio: 'ignore' })));
+await timed('spawn `cat`, three pipes, prompt on stdin', () => {
+  const child = spawn('cat', [], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.resume();
+  child.stderr.resume();
+  child.stdin.end('prompt');
+  return waitExit(child);
+});
+await timed('spawn `cat`, three pipes, prompt on stdin, detached, env copied with 6 more vars', () => {
+  const env = { ...process.env, A: '1', B: '2', C: '3', D: '4', E: '5', F: '6' };
+  const child = spawn('cat', [], { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdout.resume();
+  child.stderr.resume();
+  child.stdin.end('prompt');
+  return waitExit(child);
+});

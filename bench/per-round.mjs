@@ -1,0 +1,99 @@
+// Target 3, per round: what ralph adds to each round over the child's own run. In one process, N rounds of the same
+// trivial /bin/sh agent (it drains its prompt and writes its report) go through the library (createRalphTool with
+// the commandProvider: machine, validation, round folder, process group, report file) and through a bare loop that
+// spawns the same agent N times with the same prompt on stdin and waits for each exit. Side by side, interleaved,
+// the median over the pairs of (ralph − bare) / N. Run: npm run build && node bench/per-round.mjs [--rounds 40 --pairs 7] [--ralph-only]
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  commandProvider,
+  createProviderRegistry,
+  createRalphTool,
+  renderRoundPrompt,
+} from '../dist/index.js';
+import { finish, log, median, now, numberFlag, row, withTempDir } from './lib.mjs';
+
+const rounds = numberFlag('rounds', 40);
+const pairs = numberFlag('pairs', 7);
+const objective = 'Write the report';
+
+const agentScript = `cat > /dev/null
+if [ "$RALPH_ROUND" = "$RALPH_MAX_ROUNDS" ]; then s=complete; e='["ran"]'; n='[]'; else s=continue; e='[]'; n='["again"]'; fi
+printf '{"status":"%s","summary":"round done","evidence":%s,"nextSteps":%s,"blocker":null}' "$s" "$e" "$n" > "$RALPH_REPORT_FILE"
+`;
+
+function spawnAndWait(argv, cwd, env, input) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`agent exited ${code}`))));
+    child.stdin.end(input);
+  });
+}
+
+await withTempDir('per-round', async (dir) => {
+  await writeFile(join(dir, 'agent.sh'), agentScript);
+  const providers = createProviderRegistry();
+  providers.register(commandProvider({ command: ['sh', 'agent.sh'] }));
+  const tool = createRalphTool({ subagentProvider: 'command', maxRounds: rounds }, { providers });
+  const agent = { id: 'bench', cwd: dir };
+  const prompt = renderRoundPrompt({ objective, round: 1, maxRounds: rounds, handoff: null });
+  const bareEnv = {
+    ...process.env,
+    RALPH_ROUND: '1',
+    RALPH_MAX_ROUNDS: String(rounds),
+    RALPH_REPORT_FILE: join(dir, 'r.json'),
+  };
+
+  async function viaRalph() {
+    const start = now();
+    const envelope = await tool.execute({ objective }, { agent });
+    if (envelope.result.rounds !== rounds) throw new Error(`ran ${envelope.result.rounds} rounds`);
+    return now() - start;
+  }
+  async function bare() {
+    const start = now();
+    for (let i = 0; i < rounds; i += 1) await spawnAndWait(['sh', 'agent.sh'], dir, bareEnv, prompt);
+    return now() - start;
+  }
+
+  if (process.argv.includes('--ralph-only')) {
+    // For node --cpu-prof: only ralph's side, so that the profile shows where its rounds go.
+    for (let i = 0; i < pairs; i += 1) log(`ralph ${(await viaRalph()).toFixed(0)} ms`);
+    return;
+  }
+  await bare();
+  await viaRalph();
+  const perRound = [];
+  const bareRound = [];
+  for (let i = 0; i < pairs; i += 1) {
+    const b = await bare();
+    const r = await viaRalph();
+    perRound.push((r - b) / rounds);
+    bareRound.push(b / rounds);
+    log(
+      `pair ${i + 1}: bare ${b.toFixed(0)} ms, ralph ${r.toFixed(0)} ms, ralph's cost ${((r - b) / rounds).toFixed(2)} ms/round`,
+    );
+  }
+  const cost = median(perRound);
+  finish([
+    row(
+      'Per round: bare spawn+wait of the sh agent',
+      +median(bareRound).toFixed(2),
+      'ms/round',
+      '(floor)',
+      null,
+    ),
+    row(
+      "Per round: ralph's cost over the child (library, commandProvider)",
+      +cost.toFixed(2),
+      'ms/round',
+      '≤ 1 ms',
+      cost <= 1,
+      `median of ${pairs} pairs of ${rounds} rounds`,
+    ),
+  ]);
+});

@@ -1,0 +1,177 @@
+// Target 6, at scale (run with --expose-gc). Memory: 1,000 concurrent runs each suspended on its first child, whose
+// report never settles until the benchmark releases it; heapUsed after a full gc, minus the baseline taken after a
+// warm-up with the tool already built, divided by 1,000. Time: N concurrent runs of an instant provider (4 rounds
+// each) settle, 3,000 runs a measure at every N (30 waves of 100, 3 of 1,000, 1 of 3,000); the time per run at
+// 1,000 and 3,000 against 100 (flat when the ratio stays near 1; the target reads "flat" as ≤ 1.25×, room for
+// noise). Medians of --batches measures each.
+// Run: npm run build && node --expose-gc bench/scale.mjs [--batches 2] [--snapshots DIR] [--only N]
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import {
+  createChildRoundActors,
+  createProviderRegistry,
+  createRalphTool,
+  ralphMachine,
+} from '../dist/index.js';
+import { finish, log, median, now, numberFlag, row } from './lib.mjs';
+
+if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+const suspended = numberFlag('suspended', 1000);
+const batches = numberFlag('batches', 2);
+// --snapshots DIR: heap snapshots before and while the runs are suspended, for bench/profile.mjs --minus.
+const snapshotAt = process.argv.indexOf('--snapshots');
+// --only N: only the time measure at N concurrent runs (for node --cpu-prof).
+const onlyCount = process.argv.includes('--only') ? numberFlag('only', 0) : undefined;
+const snapshotDir = snapshotAt === -1 ? undefined : process.argv[snapshotAt + 1];
+const agent = { id: 'bench', cwd: process.cwd() };
+const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
+
+function toolWith(provider, maxRounds) {
+  const providers = createProviderRegistry();
+  providers.register(provider);
+  return createRalphTool({ subagentProvider: provider.name, maxRounds }, { providers });
+}
+
+// Memory of suspended runs: each child's report waits on a release the benchmark holds.
+let releases = [];
+let started = 0;
+let allStarted = () => {};
+const held = {
+  name: 'held',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    let release;
+    const report = new Promise((resolve) => {
+      release = () => resolve({ ...cont, status: 'complete', evidence: ['released'], nextSteps: [] });
+    });
+    releases.push(release);
+    started += 1;
+    if (started === target) allStarted();
+    return { id: `${request.runId}-${request.round}`, report };
+  },
+};
+let target = 0;
+const heldTool = toolWith(held, 4);
+
+async function suspendedHeap(n) {
+  releases = [];
+  started = 0;
+  target = n;
+  const ready = new Promise((resolve) => {
+    allStarted = resolve;
+  });
+  global.gc();
+  global.gc();
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `base-${n}.heapsnapshot`));
+  const before = process.memoryUsage().heapUsed;
+  const results = Array.from({ length: n }, () => heldTool.execute({ objective: 'bench' }, { agent }));
+  await ready;
+  // Let every run settle into its awaiting state before measuring.
+  await new Promise((resolve) => setImmediate(resolve));
+  global.gc();
+  global.gc();
+  if (snapshotDir !== undefined) writeHeapSnapshot(join(snapshotDir, `suspended-${n}.heapsnapshot`));
+  const perRun = (process.memoryUsage().heapUsed - before) / n;
+  for (const release of releases) release();
+  await Promise.all(results);
+  return perRun;
+}
+
+const instant = {
+  name: 'instant',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
+  },
+};
+const instantTool = toolWith(instant, 4);
+
+// Each measure runs 3,000 runs in all (30 batches of 100, 3 of 1,000, 1 of 3,000), so every count does the same work
+// and a small count is not one short, noisy batch.
+async function perRunMs(n) {
+  if (onlyCount !== undefined && n !== onlyCount) return 0;
+  global.gc();
+  const batchesOf = Math.max(1, Math.round(3000 / n));
+  const start = now();
+  for (let b = 0; b < batchesOf; b += 1) {
+    await Promise.all(
+      Array.from({ length: n }, () => instantTool.execute({ objective: 'bench' }, { agent })),
+    );
+  }
+  const ms = (now() - start) / (n * batchesOf);
+  return ms;
+}
+
+if (onlyCount === undefined) await suspendedHeap(100); // warm-up: compile every path before the baseline
+const heaps = [];
+if (onlyCount === undefined) for (let i = 0; i < 3; i += 1) heaps.push(await suspendedHeap(suspended));
+const kb = median(heaps) / 1024;
+log(`heap per suspended run (${suspended} runs): ${heaps.map((h) => (h / 1024).toFixed(1)).join(', ')} KB`);
+
+// What of that is the machine each run builds for itself (the engine provides the run's own actors to it).
+function providedMachineHeap(n) {
+  const keep = [];
+  global.gc();
+  global.gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < n; i += 1)
+    keep.push(ralphMachine.provide({ actors: createChildRoundActors(held, 5000) }));
+  global.gc();
+  global.gc();
+  const perMachine = (process.memoryUsage().heapUsed - before) / n;
+  keep.length = 0;
+  return perMachine;
+}
+providedMachineHeap(100);
+const machineKb =
+  onlyCount !== undefined ? 0 : median([0, 1, 2].map(() => providedMachineHeap(suspended))) / 1024;
+
+const counts = [100, 1000, 3000];
+await perRunMs(1000); // warm-up
+const times = Object.fromEntries(counts.map((n) => [n, []]));
+for (let b = 0; b < batches; b += 1) for (const n of counts) times[n].push(await perRunMs(n));
+const ms = Object.fromEntries(counts.map((n) => [n, median(times[n])]));
+log(`ms per run of 4 instant rounds: ${counts.map((n) => `${n}: ${ms[n].toFixed(3)}`).join(', ')}`);
+const r1000 = ms[1000] / ms[100];
+const r3000 = ms[3000] / ms[100];
+finish([
+  row(
+    `At scale: heap per suspended run (${suspended} concurrent)`,
+    +kb.toFixed(1),
+    'KB',
+    '≤ 30 KB',
+    kb <= 30,
+    'heapUsed after gc − baseline',
+  ),
+  row(
+    "At scale: of which the run's own provided machine",
+    +machineKb.toFixed(1),
+    'KB',
+    '(part)',
+    null,
+    'ralphMachine.provide({ actors }) alone',
+  ),
+  row(
+    'At scale: time per run, 100 concurrent (4 instant rounds)',
+    +ms[100].toFixed(3),
+    'ms/run',
+    '(base)',
+    null,
+  ),
+  row(
+    'At scale: time per run, 1,000 / 100 concurrent',
+    +r1000.toFixed(2),
+    '×',
+    '≤ 1.25× (flat)',
+    r1000 <= 1.25,
+    `${ms[1000].toFixed(3)} ms/run`,
+  ),
+  row(
+    'At scale: time per run, 3,000 / 100 concurrent',
+    +r3000.toFixed(2),
+    '×',
+    '≤ 1.25× (flat)',
+    r3000 <= 1.25,
+    `${ms[3000].toFixed(3)} ms/run`,
+  ),
+]);
