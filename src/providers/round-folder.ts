@@ -96,6 +96,24 @@ async function ownerRecorded(dir: string): Promise<RoundOwner | undefined> {
   }
 }
 
+/**
+ * The live group leaders whose environment names a file in the round folder `dir` (RALPH_SCHEMA_FILE and
+ * RALPH_REPORT_FILE do): the round's agent, found without a record. Processes of other users cannot be read and
+ * are never counted.
+ */
+async function leadersNaming(dir: string): Promise<number[]> {
+  const marker = Buffer.from(`=${dir}/`);
+  const leaders: number[] = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const environ = await readFile(`/proc/${entry}/environ`).catch(() => null);
+    if (environ === null || !environ.includes(marker)) continue;
+    const stat = procStat(entry);
+    if (stat !== null && stat.state !== 'Z' && stat.pgrp === Number(entry)) leaders.push(Number(entry));
+  }
+  return leaders;
+}
+
 /** Cleans up one round folder if its host is dead; true when it was removed. */
 async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
   const owner = await ownerRecorded(dir);
@@ -105,7 +123,11 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
     if (stillRuns(owner.host)) return false;
     // The leader still runs (start time matches), so the group is the round's: a reused pid would start later.
     const { group } = owner;
-    if (group !== undefined && stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
+    if (group === undefined) {
+      // The host died between the spawn and writing the group's record (a busy machine can pause it right there):
+      // the round's processes are found by the folder their environment names.
+      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
+    } else if (stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
       signalGroup(group.pid, 'SIGKILL');
     }
   }

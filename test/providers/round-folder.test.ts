@@ -49,8 +49,18 @@ describe('a host killed with SIGKILL mid-round leaves its agent and round folder
     await until(async () => (await s.pids()).length >= 2, 'the agent and its grandchild to start');
     const [agent, grandchild] = (await s.pids()) as [number, number];
     const [folder] = await roundFolders(tmp);
-    // The round folder records the host and the agent's group, the group before the agent could even start.
-    const owner = JSON.parse(readFileSync(join(tmp, folder as string, ROUND_OWNER_FILE), 'utf8'));
+    // The round folder records the host, then the agent's group in the tick the host spawned it; the agent runs
+    // meanwhile, so its pid can be logged a moment before the record is written (the row below, without a record,
+    // covers a host killed in that moment).
+    const ownerOf = () => {
+      try {
+        return JSON.parse(readFileSync(join(tmp, folder as string, ROUND_OWNER_FILE), 'utf8'));
+      } catch {
+        return {};
+      }
+    };
+    await until(() => ownerOf().group !== undefined, 'the group to be recorded');
+    const owner = ownerOf();
     expect(owner).toMatchObject({
       host: { pid: killed.pid },
       group: { pid: agent, startTime: startTimeOf(agent) },
@@ -164,6 +174,30 @@ describe('the sweep judges a round folder by the owner it records', () => {
     await sweepOrphanedRounds(tmp);
     await until(() => !isRunning(group), 'the orphaned group to die');
     expect(await roundFolders(tmp)).toEqual([]);
+  });
+
+  it("a dead host that died before recording its group: the round's agent is found by the folder its environment names, and killed", async () => {
+    const tmp = await ownTmp();
+    const dir = join(tmp, 'ralph-round-NoGrp1');
+    const agent = spawn('sleep', ['1000'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
+    });
+    await new Promise((resolve) => agent.once('spawn', resolve));
+    agent.unref();
+    await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
+    const bystander = await sleeper();
+    await folderOwnedBy(
+      tmp,
+      { bootId: bootId(), pidNamespace: pidNamespace(), host: { pid: 999_999_999, startTime: '1' } },
+      'ralph-round-NoGrp1',
+    );
+    await sweepOrphanedRounds(tmp);
+    await until(() => !isRunning(agent.pid as number), 'the unrecorded agent to die');
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(isRunning(bystander)).toBe(true);
+    await killGroup(bystander);
   });
 
   it('leaves alone what it cannot judge: no owner file, an unreadable one, another pid namespace, other names', async () => {
