@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type InspectServer, startInspectServer } from '../../src/hosts/cli/inspect-server.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
+import { httpGet } from '../support/http.js';
 import { pngSize } from '../support/png.js';
 import { completeRun, runningRun } from '../support/run-models.js';
 
@@ -20,34 +20,14 @@ async function serve(): Promise<InspectServer> {
   return server;
 }
 
-/** One plain HTTP request to the server, with any Host header; resolves with the status and the body. */
-function get(
-  url: string,
-  options: { host?: string; method?: string } = {},
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const headers = options.host === undefined ? {} : { host: options.host };
-    const req = request(target, { method: options.method ?? 'GET', headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 describe('the inspector serves the run page on loopback only', () => {
   it('listens on 127.0.0.1 at a free port and serves the live page of the latest model', async () => {
     const server = await serve();
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect((await get(server.url)).body).toContain('Waiting for the run to start');
+    expect((await httpGet(server.url)).body).toContain('Waiting for the run to start');
 
     server.update(runningRun(1));
-    const page = await get(server.url);
+    const page = await httpGet(server.url);
     expect(page.status).toBe(200);
     expect(page.body).toContain('data-events="/events"');
     expect(page.body).toContain('Running: no report yet.');
@@ -55,16 +35,16 @@ describe('the inspector serves the run page on loopback only', () => {
 
   it('refuses a request naming another host (a DNS name rebound to 127.0.0.1), other methods and other paths', async () => {
     const server = await serve();
-    expect((await get(server.url, { host: 'attacker.example' })).status).toBe(403);
-    expect((await get(server.url, { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
-    expect((await get(server.url, { method: 'POST' })).status).toBe(405);
-    expect((await get(new URL('/nothing', server.url).href)).status).toBe(404);
+    expect((await httpGet(server.url, { host: 'attacker.example' })).status).toBe(403);
+    expect((await httpGet(server.url, { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
+    expect((await httpGet(server.url, { method: 'POST' })).status).toBe(405);
+    expect((await httpGet(new URL('/nothing', server.url).href)).status).toBe(404);
   });
 
   it('stops listening once closed', async () => {
     const server = await serve();
     await server.close();
-    await expect(get(server.url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(httpGet(server.url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
 

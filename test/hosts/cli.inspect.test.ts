@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import {
   waitUntil,
 } from '../fixtures/cli-agents/harness.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
+import { httpGet } from '../support/http.js';
 
 /** The fake agent whose rounds wait for the test to open their gate (see gated-agent.mjs). */
 const GATED_AGENT_COMMAND = quote([
@@ -42,21 +42,6 @@ async function workspace(plan: Parameters<typeof makeWorkspace>[0] = ['complete'
   const made = await makeWorkspace(plan);
   cleanups.push(made.cleanup);
   return made;
-}
-
-/** A GET of `url`; resolves with the status and body, rejects when nothing listens there. */
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('ralph run --inspect: its options', () => {
@@ -112,7 +97,7 @@ describe('ralph run --inspect: its options', () => {
     const url = await waitUntil(() => INSPECTOR_LINE.exec(run.stderrSoFar())?.[1], 'the inspector address');
     await waitUntil(() => run.stderrSoFar().includes(inspectorStays(url)), 'the run to end');
 
-    const page = await get(url);
+    const page = await httpGet(url);
     expect(page.status).toBe(200);
     expect(page.body).toContain('>Blocked</span>');
     expect(page.body).toContain('the API key is missing');
@@ -122,7 +107,7 @@ describe('ralph run --inspect: its options', () => {
     expect(out.code).toBe(3);
     expect(JSON.parse(out.stdout).result.status).toBe('blocked');
     expect(out.stderr.split('\n')[0]).toBe(inspectorAt(url));
-    await expect(get(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(httpGet(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
   it('shows a call the tool refused as refused, with its message', async () => {
     const ws = await workspace();
@@ -138,7 +123,7 @@ describe('ralph run --inspect: its options', () => {
     const url = await waitUntil(() => INSPECTOR_LINE.exec(run.stderrSoFar())?.[1], 'the inspector address');
     await waitUntil(() => run.stderrSoFar().includes(inspectorStays(url)), 'the run to end');
 
-    const page = await get(url);
+    const page = await httpGet(url);
     expect(page.body).toContain('>Refused</span>');
     expect(page.body).toContain(OBJECTIVE_EMPTY);
     run.child.kill('SIGINT');
@@ -210,7 +195,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
       expect(out.stdout).toMatch(
         /^Ralph complete: the worker reported the objective complete after 2 rounds\./,
       );
-      await expect(get(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(httpGet(url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
       expect(faults).toEqual({ errors: [], requests: [] });
       await page.close();
     });
