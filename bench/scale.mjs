@@ -108,7 +108,7 @@ if (onlyCount === undefined) for (let i = 0; i < 3; i += 1) heaps.push(await sus
 const kb = median(heaps) / 1024;
 log(`heap per suspended run (${suspended} runs): ${heaps.map((h) => (h / 1024).toFixed(1)).join(', ')} KB`);
 
-// What of that is the machine each run builds for itself (the engine provides the run's own actors to it).
+// What one provided machine costs: each run paid it until the engine shared one machine among its runs.
 function providedMachineHeap(n) {
   const keep = [];
   global.gc();
@@ -144,12 +144,12 @@ finish([
     'heapUsed after gc − baseline',
   ),
   row(
-    "At scale: of which the run's own provided machine",
+    'At scale: one provided machine (each run paid it before the engine shared one)',
     +machineKb.toFixed(1),
     'KB',
     '(part)',
     null,
-    'ralphMachine.provide({ actors }) alone',
+    'ralphMachine.provide({ actors }) alone, for comparison',
   ),
   row(
     'At scale: time per run, 100 concurrent (4 instant rounds)',

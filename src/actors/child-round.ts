@@ -8,6 +8,18 @@ interface RoundChild {
   started: Promise<ChildRun>;
 }
 
+/** What the round actors need of one run: its provider, its grace and the table of its children by round. */
+export interface RunChildren {
+  provider: SubagentProvider | undefined;
+  terminationGraceMs: number;
+  children: Map<number, RoundChild>;
+}
+
+/** A fresh, empty table of one run's children. */
+export function runChildren(provider: SubagentProvider | undefined, terminationGraceMs: number): RunChildren {
+  return { provider, terminationGraceMs, children: new Map() };
+}
+
 function assertChildRun(value: unknown): asserts value is ChildRun {
   const run = value as Partial<ChildRun> | null;
   if (typeof run !== 'object' || run === null || typeof run.id !== 'string' || run.report === undefined) {
@@ -32,28 +44,29 @@ async function linked<T>(
 }
 
 /**
- * The bridge between a SubagentProvider and the run machine: the three actors the machine invokes, sharing one
- * table of the run's children so that the report promise and the abort controller never enter the context.
- * Each child gets its own AbortController, aborted when the invoking state is left before the child settled.
+ * The three actors the machine invokes, for every run of one engine: each finds its run's provider and children
+ * by the runId of its input. One set per engine, so that the machine is provided once and not copied per run (a
+ * provided machine copies every state node: most of a suspended run's heap when each run had its own).
  */
-export function createChildRoundActors(provider: SubagentProvider | undefined, terminationGraceMs: number) {
-  const children = new Map<number, RoundChild>();
-
+export function createRoundActors(runOf: (runId: string) => RunChildren | undefined) {
   const startChild = fromPromise<ChildStarted, ChildRequest>(async ({ input, signal }) => {
-    if (provider === undefined) throw new Error('no subagent provider is registered for this run');
+    const run = runOf(input.runId);
+    if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
+    const { provider, terminationGraceMs } = run;
     const controller = new AbortController();
     const started = Promise.resolve().then(() =>
       provider.start(input, { signal: controller.signal, terminationGraceMs }),
     );
-    children.set(input.round, { controller, started });
-    const run = await linked(signal, controller, () => started);
-    assertChildRun(run);
-    return { childId: run.id };
+    run.children.set(input.round, { controller, started });
+    const child = await linked(signal, controller, () => started);
+    assertChildRun(child);
+    return { childId: child.id };
   });
 
   const awaitReport = fromPromise<unknown, RoundRef>(async ({ input, signal }) => {
-    const child = children.get(input.round);
-    if (child === undefined)
+    const children = runOf(input.runId)?.children;
+    const child = children?.get(input.round);
+    if (children === undefined || child === undefined)
       // The table lives in this process only: a run restored from a snapshot has no child to wait on.
       throw new Error(
         `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
@@ -67,8 +80,9 @@ export function createChildRoundActors(provider: SubagentProvider | undefined, t
   });
 
   const awaitChildStopped = fromPromise<void, RoundRef>(async ({ input }) => {
-    const child = children.get(input.round);
-    if (child === undefined) return;
+    const children = runOf(input.runId)?.children;
+    const child = children?.get(input.round);
+    if (children === undefined || child === undefined) return;
     child.controller.abort(new Error('Ralph run cancelled'));
     try {
       await (await child.started).report;
@@ -80,4 +94,15 @@ export function createChildRoundActors(provider: SubagentProvider | undefined, t
   });
 
   return { startChild, awaitReport, awaitChildStopped };
+}
+
+/**
+ * The bridge between a SubagentProvider and the run machine for a host that runs the machine itself: the three
+ * actors, sharing one table of the run's children so that the report promise and the abort controller never enter
+ * the context. Each child gets its own AbortController, aborted when the invoking state is left before the child
+ * settled. Provide a fresh set per run (the engine shares one set among its runs instead).
+ */
+export function createChildRoundActors(provider: SubagentProvider | undefined, terminationGraceMs: number) {
+  const run = runChildren(provider, terminationGraceMs);
+  return createRoundActors(() => run);
 }

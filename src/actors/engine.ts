@@ -11,7 +11,7 @@ import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
 import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, ralphMachine } from '../machines/ralph.machine.js';
-import { createChildRoundActors } from './child-round.js';
+import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
 export interface RalphEngineOptions {
@@ -147,6 +147,9 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   }
 
   const hostInspector = options.inspect === undefined ? undefined : toObserver(options.inspect);
+  // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
+  const runs = new Map<string, RunChildren>();
+  const machine = ralphMachine.provide({ actors: createRoundActors((runId) => runs.get(runId)) });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
     const runId = nanoid();
@@ -185,8 +188,8 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
             },
           };
 
-    const actors = createChildRoundActors(request.provider, request.config.terminationGraceMs);
-    const actor = createActor(ralphMachine.provide({ actors }), {
+    runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
+    const actor = createActor(machine, {
       input: machineInputOf(request, runId, maxTotalAgents),
       ...(inspect === undefined ? {} : { inspect }),
     });
@@ -221,6 +224,9 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
           ),
       });
     });
+
+    const forget = () => runs.delete(runId);
+    result.then(forget, forget);
 
     if (recording !== undefined) {
       // After the settling snapshot's line, which XState inspects after it settled the result.

@@ -38,6 +38,53 @@ describe('the engine', () => {
     }
   });
 
+  it('runs concurrent loops of one engine on one shared machine, each with its own provider and children', async () => {
+    const engine = createRalphEngine();
+    const config = normalizeConfig({ subagentProvider: 'scripted' });
+    const hanging = createScriptedProvider([{ hang: true }]);
+    let hangingStarted: () => void = () => {};
+    const hangStarted = new Promise<void>((resolve) => {
+      hangingStarted = resolve;
+    });
+    const cancelled = engine.start({
+      args: { objective: 'hang' },
+      agent,
+      config,
+      provider: hanging,
+      onProgress: (event) => {
+        if (event.type === 'child-started') hangingStarted();
+      },
+    });
+    const runs = Array.from({ length: 20 }, (_, i) => {
+      const provider = createScriptedProvider([
+        { report: continueReport(`run ${i}`), delayMs: i % 5 },
+        { report: completeReport(`run ${i}`), delayMs: (i * 3) % 4 },
+      ]);
+      return {
+        i,
+        provider,
+        run: engine.start({ args: { objective: `objective ${i}` }, agent, config, provider }),
+      };
+    });
+    await hangStarted;
+    cancelled.cancel();
+    await expect(cancelled.result).rejects.toMatchObject({ code: 'cancelled' });
+    expect(hanging.running).toBe(0);
+    for (const { i, provider, run } of runs) {
+      expect(run.actor?.logic).toBe(cancelled.actor?.logic);
+      const envelope = await run.result;
+      expect(envelope.result).toMatchObject({
+        status: 'complete',
+        rounds: 2,
+        report: { summary: `run ${i}` },
+      });
+      expect(provider.requests.map((r) => [r.runId, r.objective])).toEqual([
+        [run.runId, `objective ${i}`],
+        [run.runId, `objective ${i}`],
+      ]);
+    }
+  });
+
   it('exposes the running actor and lets a host cancel a run directly', async () => {
     const engine = createRalphEngine();
     const provider = createScriptedProvider([{ hang: true }]);
