@@ -21,7 +21,7 @@ import {
   workflowFailed,
 } from '../contract/messages.js';
 import { renderRoundPrompt } from '../contract/prompt.js';
-import { reportJsonSchema } from '../contract/report.js';
+import { reportJsonSchemaCopy } from '../contract/report.js';
 import { type ReportReview, reviewReport } from '../contract/report-review.js';
 import type {
   AgentRef,
@@ -408,7 +408,7 @@ export const ralphMachine = setup({
             maxRounds: context.maxRounds,
             handoff: context.handoff,
           }),
-          outputSchema: structuredClone(reportJsonSchema),
+          outputSchema: reportJsonSchemaCopy(),
           cwd: (context.agent as AgentRef).cwd,
           parent: context.agent as AgentRef,
         }),
