@@ -32,6 +32,7 @@ export {
   type RalphMachine,
   type RalphMachineInput,
   type RalphOutput,
+  type RalphResumePoint,
   type RalphTag,
   type RoundRef,
   ralphMachine,

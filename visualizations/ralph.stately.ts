@@ -36,6 +36,8 @@ export const machine = createMachine({
         { target: 'rejected', guard: 'providerIsNotRegistered', actions: 'refuse' },
         { target: 'rejected', guard: 'providerLacksStructuredOutput', actions: 'refuse' },
         { target: 'rejected', guard: 'providerInheritsParentContext', actions: 'refuse' },
+        { target: 'rejected', guard: 'resumePointIsInvalid', actions: 'refuse' },
+        { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: 'round', actions: 'acceptCall' },
       ],
     },

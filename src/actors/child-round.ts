@@ -70,7 +70,7 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
       // The table lives in this process only: a run restored from a snapshot has no child to wait on.
       throw new Error(
         `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
-          'of a round does not re-attach its child (resuming a run is not supported yet)',
+          'of a round does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
       );
     try {
       return await linked(signal, child.controller, async () => (await child.started).report);

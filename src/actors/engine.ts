@@ -10,7 +10,7 @@ import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } fr
 import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
 import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
-import { type RalphMachineInput, ralphMachine } from '../machines/ralph.machine.js';
+import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
@@ -54,6 +54,13 @@ export interface RalphStartOptions {
    * A run cancelled before it began records nothing; a file that cannot be created refuses the run.
    */
   record?: string | RecordingSink;
+  /** What the host keeps in the recording's header as `host` (e.g. `ralph run`'s options, for `ralph resume`). */
+  recordingHost?: Record<string, unknown>;
+  /**
+   * Continues a run that did not settle, under its own run id, from its resume point (see `resumePointOf` for one
+   * read off a recording); the call's arguments must be the run's own.
+   */
+  resume?: { runId: string; point: RalphResumePoint };
 }
 
 /** Starts runs of the ralph machine. */
@@ -105,12 +112,14 @@ function recorderFor(
   record: string | RecordingSink,
   request: RalphRunRequest,
   runId: string,
+  host: Record<string, unknown> | undefined,
 ): { recorder: RunRecorder; file: RecordingFile | undefined } {
   const file = typeof record === 'string' ? openRecordingFile(record) : undefined;
   const recorder = createRunRecorder(file ?? (record as RecordingSink), {
     runId,
     machine: ralphMachine,
     maxResultChars: request.config.maxResultChars,
+    ...(host === undefined ? {} : { host }),
   });
   return { recorder, file };
 }
@@ -120,6 +129,7 @@ export function machineInputOf(
   request: RalphRunRequest,
   runId: string,
   maxTotalAgents: number,
+  resume?: RalphResumePoint,
 ): RalphMachineInput {
   const { config, provider } = request;
   return {
@@ -136,6 +146,7 @@ export function machineInputOf(
     maxHandoffChars: config.maxHandoffChars,
     terminationGraceMs: config.terminationGraceMs,
     maxTotalAgents,
+    ...(resume === undefined ? {} : { resume }),
   };
 }
 
@@ -152,7 +163,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   const machine = ralphMachine.provide({ actors: createRoundActors((runId) => runs.get(runId)) });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
-    const runId = nanoid();
+    const runId = startOptions.resume?.runId ?? nanoid();
     if (startOptions.signal?.aborted) {
       // Cancelled before it began: nothing is started, not even the machine.
       const result = Promise.reject(
@@ -164,7 +175,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
     let recording: ReturnType<typeof recorderFor> | undefined;
     if (startOptions.record !== undefined) {
       try {
-        recording = recorderFor(startOptions.record, request, runId);
+        recording = recorderFor(startOptions.record, request, runId, startOptions.recordingHost);
       } catch (error) {
         const path = String(startOptions.record);
         return {
@@ -190,7 +201,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
 
     runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
     const actor = createActor(machine, {
-      input: machineInputOf(request, runId, maxTotalAgents),
+      input: machineInputOf(request, runId, maxTotalAgents, startOptions.resume?.point),
       ...(inspect === undefined ? {} : { inspect }),
     });
     if (request.onProgress !== undefined) {

@@ -36,6 +36,11 @@ export function providerNotRegistered(name: string): string {
   return `Ralph subagent provider "${name}" is not registered`;
 }
 
+/** Refusal of a resume point that the accepted call cannot continue from (not a reference text: resume is ours). */
+export function resumeRefused(problem: string): string {
+  return `Ralph cannot resume the run: ${problem}`;
+}
+
 /** Refusal: the configured provider cannot return structured output. */
 export function providerLacksStructuredOutput(name: string): string {
   return `Ralph subagent provider "${name}" does not support structured output`;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { createRalphEngine, type RalphEngine } from '../actors/engine.js';
+import { createRalphEngine, type RalphEngine, type RalphStartOptions } from '../actors/engine.js';
 import { callArgsSchema, callJsonSchema } from '../contract/call.js';
 import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../contract/config.js';
 import { RalphError } from '../contract/errors.js';
@@ -21,6 +21,10 @@ export interface RalphExec {
    * closed once the run settled) or a sink that gets each line as it is written (the host closes it).
    */
   record?: string | RecordingSink;
+  /** What the host keeps in the recording's header as `host`. */
+  recordingHost?: Record<string, unknown>;
+  /** Continues a run that did not settle (its id and resume point, e.g. from `resumePointOf`); args are its own. */
+  resume?: RalphStartOptions['resume'];
 }
 
 /** What `createRalphTool` needs besides the config. */
@@ -93,6 +97,8 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
       {
         ...(exec.signal === undefined ? {} : { signal: exec.signal }),
         ...(exec.record === undefined ? {} : { record: exec.record }),
+        ...(exec.recordingHost === undefined ? {} : { recordingHost: exec.recordingHost }),
+        ...(exec.resume === undefined ? {} : { resume: exec.resume }),
       },
     );
     try {

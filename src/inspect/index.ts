@@ -32,5 +32,6 @@ export {
   readRecording,
 } from './recording-reader.js';
 export { type ReplayResult, type ReplayStep, replayRecording } from './replay.js';
+export { type RecordedResume, RunSettledError, resumePointOf } from './resume-point.js';
 export type { RunEnding, RunModel, RunModelRound } from './run-model.js';
 export { buildRunModel, createRunModelBuilder, type RunModelBuilder } from './run-model-builder.js';

@@ -21,6 +21,8 @@ export interface RunRecorderOptions {
   /** The machine the run interprets (its configuration is hashed and put on the root's actor line). */
   machine: AnyStateMachine;
   maxResultChars: number;
+  /** What the host keeps in the header as `host` (JSON data), e.g. the options `ralph resume` starts agents with. */
+  host?: Record<string, unknown>;
   /** A monotonic clock in milliseconds (default: performance.now). */
   now?: () => number;
 }
@@ -78,6 +80,7 @@ export function createRunRecorder(sink: RecordingSink, options: RunRecorderOptio
     machineHash: machineHash(options.machine),
     startedAt: new Date().toISOString(),
     runId: options.runId,
+    ...(options.host === undefined ? {} : { host: options.host }),
     maxResultChars: options.maxResultChars,
     t: 0,
   } satisfies RecordingHeader);

@@ -2,7 +2,8 @@
  * The run recording format (JSON Lines, format version 1): one JSON object per line, written as the run goes.
  *
  * Line 1 is the header: `{"type":"@ralph.recording","formatVersion":1,"packageVersion","machineHash","startedAt",
- * "runId","maxResultChars","t":0}`. `machineHash` is `sha256:` and the hex digest of the machine's configuration as
+ * "runId","maxResultChars","t":0}`, and an optional `host` object of the host's own (`ralph run` keeps
+ * its options there for `ralph resume`). `machineHash` is `sha256:` and the hex digest of the machine's configuration as
  * canonical JSON (functions marked, not serialized): a replay refuses a recording whose hash is not its own machine's.
  *
  * Every later line is an XState inspection event of the run's actor system in the shape `@statelyai/inspect` sends
@@ -52,6 +53,8 @@ export interface RecordingHeader {
   runId: string;
   /** The bound of the native result text, so a replay prints the text the run printed. */
   maxResultChars: number;
+  /** What the host kept here (optional): `ralph run` keeps its options, which `ralph resume` starts agents with. */
+  host?: Record<string, unknown>;
   t: number;
 }
 

@@ -66,6 +66,8 @@ export function parseRecordingHeader(text: string, number = 1): RecordingHeader 
   }
   if (!Number.isSafeInteger(header.maxResultChars) || (header.maxResultChars as number) < 1)
     throw new RecordingError(number, 'the header has no maxResultChars');
+  if (header.host !== undefined && !isObject(header.host))
+    throw new RecordingError(number, "the header's host is not an object");
   if (header.t !== 0) throw new RecordingError(number, 'the header is not at t 0');
   return header as unknown as RecordingHeader;
 }

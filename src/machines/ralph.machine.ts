@@ -17,6 +17,7 @@ import {
   providerInheritsParentContext,
   providerLacksStructuredOutput,
   providerNotRegistered,
+  resumeRefused,
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../contract/messages.js';
@@ -57,6 +58,22 @@ export interface RalphMachineInput {
   terminationGraceMs: number;
   /** The engine's own ceiling on children in one run. */
   maxTotalAgents: number;
+  /** Where a resumed run picks up (absent or null: a new run from round 1). */
+  resume?: RalphResumePoint | null;
+}
+
+/**
+ * Where a resumed run picks up: the rounds finished before (their last accepted report is the handoff) and the
+ * children started so far. The next round is `round + 1`, started with a fresh child; a round that was running
+ * when the host died is run again.
+ */
+export interface RalphResumePoint {
+  /** Rounds finished with an accepted report (0: none; the run starts again at round 1). */
+  round: number;
+  /** The last accepted report, or null when no round finished. */
+  handoff: RalphReport | null;
+  /** Children started before, the interrupted round's included: the envelope counts every child of the run. */
+  agentsStarted: number;
 }
 
 /** The run's context: serializable, no functions, promises or controllers. */
@@ -70,6 +87,8 @@ export interface RalphContext {
   maxHandoffChars: number;
   terminationGraceMs: number;
   maxTotalAgents: number;
+  /** The resume point of a resumed run; null for a new run. */
+  resumeFrom: RalphResumePoint | null;
   /** The accepted objective ('' until the call is accepted). */
   objective: string;
   /** The resolved round cap (0 until the call is accepted). */
@@ -120,6 +139,28 @@ function reviewAs<V extends ReportReview['verdict']>(
   if (review?.verdict !== verdict)
     throw new Error(`ralphMachine: expected a ${verdict} review, found ${review?.verdict ?? 'none'}`);
   return review as Extract<ReportReview, { verdict: V }>;
+}
+
+/**
+ * What is wrong with a resume point against the accepted call, or undefined: the next round must fit under the cap,
+ * and the handoff must be a report the rules accept (a hand-edited recording is not trusted).
+ */
+function resumePointProblem(context: RalphContext): string | undefined {
+  const from = context.resumeFrom;
+  if (from === null) return undefined;
+  const cap = resolveMaxRounds(context.requestedMaxRounds, context.deploymentMaxRounds);
+  if (!Number.isSafeInteger(from.round) || from.round < 0 || from.round >= cap)
+    return `its finished rounds (${String(from.round)}) must be a whole number below the round cap ${cap}`;
+  if (!Number.isSafeInteger(from.agentsStarted) || from.agentsStarted < from.round)
+    return `its children started (${String(from.agentsStarted)}) must be a whole number of at least its finished rounds`;
+  if ((from.round === 0) !== (from.handoff === null))
+    return from.round === 0 ? 'a run with no finished round has no handoff' : 'its last handoff is missing';
+  if (from.handoff === null) return undefined;
+  const review = reviewReport(from.handoff, context.maxHandoffChars);
+  if (review.verdict !== 'accepted') return 'its last handoff is not a report the rules accept';
+  if (review.report.status !== 'continue')
+    return `its last handoff is ${review.report.status}: the run settled`;
+  return undefined;
 }
 
 const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
@@ -175,6 +216,8 @@ export const ralphMachine = setup({
     providerIsNotRegistered: ({ context }) => !context.provider.registered,
     providerLacksStructuredOutput: ({ context }) => !context.provider.structuredOutput,
     providerInheritsParentContext: ({ context }) => context.provider.inheritsParentContext,
+    resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
+    isResuming: ({ context }) => context.resumeFrom !== null,
     reportIsMissing: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'missing',
     reportIsMalformed: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'malformed',
     reportExceedsHandoffCap: (_, params: { review: ReportReview | null }) =>
@@ -191,6 +234,10 @@ export const ralphMachine = setup({
       objective: context.objectiveInput as string,
       maxRounds: resolveMaxRounds(context.requestedMaxRounds, context.deploymentMaxRounds),
     })),
+    restoreProgress: assign(({ context }) => {
+      const from = context.resumeFrom as RalphResumePoint;
+      return { round: from.round, handoff: from.handoff, agentsStarted: from.agentsStarted };
+    }),
     beginRound: assign(({ context }) => ({ round: context.round + 1, childId: null, review: null })),
     announceRound: emit(({ context }) => ({
       type: 'round-started' as const,
@@ -305,6 +352,7 @@ export const ralphMachine = setup({
     maxHandoffChars: input.maxHandoffChars,
     terminationGraceMs: input.terminationGraceMs,
     maxTotalAgents: input.maxTotalAgents,
+    resumeFrom: input.resume ?? null,
     objective: '',
     maxRounds: 0,
     round: 0,
@@ -385,6 +433,15 @@ export const ralphMachine = setup({
             params: ({ context }) => ({ message: providerInheritsParentContext(context.provider.name) }),
           },
         },
+        {
+          guard: 'resumePointIsInvalid',
+          target: 'rejected',
+          actions: {
+            type: 'refuse',
+            params: ({ context }) => ({ message: resumeRefused(resumePointProblem(context) as string) }),
+          },
+        },
+        { guard: 'isResuming', target: 'round', actions: ['acceptCall', 'restoreProgress'] },
         { target: 'round', actions: 'acceptCall' },
       ],
     },

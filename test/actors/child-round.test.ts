@@ -41,7 +41,7 @@ describe('a snapshot restored in the middle of a round', () => {
         lastHandoff: null,
         detail:
           'round 1 has no child in this process: a run restored from a snapshot taken in the middle of a round ' +
-          'does not re-attach its child (resuming a run is not supported yet)',
+          'does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
       },
     });
     expect(provider.running).toBe(0);

@@ -1,7 +1,7 @@
 import { machineInputOf } from '../../src/actors/engine.js';
 import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../../src/contract/config.js';
 import type { AgentRef, ProviderCapabilities, SubagentProvider } from '../../src/contract/types.js';
-import type { RalphMachineInput } from '../../src/machines/ralph.machine.js';
+import type { RalphMachineInput, RalphResumePoint } from '../../src/machines/ralph.machine.js';
 import { MODEL_HANDOFF_CAP } from './report-variants.js';
 
 /** The run id of every model run, so that the model's contexts and the replayed ones compare equal. */
@@ -21,6 +21,8 @@ export interface InputVariant {
   provider: { registered: false } | { registered: true; capabilities: ProviderCapabilities };
   /** The engine's own ceiling on children per run. */
   maxTotalAgents: number;
+  /** Where a resumed run picks up; absent for a new run. */
+  resume?: RalphResumePoint;
   expected: { refusal: string } | { cap: number };
 }
 
@@ -35,6 +37,7 @@ interface CallShape {
   config?: RalphConfig;
   provider?: InputVariant['provider'];
   maxTotalAgents?: number;
+  resume?: RalphResumePoint;
 }
 
 const call = (name: string, shape: CallShape, expected: InputVariant['expected']): InputVariant => ({
@@ -44,6 +47,7 @@ const call = (name: string, shape: CallShape, expected: InputVariant['expected']
   config: shape.config ?? config(),
   provider: shape.provider ?? { registered: true, capabilities: FRESH },
   maxTotalAgents: shape.maxTotalAgents ?? 256,
+  ...(shape.resume === undefined ? {} : { resume: shape.resume }),
   expected,
 });
 
@@ -57,6 +61,16 @@ const ceiling = (value: number, limit: number) =>
   `Ralph maxRounds ${value} exceeds the deployment ceiling ${limit}`;
 const NOT_REGISTERED = `Ralph subagent provider "${PROVIDER_NAME}" is not registered`;
 const NO_STRUCTURED_OUTPUT = `Ralph subagent provider "${PROVIDER_NAME}" does not support structured output`;
+// Resume is not in the reference: this text is ralph's own (contract/messages.ts resumeRefused).
+const resumeRefusal = (problem: string) => `Ralph cannot resume the run: ${problem}`;
+/** The handoff of a run resumed after its first round: a continue report the rules accept. */
+const RESUMED_HANDOFF = {
+  status: 'continue' as const,
+  summary: 'Round 1 ported the lexer',
+  evidence: ['lexer.rs compiles'],
+  nextSteps: ['port the parser'],
+  blocker: null,
+};
 const INHERITS = `Ralph subagent provider "${PROVIDER_NAME}" inherits parent context; Ralph requires a fresh provider`;
 
 /** Calls the checks refuse before anything starts, one per check, and some that fail several checks at once. */
@@ -158,6 +172,44 @@ export const REFUSED_CALLS: readonly InputVariant[] = [
     },
     NO_STRUCTURED_OUTPUT,
   ),
+  refused(
+    'a resume point at the round cap',
+    {
+      args: { objective: 'o', maxRounds: 2 },
+      resume: { round: 2, handoff: RESUMED_HANDOFF, agentsStarted: 2 },
+    },
+    resumeRefusal('its finished rounds (2) must be a whole number below the round cap 2'),
+  ),
+  refused(
+    'a resume point whose handoff settled the run',
+    {
+      args: { objective: 'o', maxRounds: 3 },
+      resume: {
+        round: 1,
+        handoff: { ...RESUMED_HANDOFF, status: 'complete', nextSteps: [] },
+        agentsStarted: 1,
+      },
+    },
+    resumeRefusal('its last handoff is complete: the run settled'),
+  ),
+  refused(
+    'a resume point past its rounds with no handoff',
+    { args: { objective: 'o', maxRounds: 3 }, resume: { round: 1, handoff: null, agentsStarted: 1 } },
+    resumeRefusal('its last handoff is missing'),
+  ),
+  refused(
+    'a resume point with fewer children than rounds',
+    {
+      args: { objective: 'o', maxRounds: 3 },
+      resume: { round: 1, handoff: RESUMED_HANDOFF, agentsStarted: 0 },
+    },
+    resumeRefusal('its children started (0) must be a whole number of at least its finished rounds'),
+  ),
+  refused(
+    'a resume point for an invalid call: the call speaks first',
+    { args: { objective: '' }, resume: { round: 9, handoff: null, agentsStarted: 0 } },
+    OBJECTIVE,
+  ),
 ];
 
 /** Accepted calls at round caps 1, 2 and 3, each reaching its cap a different way. */
@@ -184,6 +236,14 @@ export const ACCEPTED_CALLS: readonly InputVariant[] = [
     },
     { cap: 3 },
   ),
+  call(
+    'cap 3, resumed after round 1 (its round 2 was interrupted: 2 children started)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 3 },
+      resume: { round: 1, handoff: RESUMED_HANDOFF, agentsStarted: 2 },
+    },
+    { cap: 3 },
+  ),
 ];
 
 /** The machine input of a call, mapped by the engine's own mapping. */
@@ -195,6 +255,7 @@ export function machineInputFor(
     { args: variant.args, agent: variant.agent, config: variant.config, provider },
     MODEL_RUN_ID,
     variant.maxTotalAgents,
+    variant.resume,
   );
 }
 

@@ -111,10 +111,11 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   const objective = (variant.args as { objective: string }).objective;
   const maxHandoffChars = variant.config.maxHandoffChars;
   const runId = MODEL_RUN_ID;
-  let round = 0;
-  let agentsStarted = 0;
+  // A resumed run picks up after its finished rounds, with their last report and its children counted.
+  let round = variant.resume?.round ?? 0;
+  let agentsStarted = variant.resume?.agentsStarted ?? 0;
   let childId: string | null = null;
-  let handoff: RalphReport | null = null;
+  let handoff: RalphReport | null = variant.resume?.handoff ?? null;
   let review: unknown = null;
 
   const beginRound = () => {

@@ -4,6 +4,7 @@ import { EXIT } from './exit-codes.js';
 import type { McpOptions } from './mcp-command.js';
 import type { ReplayOptions } from './replay.js';
 import type { ReportOptions } from './report.js';
+import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
 import type { VizOptions } from './viz.js';
@@ -35,6 +36,17 @@ Examples:
   $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
+`;
+
+const RESUME_EXAMPLES = `
+Examples:
+  $ ralph run "Port the parser to Rust" --agent claude --record run.jsonl    # the host dies in round 3
+  $ ralph resume run.jsonl                                                     # round 3 again, then on
+
+The run keeps its id, objective and round cap; the last accepted report is the next round's handoff. A round
+that was going on is run again with a fresh child once what is left of the old one has been killed. The agent
+options are the recorded run's unless given here. The resumed run is recorded to the same file (the one resumed
+from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
 `;
 
 /**
@@ -85,6 +97,24 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (options: McpOptions) => {
       const { mcpCommand } = await import('./mcp-command.js');
       exitCode = await mcpCommand(options);
+    });
+
+  addAgentOptions(
+    program
+      .command('resume')
+      .description(
+        'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
+      )
+      .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+      .option('--json', 'print the result envelope as JSON instead of the text')
+      .option('--record <file>', 'record the resumed run here instead of in <file>')
+      .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
+  )
+    .addHelpText('after', RESUME_EXAMPLES)
+    .action(async (file: string, options: ResumeOptions) => {
+      const { resumeCommand } = await import('./resume.js');
+      exitCode = await resumeCommand(file, options);
     });
 
   program

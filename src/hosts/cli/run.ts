@@ -1,9 +1,12 @@
+import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
+import { thisHost } from '../../providers/process-identity.js';
+import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { exitCodeForStatus } from './exit-codes.js';
@@ -19,6 +22,26 @@ export interface RunOptions extends AgentOptions, InspectOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
+}
+
+/** A run `ralph resume` continues: the recorded call and where it picks up. */
+export interface ContinuedRun {
+  args: Record<string, unknown>;
+  resume: NonNullable<RalphExec['resume']>;
+}
+
+/** The options of `ralph run` that are not about where its output goes: what `ralph resume` starts agents with. */
+const OUTPUT_OPTIONS = new Set(['json', 'record', 'inspect', 'inspectKeep']);
+
+/**
+ * What a recording's header keeps for `ralph resume`: this process (so a resume can refuse while it still runs)
+ * and the run's options, the workspace made absolute (a resume may start in another folder).
+ */
+function recordingHostOf(options: RunOptions): Record<string, unknown> {
+  const run: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (!OUTPUT_OPTIONS.has(key)) run[key] = value;
+  run.cwd = resolve(options.cwd ?? process.cwd());
+  return { ralphRun: run, process: thisHost() };
 }
 
 /** Creates the recording file `--record` names; refused, before anything started, when it cannot be. */
@@ -54,7 +77,11 @@ function recordingOption(
  * process group and exits at once. With `--record FILE` every inspection event of the run is in FILE before the
  * process exits, however it exits; a forced exit before the run settled is the file's last line.
  */
-export async function runCommand(objective: string | undefined, options: RunOptions): Promise<number> {
+export async function runCommand(
+  objective: string | undefined,
+  options: RunOptions,
+  continued?: ContinuedRun,
+): Promise<number> {
   const json = options.json === true;
   let inspector: RunInspector | undefined;
   try {
@@ -62,9 +89,11 @@ export async function runCommand(objective: string | undefined, options: RunOpti
     // failing its first round when the provider's own guard trips.
     assertDepthAllowed(DEFAULT_DEPTH_LIMIT);
     const { tool, agent, killChildren } = createCliTool(options, { agentId: `cli:${process.pid}` });
-    const args: Record<string, unknown> = {};
-    if (objective !== undefined) args.objective = objective;
-    if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
+    const args: Record<string, unknown> = continued?.args ?? {};
+    if (continued === undefined) {
+      if (objective !== undefined) args.objective = objective;
+      if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
+    }
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
@@ -95,6 +124,8 @@ export async function runCommand(objective: string | undefined, options: RunOpti
         signal: controller.signal,
         onProgress: progress.onProgress,
         ...recordingOption(recording, inspector),
+        ...(recording === undefined ? {} : { recordingHost: recordingHostOf(options) }),
+        ...(continued === undefined ? {} : { resume: continued.resume }),
       });
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;

@@ -1,0 +1,96 @@
+import type { RalphMachineInput, RalphResumePoint } from '../machines/ralph.machine.js';
+import type { RecordedEventLine, RecordedSnapshotLine, RecordingHeader } from './recording-format.js';
+import { RecordingError, readRecording } from './recording-reader.js';
+
+/** What a recording of an unsettled run says it takes to continue it. */
+export interface RecordedResume {
+  runId: string;
+  /** The call's arguments as the run got them: a resumed run is the same call. */
+  args: unknown;
+  /** Where the run picks up. */
+  point: RalphResumePoint;
+  /** The state the run was last in (`round`, `awaitingReport`, `cancelling`), or `none` before its first rest. */
+  lastState: string;
+  /** Whether the host ended its process before the run settled (a forced exit). */
+  forcedExit: boolean;
+  /** The header's host object (`ralph run` keeps its options there), if any. */
+  host: RecordingHeader['host'];
+}
+
+/** A recording of a run that settled: there is nothing to resume. */
+export class RunSettledError extends Error {
+  override readonly name = 'RunSettledError';
+  constructor(
+    readonly runId: string,
+    readonly state: string,
+  ) {
+    super(`Ralph run ${runId} already settled (${state}): there is nothing to resume`);
+  }
+}
+
+/** The states a run rests in while a round is going on; the round they name is the one to run again. */
+const ROUND_STATES = new Set(['round', 'awaitingReport', 'cancelling']);
+
+interface RootContext {
+  round?: unknown;
+  handoff?: unknown;
+  agentsStarted?: unknown;
+}
+
+/**
+ * A host killed mid-write can leave a last line cut short (no newline after it): that line is dropped, since the
+ * snapshot before it is all the run had reached for certain. Anything else that does not read fails as usual.
+ */
+function wholeLines(text: string): string[] {
+  const lines = text.split('\n');
+  const last = lines.pop();
+  if (last !== undefined && last !== '' && lines.length === 0) lines.push(last);
+  return lines;
+}
+
+/**
+ * Reads where an unsettled run stopped, from its recording: its run id and call (the root's `xstate.init` input),
+ * and from its last snapshot the rounds it finished, its last accepted report and the children it started. The
+ * round that was going on (a `round`, `awaitingReport` or `cancelling` snapshot) is run again from its start.
+ * Throws a RunSettledError for a settled run and a RecordingError for a recording that does not read.
+ */
+export function resumePointOf(text: string): RecordedResume {
+  const recording = readRecording(wholeLines(text));
+  const { header, rootSessionId } = recording;
+  let input: RalphMachineInput | undefined;
+  let last: RecordedSnapshotLine | undefined;
+  let forcedExit = false;
+  for (const { line } of recording.lines) {
+    if (line.type === '@ralph.forced-exit') forcedExit = true;
+    else if (line.sessionId !== rootSessionId) continue;
+    else if (line.type === '@xstate.event' && (line as RecordedEventLine).event.type === 'xstate.init')
+      input = (line as RecordedEventLine).event.input as RalphMachineInput;
+    else if (line.type === '@xstate.snapshot') last = line as RecordedSnapshotLine;
+  }
+  if (input === undefined || typeof input !== 'object' || input === null || !('args' in input))
+    throw new RecordingError(1, "the recording holds no start of the run's machine (its xstate.init event)");
+  if (input.runId !== header.runId)
+    throw new RecordingError(1, `the run's machine started as ${String(input.runId)}, not ${header.runId}`);
+  const base = { runId: header.runId, args: input.args, forcedExit, host: header.host };
+  if (last === undefined)
+    return { ...base, point: { round: 0, handoff: null, agentsStarted: 0 }, lastState: 'none' };
+
+  const snapshot = last.snapshot as { status: string; value?: unknown; context?: RootContext };
+  const state = typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value);
+  if (snapshot.status !== 'active') throw new RunSettledError(header.runId, state);
+  if (!ROUND_STATES.has(state))
+    throw new RecordingError(Number(last.id), `the run rested in ${state}, which is no round boundary`);
+  const context = snapshot.context ?? {};
+  const round = context.round;
+  if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1)
+    throw new RecordingError(Number(last.id), 'the last snapshot has no round');
+  return {
+    ...base,
+    point: {
+      round: round - 1,
+      handoff: (context.handoff ?? null) as RalphResumePoint['handoff'],
+      agentsStarted: typeof context.agentsStarted === 'number' ? context.agentsStarted : round - 1,
+    },
+    lastState: state,
+  };
+}

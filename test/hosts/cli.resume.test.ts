@@ -1,0 +1,137 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { cleanEnv, isRunning, until } from '../providers/processes.js';
+
+const AGENT = fileURLToPath(new URL('../fixtures/cli-agents/resumable-agent.mjs', import.meta.url));
+const AGENT_COMMAND = quote([process.execPath, AGENT]);
+
+const folders: string[] = [];
+const pidsToReap: number[] = [];
+
+afterEach(async () => {
+  for (const pid of pidsToReap.splice(0)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function workspace(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-resume-'));
+  folders.push(dir);
+  return dir;
+}
+
+interface Invocation {
+  round: number;
+  pid: number;
+  handoff: string;
+  hung: string;
+}
+
+const invocations = (dir: string): Invocation[] =>
+  readFileSync(join(dir, 'invocations.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [round, pid, handoff, hung] = line.split(' ');
+      return {
+        round: Number(round),
+        pid: Number(pid),
+        handoff: (handoff as string).slice('handoff='.length),
+        hung: (hung as string).slice('hung='.length),
+      };
+    });
+
+const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
+
+/** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up. */
+async function hostHungInRound3(dir: string) {
+  const file = join(dir, 'run.jsonl');
+  const host = spawnRalph(
+    [
+      'run',
+      'Count to five',
+      '--max-rounds',
+      '6',
+      '--agent-command',
+      AGENT_COMMAND,
+      '--cwd',
+      dir,
+      '--record',
+      file,
+    ],
+    { env: cleanEnv() },
+  );
+  const hungPid = await waitUntil(
+    () => existsSync(join(dir, 'hung.pid')) && Number(readFileSync(join(dir, 'hung.pid'), 'utf8')),
+    'round 3 to hang',
+  );
+  pidsToReap.push(hungPid);
+  return { file, host, hungPid };
+}
+
+describe('ralph resume: a run whose host died goes on from its last accepted report', () => {
+  it('after a kill -9 in round 3 of 5: rounds 1-2 are not run again, round 3 is, with a fresh child, once the old one is gone', async () => {
+    const dir = await workspace();
+    const { file, host, hungPid } = await hostHungInRound3(dir);
+    host.child.kill('SIGKILL');
+    await host.finished;
+    // The host died with no exit hook: its round-3 agent is an orphan, still working.
+    expect(isRunning(hungPid)).toBe(true);
+    const runId = headerOf(file).runId;
+
+    const resumed = await ralph(['resume', file, '--json'], { env: cleanEnv() });
+    expect(resumed.stderr).toContain('round 3/6 started');
+    expect(resumed.code).toBe(0);
+    const envelope = JSON.parse(resumed.stdout);
+    expect(envelope).toMatchObject({
+      runId,
+      // Every child the run started: rounds 1-3 before the crash, 3 again, 4 and 5.
+      agentsStarted: 6,
+      result: { status: 'complete', rounds: 5, report: { summary: 'round 5 done' } },
+    });
+    const calls = invocations(dir);
+    expect(calls.map((c) => c.round)).toEqual([1, 2, 3, 3, 4, 5]);
+    // Round 3 again gets round 2's report as its handoff, and starts only once the orphan is gone.
+    expect(calls[3]).toMatchObject({ round: 3, handoff: 'yes', hung: 'gone' });
+    expect(calls.slice(1).every((c) => c.handoff === 'yes')).toBe(true);
+    await until(() => !isRunning(hungPid), 'the orphaned round-3 agent to be gone');
+    for (const c of calls) expect(isRunning(c.pid), `round ${c.round}'s agent ${c.pid}`).toBe(false);
+
+    // The resumed run was recorded in the file, under the same run id; the recording it resumed from is kept.
+    expect(headerOf(file).runId).toBe(runId);
+    expect(headerOf(`${file}.1`).runId).toBe(runId);
+    const again = await ralph(['resume', file], { env: cleanEnv() });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`ralph resume ${file}: Ralph run ${runId} already settled (complete)`);
+  });
+
+  it('refuses a run whose host still runs, and starts nothing', async () => {
+    const dir = await workspace();
+    const { file, host, hungPid } = await hostHungInRound3(dir);
+    try {
+      const refused = await ralph(['resume', file], { env: cleanEnv() });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/is still running in process \d+; stop it first/);
+      expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
+      expect(isRunning(hungPid)).toBe(true);
+      expect(readFileSync(file, 'utf8').split('\n')[0]).toContain('"runId"');
+      expect(existsSync(`${file}.1`)).toBe(false);
+    } finally {
+      host.child.kill('SIGTERM');
+      await host.finished;
+    }
+    await until(() => !isRunning(hungPid), 'the cancelled round-3 agent to be gone');
+  });
+
+  it('refuses a file that is no recording of ralph run, naming the problem', async () => {
+    const dir = await workspace();
+    const missing = await ralph(['resume', join(dir, 'nope.jsonl')], { env: cleanEnv() });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/ralph resume .*nope\.jsonl: cannot read the recording \(ENOENT/);
+  });
+});
