@@ -1,5 +1,5 @@
-import { type FileHandle, open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { parse } from 'shell-quote';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
@@ -117,8 +117,36 @@ export function splitCommand(command: string, env: NodeJS.ProcessEnv = process.e
   return argv;
 }
 
+/**
+ * Reads at most `limit` bytes of a regular file synchronously (an open, a stat, a read and a close: tens of µs,
+ * where fs/promises makes each a trip through the thread pool); undefined when it does not exist, null when it is
+ * not a regular file. The open does not block: a FIFO planted at the path must not stall the event loop.
+ */
+function readRegularFileBounded(path: string, limit: number): string | undefined | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return null;
+    // Sized to the file, not the limit: a report is a few kB, the limit a MiB.
+    const buffer = Buffer.alloc(Math.min(stat.size, limit));
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads at most `limit` bytes of a file; undefined when it does not exist. */
 async function readBounded(path: string, limit: number): Promise<string | undefined> {
+  const quick = readRegularFileBounded(path, limit);
+  if (quick !== null) return quick;
+  // Not a regular file (or not openable without blocking): read it the general way, off the event loop.
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -212,12 +240,14 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
     await sweepOrphanedRoundsOnce();
 
-    const folder = await makeRoundFolder();
-    const schemaFile = join(folder.dir, 'report.schema.json');
-    const reportFile = join(folder.dir, 'report.json');
+    const folder = makeRoundFolder();
+    const reportFile = folder.path('report.json');
     let child: GroupProcess;
     try {
-      await writeFile(schemaFile, `${JSON.stringify(request.outputSchema, null, 2)}\n`);
+      const schemaFile = folder.writeFile(
+        'report.schema.json',
+        `${JSON.stringify(request.outputSchema, null, 2)}\n`,
+      );
       const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
@@ -240,7 +270,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         throw new Error(`could not start agent command ${shown}: ${error.message}`, { cause: error });
       });
     } catch (error) {
-      await folder.remove();
+      folder.remove();
       throw error;
     }
 
@@ -256,7 +286,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
         return await readReport(outputs);
       } finally {
-        await folder.remove();
+        folder.remove();
       }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.
