@@ -12,7 +12,7 @@ import { isDirectory } from './directory.js';
 import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
-import { makeRoundFolder, sweepOrphanedRoundsOnce } from './round-folder.js';
+import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -211,8 +211,9 @@ function assertDirectory(cwd: string): void {
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
  * a host that dies of an uncaught exception or process.exit() SIGKILLs its groups on the way out. The round's files
- * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group; what a host killed by SIGKILL
- * leaves (that folder, its agent) is cleaned up by the first start in a later process.
+ * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group, renamed away at the round's end
+ * (so no path a round saw outlives it) and reused by the next round, removed once idle or at exit; what a host
+ * killed by SIGKILL leaves (that folder, its agent) is cleaned up by the first start in a later process.
  */
 export function commandProvider(options: CommandProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
@@ -240,14 +241,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
     await sweepOrphanedRoundsOnce();
 
-    const folder = makeRoundFolder();
-    const reportFile = folder.path('report.json');
+    const folder = takeRoundFolder(`${JSON.stringify(request.outputSchema, null, 2)}\n`);
+    const { schemaFile, reportFile } = folder;
     let child: GroupProcess;
     try {
-      const schemaFile = folder.writeFile(
-        'report.schema.json',
-        `${JSON.stringify(request.outputSchema, null, 2)}\n`,
-      );
       const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
@@ -270,7 +267,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         throw new Error(`could not start agent command ${shown}: ${error.message}`, { cause: error });
       });
     } catch (error) {
-      folder.remove();
+      folder.release();
       throw error;
     }
 
@@ -286,7 +283,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
         return await readReport(outputs);
       } finally {
-        folder.remove();
+        folder.release();
       }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.

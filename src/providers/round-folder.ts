@@ -1,4 +1,5 @@
-import { mkdtempSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, renameSync, rmSync, type Stats, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,25 +26,45 @@ const roundOwner = z.object({
 /** What a round folder's owner file records. */
 export type RoundOwner = z.infer<typeof roundOwner>;
 
-/** A round's temporary folder in os.tmpdir(). */
+/** The name of the report's JSON Schema file in a round folder. */
+const SCHEMA_FILE = 'report.schema.json';
+
+/** The name of the report file in a round folder. */
+const REPORT_FILE = 'report.json';
+
+/** How long a released round folder waits for the next round before it is removed. */
+const IDLE_FOLDER_MS = 1_000;
+
+/** A round's temporary folder in os.tmpdir(): its paths are fresh (no earlier round saw them). */
 export interface RoundFolder {
   dir: string;
+  /** The report's JSON Schema (RALPH_SCHEMA_FILE). */
+  schemaFile: string;
+  /** Where the child writes its report (RALPH_REPORT_FILE); nothing is there when the round starts. */
+  reportFile: string;
   /**
    * Records the round's process group, so a sweep after this host's death can kill it. Synchronous (a small
-   * overwrite, some tens of µs), so it can run in the tick the group is born in and leave no turn of the event loop in which a
-   * SIGKILLed host's agent would go unrecorded. Never throws.
+   * overwrite, some tens of µs), so it can run in the tick the group is born in and leave no turn of the event loop
+   * in which a SIGKILLed host's agent would go unrecorded. Never throws.
    */
   recordGroup(pid: number): void;
   /**
-   * Writes a file of the round into the folder (synchronous: a few tens of µs, cheaper than a trip through the
-   * thread pool), so that `remove` knows it.
+   * Ends the round's use of the folder, once its group is gone: its paths stop existing at once (the folder is
+   * renamed, or removed), and it may serve a later round under its new name. Synchronous; never throws.
    */
-  writeFile(name: string, text: string): string;
-  /** The path of a file the round's child may write into the folder, so that `remove` knows it. */
-  path(name: string): string;
-  /** Removes the folder and all in it, synchronously. Never throws. */
-  remove(): void;
+  release(): void;
 }
+
+/** A folder between two rounds, ready for the next: its owner record and schema file in place. */
+interface IdleFolder {
+  base: string;
+  dir: string;
+  schemaText: string;
+}
+
+const idle: IdleFolder[] = [];
+let idleTimer: NodeJS.Timeout | undefined;
+let exitHookInstalled = false;
 
 const ownerOf = (host: HostIdentity): RoundOwner => ({
   bootId: host.bootId,
@@ -51,52 +72,77 @@ const ownerOf = (host: HostIdentity): RoundOwner => ({
   host: { pid: host.pid, startTime: host.startTime },
 });
 
-/** Unlinks `file`; a file that is not there is no error. */
-function unlinkIfThere(file: string): void {
+/** Removes a folder and all in it; never throws. */
+const removeFolder = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+/** Removes every idle folder (the idle timer, and the exit hook: synchronous, as 'exit' handlers must be). */
+function removeIdleFolders(): void {
+  clearTimeout(idleTimer);
+  idleTimer = undefined;
+  for (const folder of idle.splice(0)) removeFolder(folder.dir);
+}
+
+const NAME_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A fresh round-folder name in `base`, of the shape mkdtemp makes and the sweep looks for. */
+function freshName(base: string): string {
+  let suffix = '';
+  for (const byte of randomBytes(6)) suffix += NAME_CHARS[byte % NAME_CHARS.length];
+  return join(base, `${ROUND_FOLDER_PREFIX}${suffix}`);
+}
+
+/** A new folder: made, its host recorded, its schema written. */
+function newFolder(base: string, schemaText: string, host: HostIdentity | null): IdleFolder {
+  const dir = mkdtempSync(join(base, ROUND_FOLDER_PREFIX));
   try {
-    unlinkSync(file);
+    if (host !== null) writeFileSync(join(dir, ROUND_OWNER_FILE), JSON.stringify(ownerOf(host)));
+    writeFileSync(join(dir, SCHEMA_FILE), schemaText);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    removeFolder(dir);
+    throw error;
   }
+  return { base, dir, schemaText };
 }
 
 /**
- * Makes a round folder that records its owner. The host is written before anything is started, so a folder left
- * by a host killed at any later moment says whose it was; the group is added in the tick it starts in. A sweep that
- * reads a record while it is rewritten finds no JSON and leaves the folder alone, as it does every folder it cannot
- * judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing is recorded
- * and nothing will be swept.
+ * A round folder that records its owner, for one round. The host is written before anything is started, so a
+ * folder left by a host killed at any later moment says whose it was; the group is added in the tick it starts in.
+ * A sweep that reads a record while it is rewritten finds no JSON and leaves the folder alone, as it does every
+ * folder it cannot judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing
+ * is recorded and nothing will be swept.
  *
- * Every step is synchronous. A round's file work is a handful of small syscalls (about 0.1 ms in all); through
- * fs/promises each is a trip through libuv's thread pool and a turn of the event loop, and the round folder cost
- * over 1 ms a round that way (bench/per-round-parts.mjs).
+ * Folders are reused: a released folder is renamed to a fresh name (so no path a round saw exists past its end)
+ * and waits for the next round, its owner record and schema file in place; an idle one is removed after a second,
+ * or at the host's exit. Per round that is a rename, the report file's unlink and the group's record, where a new
+ * folder costs a mkdtemp, three writes, three unlinks and a rmdir: journalled file-system work that cost over 1 ms
+ * a round on a loaded disk (bench/per-round-parts.mjs). Every step is synchronous, as each is one small syscall
+ * and through fs/promises each would be a trip through the thread pool. A folder whose child touched what the
+ * next round relies on (the schema file changed, or a report that cannot be unlinked) is removed, not reused.
  */
-export function makeRoundFolder(): RoundFolder {
-  const dir = mkdtempSync(join(tmpdir(), ROUND_FOLDER_PREFIX));
-  const ownerFile = join(dir, ROUND_OWNER_FILE);
-  /** The files this folder is known to hold, so removing it is an unlink each and a rmdir. */
-  const files: string[] = [];
+export function takeRoundFolder(schemaText: string): RoundFolder {
+  const base = tmpdir();
   const host = thisHost();
-  const remove = () => {
-    try {
-      for (const file of files) unlinkIfThere(file);
-      rmdirSync(dir);
-    } catch {
-      // A file the child added (or removed): the general way, which never throws.
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
-  try {
-    if (host !== null) {
-      writeFileSync(ownerFile, JSON.stringify(ownerOf(host)));
-      files.push(ownerFile);
-    }
-  } catch (error) {
-    remove();
-    throw error;
+  const at = idle.findIndex((folder) => folder.base === base && folder.schemaText === schemaText);
+  const folder = at === -1 ? newFolder(base, schemaText, host) : (idle.splice(at, 1)[0] as IdleFolder);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', removeIdleFolders);
   }
+  const { dir } = folder;
+  const ownerFile = join(dir, ROUND_OWNER_FILE);
+  const schemaFile = join(dir, SCHEMA_FILE);
+  const reportFile = join(dir, REPORT_FILE);
+  let schemaStat: Stats | undefined;
+  try {
+    schemaStat = statSync(schemaFile);
+  } catch {
+    // Checked again at release: a folder whose schema file cannot be read is not reused.
+  }
+  let released = false;
   return {
     dir,
+    schemaFile,
+    reportFile,
     recordGroup(pid) {
       const startTime = procStat(pid)?.startTime;
       if (host === null || startTime === undefined) return;
@@ -106,19 +152,39 @@ export function makeRoundFolder(): RoundFolder {
         // The round runs all the same; only a sweep after this host's SIGKILL would miss its group.
       }
     },
-    writeFile(name, text) {
-      const path = join(dir, name);
-      writeFileSync(path, text);
-      files.push(path);
-      return path;
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        const now = statSync(schemaFile);
+        const same =
+          schemaStat !== undefined &&
+          now.ino === schemaStat.ino &&
+          now.size === schemaStat.size &&
+          now.mtimeMs === schemaStat.mtimeMs;
+        if (!same) throw new Error('the schema file changed');
+        unlinkIfThere(reportFile);
+        const renamed = freshName(base);
+        renameSync(dir, renamed);
+        idle.push({ base, dir: renamed, schemaText });
+      } catch {
+        removeFolder(dir);
+        return;
+      }
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(removeIdleFolders, IDLE_FOLDER_MS);
+      idleTimer.unref();
     },
-    path(name) {
-      const path = join(dir, name);
-      files.push(path);
-      return path;
-    },
-    remove,
   };
+}
+
+/** Unlinks `file`; a file that is not there is no error. */
+function unlinkIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** True while the recorded process runs: the same pid with the same start time, and not a zombie. */
@@ -167,12 +233,13 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
     if (stillRuns(owner.host)) return false;
     // The leader still runs (start time matches), so the group is the round's: a reused pid would start later.
     const { group } = owner;
-    if (group === undefined) {
-      // The host died between the spawn and writing the group's record (a busy machine can pause it right there):
-      // the round's processes are found by the folder their environment names.
-      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
-    } else if (stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
+    if (group !== undefined && stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
       signalGroup(group.pid, 'SIGKILL');
+    } else {
+      // No live group recorded: the host died between the spawn and writing the group's record (a busy machine can
+      // pause it right there), or the record is an earlier round's in a reused folder. The round's processes are
+      // found by the folder their environment names.
+      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
     }
   }
   // From another boot, every process it names is long gone: only the folder is left to remove.

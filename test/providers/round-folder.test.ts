@@ -200,6 +200,32 @@ describe('the sweep judges a round folder by the owner it records', () => {
     await killGroup(bystander);
   });
 
+  it("a dead host whose record names an earlier round's group, long dead (a reused folder): the agent its environment names is killed", async () => {
+    const tmp = await ownTmp();
+    const dir = join(tmp, 'ralph-round-Reuse1');
+    const agent = spawn('sleep', ['1000'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
+    });
+    await new Promise((resolve) => agent.once('spawn', resolve));
+    agent.unref();
+    await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
+    await folderOwnedBy(
+      tmp,
+      {
+        bootId: bootId(),
+        pidNamespace: pidNamespace(),
+        host: { pid: 999_999_999, startTime: '1' },
+        group: { pid: 999_999_998, startTime: '1' },
+      },
+      'ralph-round-Reuse1',
+    );
+    await sweepOrphanedRounds(tmp);
+    await until(() => !isRunning(agent.pid as number), 'the agent of the unrecorded round to die');
+    expect(await roundFolders(tmp)).toEqual([]);
+  });
+
   it('leaves alone what it cannot judge: no owner file, an unreadable one, another pid namespace, other names', async () => {
     const tmp = await ownTmp();
     await mkdir(join(tmp, 'ralph-round-NoOwnr'));
