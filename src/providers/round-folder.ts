@@ -10,6 +10,9 @@ import { type HostIdentity, procStat, thisHost } from './process-identity.js';
 /** The prefix of a round's temporary folder (mkdtemp adds six characters). */
 export const ROUND_FOLDER_PREFIX = 'ralph-round-';
 
+/** The prefix of a spare folder: a round folder between two rounds, kept for the next one (see takeRoundFolder). */
+export const SPARE_FOLDER_PREFIX = 'ralph-spare-';
+
 /** The file in a round folder that says which host made it and which process group runs the round. */
 export const ROUND_OWNER_FILE = 'owner.json';
 
@@ -84,11 +87,27 @@ function removeIdleFolders(): void {
 
 const NAME_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A fresh round-folder name in `base`, of the shape mkdtemp makes and the sweep looks for. */
-function freshName(base: string): string {
+/** A fresh folder name in `base`, of the shape mkdtemp makes and the sweep looks for. */
+function freshName(base: string, prefix: string): string {
   let suffix = '';
   for (const byte of randomBytes(6)) suffix += NAME_CHARS[byte % NAME_CHARS.length];
-  return join(base, `${ROUND_FOLDER_PREFIX}${suffix}`);
+  return join(base, `${prefix}${suffix}`);
+}
+
+/** A spare folder of `base` for `schemaText`, renamed to a fresh round-folder name; undefined when there is none. */
+function takeSpare(base: string, schemaText: string): IdleFolder | undefined {
+  for (;;) {
+    const at = idle.findIndex((folder) => folder.base === base && folder.schemaText === schemaText);
+    if (at === -1) return undefined;
+    const spare = idle.splice(at, 1)[0] as IdleFolder;
+    const dir = freshName(base, ROUND_FOLDER_PREFIX);
+    try {
+      renameSync(spare.dir, dir);
+      return { ...spare, dir };
+    } catch {
+      removeFolder(spare.dir);
+    }
+  }
 }
 
 /** A new folder: made, its host recorded, its schema written. */
@@ -111,19 +130,19 @@ function newFolder(base: string, schemaText: string, host: HostIdentity | null):
  * folder it cannot judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing
  * is recorded and nothing will be swept.
  *
- * Folders are reused: a released folder is renamed to a fresh name (so no path a round saw exists past its end)
- * and waits for the next round, its owner record and schema file in place; an idle one is removed after a second,
- * or at the host's exit. Per round that is a rename, the report file's unlink and the group's record, where a new
- * folder costs a mkdtemp, three writes, three unlinks and a rmdir: journalled file-system work that cost over 1 ms
- * a round on a loaded disk (bench/per-round-parts.mjs). Every step is synchronous, as each is one small syscall
- * and through fs/promises each would be a trip through the thread pool. A folder whose child touched what the
- * next round relies on (the schema file changed, or a report that cannot be unlinked) is removed, not reused.
+ * Folders are reused. At the round's end the report file is unlinked and the folder renamed to a `ralph-spare-*`
+ * name, so no path the round saw exists past its end; the next round renames a spare to a fresh `ralph-round-*`
+ * name, its owner record and schema file in place. A spare is removed after a second unused, or at the host's exit;
+ * a SIGKILLed host's spares are swept like its round folders. Per round that is two renames, an unlink and the
+ * group's record, where a new folder costs a mkdtemp, three writes, three unlinks and a rmdir: journalled
+ * file-system work that cost about 1 ms a round on a loaded disk (bench/per-round-parts.mjs). Every step is
+ * synchronous: each is one small syscall, and through fs/promises each would be a trip through the thread pool.
+ * A folder whose child changed its schema file, or whose report cannot be unlinked, is removed, not reused.
  */
 export function takeRoundFolder(schemaText: string): RoundFolder {
   const base = tmpdir();
   const host = thisHost();
-  const at = idle.findIndex((folder) => folder.base === base && folder.schemaText === schemaText);
-  const folder = at === -1 ? newFolder(base, schemaText, host) : (idle.splice(at, 1)[0] as IdleFolder);
+  const folder = takeSpare(base, schemaText) ?? newFolder(base, schemaText, host);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on('exit', removeIdleFolders);
@@ -164,7 +183,7 @@ export function takeRoundFolder(schemaText: string): RoundFolder {
           now.mtimeMs === schemaStat.mtimeMs;
         if (!same) throw new Error('the schema file changed');
         unlinkIfThere(reportFile);
-        const renamed = freshName(base);
+        const renamed = freshName(base, SPARE_FOLDER_PREFIX);
         renameSync(dir, renamed);
         idle.push({ base, dir: renamed, schemaText });
       } catch {
@@ -248,7 +267,7 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
 }
 
 /**
- * Removes the round folders in `dir` whose host is dead (its pid gone, or reused by a process that started later),
+ * Removes the round (and spare) folders in `dir` whose host is dead (its pid gone, or reused by a process that started later),
  * first SIGKILLing the round's process group when its leader is still the recorded process. This is what cleans up
  * after a host killed by SIGKILL, which runs no exit hook. Folders of live hosts, of other users, of another pid
  * namespace, and folders without a readable record are never touched. Never throws; resolves with how many
@@ -263,7 +282,7 @@ export async function sweepOrphanedRounds(dir: string = tmpdir()): Promise<numbe
   } catch {
     return 0;
   }
-  const rounds = names.filter((name) => /^ralph-round-[A-Za-z0-9]{6}$/.test(name));
+  const rounds = names.filter((name) => /^ralph-(round|spare)-[A-Za-z0-9]{6}$/.test(name));
   const removed = await Promise.all(
     rounds.map((name) => sweepFolder(join(dir, name), me).catch(() => false)),
   );
