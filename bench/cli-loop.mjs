@@ -1,8 +1,10 @@
 // Target 4, the CLI loop: `ralph run` over 20 rounds of a trivial node agent against the bare shell loop running
 // the same agent 20 times (`sh -c 'for i in …; do node agent.cjs < prompt > /dev/null; done'`), launched side by
 // side (interleaved, bare first then ralph, per pair), medians of the pairs. Run: npm run build && node bench/cli-loop.mjs [--pairs 7]
+// [--before CLI]: CLI is another build's dist/hosts/cli/main.js (e.g. of the base commit, copied to .bench-cache/before);
+// it runs in the same pairs, after ralph, so a change is measured against its base side by side.
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { renderRoundPrompt } from '../dist/index.js';
 import {
   cli,
@@ -11,6 +13,7 @@ import {
   median,
   numberFlag,
   row,
+  stringFlag,
   timeProcess,
   trivialAgentSource,
   withTempDir,
@@ -50,20 +53,34 @@ await withTempDir('cli-loop', async (dir) => {
     '--agent-command',
     `"${node}" agent.cjs`,
   ];
+  const beforeFlag = stringFlag('before');
+  const beforeCli = beforeFlag === undefined ? undefined : resolve(beforeFlag);
+  const before = beforeCli === undefined ? undefined : [node, beforeCli, ...ralph.slice(2)];
   await timeProcess(bare, { cwd: dir });
   await timeProcess(ralph, { cwd: dir });
+  if (before !== undefined) await timeProcess(before, { cwd: dir });
   const bareMs = [];
   const ralphMs = [];
   const ratios = [];
+  const beforeRatios = [];
   for (let i = 0; i < pairs; i += 1) {
     const b = await timeProcess(bare, { cwd: dir });
     const r = await timeProcess(ralph, { cwd: dir });
     bareMs.push(b);
     ralphMs.push(r);
     ratios.push(r / b);
-    log(`pair ${i + 1}: bare ${b.toFixed(0)} ms, ralph ${r.toFixed(0)} ms, ratio ${(r / b).toFixed(3)}`);
+    let was = '';
+    if (before !== undefined) {
+      const w = await timeProcess(before, { cwd: dir });
+      beforeRatios.push(w / b);
+      was = `, before ${w.toFixed(0)} ms, ratio ${(w / b).toFixed(3)}`;
+    }
+    log(
+      `pair ${i + 1}: bare ${b.toFixed(0)} ms, ralph ${r.toFixed(0)} ms, ratio ${(r / b).toFixed(3)}${was}`,
+    );
   }
   const ratio = median(ratios);
+  if (before !== undefined) log(`before (${beforeCli}): ratio ${median(beforeRatios).toFixed(3)}`);
   finish([
     row(`CLI loop: bare sh loop, ${ROUNDS} rounds`, +median(bareMs).toFixed(0), 'ms', '(floor)', null),
     row(`CLI loop: ralph run, ${ROUNDS} rounds`, +median(ralphMs).toFixed(0), 'ms', '(figure)', null),
