@@ -8,9 +8,11 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  renameSync,
   rmdirSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,6 +72,37 @@ await timed(
     return Promise.resolve();
   },
 );
+{
+  // What a round does to its folder now (src/providers/round-folder.ts): a spare renamed to a round folder, the
+  // group's record written over the padded owner record in place, the report read and unlinked, renamed back.
+  const base = mkdtempSync(join(tmpdir(), 'ralph-bench-round-'));
+  let dir = `${base}-spare0`;
+  renameSync(base, dir);
+  const padded = Buffer.from(
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}'.padEnd(512),
+  );
+  writeFileSync(join(dir, 'owner.json'), padded);
+  writeFileSync(join(dir, 'report.schema.json'), `${JSON.stringify(reportJsonSchema, null, 2)}\n`);
+  let turn = 0;
+  await timed(
+    'round folder, reused: 2 renames, owner record overwritten in place, report read + unlink',
+    () => {
+      turn += 1;
+      const round = `${base}-round${turn}`;
+      renameSync(dir, round);
+      const fd = openSync(join(round, 'owner.json'), 'r+');
+      writeSync(fd, padded, 0, padded.length, 0);
+      closeSync(fd);
+      writeFileSync(join(round, 'report.json'), report);
+      JSON.parse(readFileSync(join(round, 'report.json'), 'utf8'));
+      unlinkSync(join(round, 'report.json'));
+      dir = `${base}-spare${turn}`;
+      renameSync(round, dir);
+      return Promise.resolve();
+    },
+  );
+  await rm(dir, { recursive: true, force: true });
+}
 await timed('spawn `true`, stdio ignored (floor)', () => waitExit(spawn('true', [], { stdio: 'ignore' })));
 await timed('spawn `cat`, three pipes, prompt on stdin', () => {
   const child = spawn('cat', [], { stdio: ['pipe', 'pipe', 'pipe'] });
