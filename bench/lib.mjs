@@ -19,6 +19,12 @@ export function numberFlag(name, fallback) {
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 }
 
+/** The value of `--name VALUE` on the command line, else undefined. */
+export function stringFlag(name) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
 /** The median of a list of numbers. */
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

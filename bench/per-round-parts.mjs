@@ -3,7 +3,17 @@
 // process group with a bigger environment, and reading the report. Reported for BENCHMARKS.md, not in the table.
 // Run: npm run build && node bench/per-round-parts.mjs [--n 200]
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +57,52 @@ await timed('round folder: mkdtemp, owner record ×2, schema file, rm -r', async
   JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
   await rm(dir, { recursive: true, force: true });
 });
+await timed(
+  'round folder, synchronous: mkdtempSync, owner ×2, schema, report read, 4 unlinks + rmdir',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-bench-round-'));
+    const owner = join(dir, 'owner.json');
+    writeFileSync(owner, '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}');
+    writeFileSync(join(dir, 'report.schema.json'), `${JSON.stringify(reportJsonSchema, null, 2)}\n`);
+    writeFileSync(owner, '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"},"group":{}}');
+    writeFileSync(join(dir, 'report.json'), report);
+    JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
+    for (const name of ['report.json', 'report.schema.json', 'owner.json']) unlinkSync(join(dir, name));
+    rmdirSync(dir);
+    return Promise.resolve();
+  },
+);
+{
+  // What a round does to its folder now (src/providers/round-folder.ts): a spare renamed to a round folder, the
+  // group's record written over the padded owner record in place, the report read and unlinked, renamed back.
+  const base = mkdtempSync(join(tmpdir(), 'ralph-bench-round-'));
+  let dir = `${base}-spare0`;
+  renameSync(base, dir);
+  const padded = Buffer.from(
+    '{"bootId":"x","pidNamespace":"y","host":{"pid":1,"startTime":"2"}}'.padEnd(512),
+  );
+  writeFileSync(join(dir, 'owner.json'), padded);
+  writeFileSync(join(dir, 'report.schema.json'), `${JSON.stringify(reportJsonSchema, null, 2)}\n`);
+  let turn = 0;
+  await timed(
+    'round folder, reused: 2 renames, owner record overwritten in place, report read + unlink',
+    () => {
+      turn += 1;
+      const round = `${base}-round${turn}`;
+      renameSync(dir, round);
+      const fd = openSync(join(round, 'owner.json'), 'r+');
+      writeSync(fd, padded, 0, padded.length, 0);
+      closeSync(fd);
+      writeFileSync(join(round, 'report.json'), report);
+      JSON.parse(readFileSync(join(round, 'report.json'), 'utf8'));
+      unlinkSync(join(round, 'report.json'));
+      dir = `${base}-spare${turn}`;
+      renameSync(round, dir);
+      return Promise.resolve();
+    },
+  );
+  await rm(dir, { recursive: true, force: true });
+}
 await timed('spawn `true`, stdio ignored (floor)', () => waitExit(spawn('true', [], { stdio: 'ignore' })));
 await timed('spawn `cat`, three pipes, prompt on stdin', () => {
   const child = spawn('cat', [], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -63,3 +119,20 @@ await timed('spawn `cat`, three pipes, prompt on stdin, detached, env copied wit
   child.stdin.end('prompt');
   return waitExit(child);
 });
+await timed(
+  'spawn `cat`, prompt from a file as stdin, two pipes, detached, env copied with 6 more vars',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-bench-stdin-'));
+    writeFileSync(join(dir, 'prompt'), 'prompt');
+    const fd = openSync(join(dir, 'prompt'), 'r');
+    const env = { ...process.env, A: '1', B: '2', C: '3', D: '4', E: '5', F: '6' };
+    const child = spawn('cat', [], { env, detached: true, stdio: [fd, 'pipe', 'pipe'] });
+    closeSync(fd);
+    child.stdout.resume();
+    child.stderr.resume();
+    return waitExit(child).then(() => {
+      unlinkSync(join(dir, 'prompt'));
+      rmdirSync(dir);
+    });
+  },
+);

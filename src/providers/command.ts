@@ -1,5 +1,5 @@
-import { type FileHandle, open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { parse } from 'shell-quote';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
@@ -12,7 +12,7 @@ import { isDirectory } from './directory.js';
 import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
-import { makeRoundFolder, sweepOrphanedRoundsOnce } from './round-folder.js';
+import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -117,8 +117,36 @@ export function splitCommand(command: string, env: NodeJS.ProcessEnv = process.e
   return argv;
 }
 
+/**
+ * Reads at most `limit` bytes of a regular file synchronously (an open, a stat, a read and a close: tens of µs,
+ * where fs/promises makes each a trip through the thread pool); undefined when it does not exist, null when it is
+ * not a regular file. The open does not block: a FIFO planted at the path must not stall the event loop.
+ */
+function readRegularFileBounded(path: string, limit: number): string | undefined | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return null;
+    // Sized to the file, not the limit: a report is a few kB, the limit a MiB.
+    const buffer = Buffer.alloc(Math.min(stat.size, limit));
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads at most `limit` bytes of a file; undefined when it does not exist. */
 async function readBounded(path: string, limit: number): Promise<string | undefined> {
+  const quick = readRegularFileBounded(path, limit);
+  if (quick !== null) return quick;
+  // Not a regular file (or not openable without blocking): read it the general way, off the event loop.
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -183,8 +211,9 @@ function assertDirectory(cwd: string): void {
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
  * a host that dies of an uncaught exception or process.exit() SIGKILLs its groups on the way out. The round's files
- * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group; what a host killed by SIGKILL
- * leaves (that folder, its agent) is cleaned up by the first start in a later process.
+ * live in a `ralph-round-*` folder in os.tmpdir() that records its host and group, renamed away at the round's end
+ * (so no path a round saw outlives it) and reused by the next round, removed once idle or at exit; what a host
+ * killed by SIGKILL leaves (that folder, its agent) is cleaned up by the first start in a later process.
  */
 export function commandProvider(options: CommandProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
@@ -212,12 +241,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     // What a host killed by SIGKILL left behind (its agents, its round folders) is cleaned up here, once.
     await sweepOrphanedRoundsOnce();
 
-    const folder = await makeRoundFolder();
-    const schemaFile = join(folder.dir, 'report.schema.json');
-    const reportFile = join(folder.dir, 'report.json');
+    const folder = takeRoundFolder(`${JSON.stringify(request.outputSchema, null, 2)}\n`);
+    const { schemaFile, reportFile } = folder;
     let child: GroupProcess;
     try {
-      await writeFile(schemaFile, `${JSON.stringify(request.outputSchema, null, 2)}\n`);
       const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
@@ -240,7 +267,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         throw new Error(`could not start agent command ${shown}: ${error.message}`, { cause: error });
       });
     } catch (error) {
-      await folder.remove();
+      folder.release();
       throw error;
     }
 
@@ -256,7 +283,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
         if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
         return await readReport(outputs);
       } finally {
-        await folder.remove();
+        folder.release();
       }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.

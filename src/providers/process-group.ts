@@ -51,9 +51,13 @@ export async function liveMembersOf(pgid: number): Promise<number[]> {
   return members;
 }
 
-/** How long each wait between two looks at a dying group lasts: 5 ms, doubling, then 100 ms for good. */
+/**
+ * How long each wait between two looks at a dying group lasts: 1 ms, doubling, then 100 ms for good. A signalled
+ * member usually dies within a millisecond or two, so the first looks come soon; a look that finds the group still
+ * there is a syscall or two (a /proc scan only when no known member lives), so the early ones cost little.
+ */
 export function* deathPollDelays(): Generator<number, never> {
-  let delay = 5;
+  let delay = 1;
   for (;;) {
     yield delay;
     delay = Math.min(delay * 2, 100);
@@ -67,8 +71,8 @@ export function* deathPollDelays(): Generator<number, never> {
  * Rounds are hot, so each look costs as little as the group allows. Usually the group is empty once its leader is
  * reaped, and one kill(-pgid, 0) says so. While it still exists, the members seen last time are checked first (one
  * small read each); only when none of them lives is /proc scanned again, in slices, to find members they started
- * or to confirm that only zombies are left. The looks back off from 5 ms to 100 ms, so a slow death costs ten
- * looks a second; `nudge()` after signalling the group starts again at 5 ms, as its death is then moments away.
+ * or to confirm that only zombies are left. The looks back off from 1 ms to 100 ms, so a slow death costs ten
+ * looks a second; `nudge()` after signalling the group starts again at 1 ms, as its death is then moments away.
  */
 export class GroupDeathWatch {
   readonly #pgid: number;
@@ -80,7 +84,7 @@ export class GroupDeathWatch {
     this.#pgid = pgid;
   }
 
-  /** Looks again at once and backs off from 5 ms anew: the group was just signalled. */
+  /** Looks again at once and backs off from 1 ms anew: the group was just signalled. */
   nudge(): void {
     this.#delays = deathPollDelays();
     this.#wake?.();

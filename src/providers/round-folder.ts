@@ -1,5 +1,17 @@
-import { writeFileSync } from 'node:fs';
-import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -8,6 +20,9 @@ import { type HostIdentity, procStat, thisHost } from './process-identity.js';
 
 /** The prefix of a round's temporary folder (mkdtemp adds six characters). */
 export const ROUND_FOLDER_PREFIX = 'ralph-round-';
+
+/** The prefix of a spare folder: a round folder between two rounds, kept for the next one (see takeRoundFolder). */
+export const SPARE_FOLDER_PREFIX = 'ralph-spare-';
 
 /** The file in a round folder that says which host made it and which process group runs the round. */
 export const ROUND_OWNER_FILE = 'owner.json';
@@ -25,18 +40,45 @@ const roundOwner = z.object({
 /** What a round folder's owner file records. */
 export type RoundOwner = z.infer<typeof roundOwner>;
 
-/** A round's temporary folder in os.tmpdir(). */
+/** The name of the report's JSON Schema file in a round folder. */
+const SCHEMA_FILE = 'report.schema.json';
+
+/** The name of the report file in a round folder. */
+const REPORT_FILE = 'report.json';
+
+/** How long a released round folder waits for the next round before it is removed. */
+const IDLE_FOLDER_MS = 1_000;
+
+/** A round's temporary folder in os.tmpdir(): its paths are fresh (no earlier round saw them). */
 export interface RoundFolder {
   dir: string;
+  /** The report's JSON Schema (RALPH_SCHEMA_FILE). */
+  schemaFile: string;
+  /** Where the child writes its report (RALPH_REPORT_FILE); nothing is there when the round starts. */
+  reportFile: string;
   /**
    * Records the round's process group, so a sweep after this host's death can kill it. Synchronous (a small
-   * overwrite, some tens of µs), so it can run in the tick the group is born in and leave no turn of the event loop in which a
-   * SIGKILLed host's agent would go unrecorded. Never throws.
+   * overwrite, some tens of µs), so it can run in the tick the group is born in and leave no turn of the event loop
+   * in which a SIGKILLed host's agent would go unrecorded. Never throws.
    */
   recordGroup(pid: number): void;
-  /** Removes the folder and all in it. */
-  remove(): Promise<void>;
+  /**
+   * Ends the round's use of the folder, once its group is gone: its paths stop existing at once (the folder is
+   * renamed, or removed), and it may serve a later round under its new name. Synchronous; never throws.
+   */
+  release(): void;
 }
+
+/** A folder between two rounds, ready for the next: its owner record and schema file in place. */
+interface IdleFolder {
+  base: string;
+  dir: string;
+  schemaText: string;
+}
+
+const idle: IdleFolder[] = [];
+let idleTimer: NodeJS.Timeout | undefined;
+let exitHookInstalled = false;
 
 const ownerOf = (host: HostIdentity): RoundOwner => ({
   bootId: host.bootId,
@@ -45,36 +87,162 @@ const ownerOf = (host: HostIdentity): RoundOwner => ({
 });
 
 /**
- * Makes a round folder that records its owner. The host is written before anything is started, so a folder left
- * by a host killed at any later moment says whose it was; the group is added in the tick it starts in. A sweep that
- * reads a record while it is rewritten finds no JSON and leaves the folder alone, as it does every folder it cannot
- * judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing is recorded
- * and nothing will be swept.
+ * The size an owner record is padded to with spaces (JSON allows them): every record of a folder is the same size,
+ * so a new one is written over the old in place. Truncating the file and writing it anew frees and allocates
+ * blocks, journalled work that cost about 1 ms a round on a loaded disk; overwriting allocated bytes costs a page
+ * write. A record is under 250 bytes.
  */
-export async function makeRoundFolder(): Promise<RoundFolder> {
-  const dir = await mkdtemp(join(tmpdir(), ROUND_FOLDER_PREFIX));
-  const ownerFile = join(dir, ROUND_OWNER_FILE);
-  const host = thisHost();
+const OWNER_RECORD_BYTES = 512;
+
+/** An owner record as the bytes written to its file: padded to OWNER_RECORD_BYTES when it fits. */
+const ownerBytes = (owner: RoundOwner): Buffer => {
+  const json = JSON.stringify(owner);
+  return Buffer.from(json.length < OWNER_RECORD_BYTES ? json.padEnd(OWNER_RECORD_BYTES) : json);
+};
+
+/** Writes `record` over the owner file in place; a record of another size (it never is) rewrites the file. */
+function overwriteOwner(file: string, record: Buffer): void {
+  if (record.length !== OWNER_RECORD_BYTES) {
+    writeFileSync(file, record);
+    return;
+  }
+  const fd = openSync(file, 'r+');
   try {
-    // Synchronous, like the group's record: a few tens of µs, cheaper than a trip through the thread pool.
-    if (host !== null) writeFileSync(ownerFile, JSON.stringify(ownerOf(host)));
+    writeSync(fd, record, 0, record.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes a folder and all in it; never throws. */
+const removeFolder = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+/** Removes every idle folder (the idle timer, and the exit hook: synchronous, as 'exit' handlers must be). */
+function removeIdleFolders(): void {
+  clearTimeout(idleTimer);
+  idleTimer = undefined;
+  for (const folder of idle.splice(0)) removeFolder(folder.dir);
+}
+
+const NAME_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A fresh folder name in `base`, of the shape mkdtemp makes and the sweep looks for. */
+function freshName(base: string, prefix: string): string {
+  let suffix = '';
+  for (const byte of randomBytes(6)) suffix += NAME_CHARS[byte % NAME_CHARS.length];
+  return join(base, `${prefix}${suffix}`);
+}
+
+/** A spare folder of `base` for `schemaText`, renamed to a fresh round-folder name; undefined when there is none. */
+function takeSpare(base: string, schemaText: string): IdleFolder | undefined {
+  for (;;) {
+    const at = idle.findIndex((folder) => folder.base === base && folder.schemaText === schemaText);
+    if (at === -1) return undefined;
+    const spare = idle.splice(at, 1)[0] as IdleFolder;
+    const dir = freshName(base, ROUND_FOLDER_PREFIX);
+    try {
+      renameSync(spare.dir, dir);
+      return { ...spare, dir };
+    } catch {
+      removeFolder(spare.dir);
+    }
+  }
+}
+
+/** A new folder: made, its host recorded, its schema written. */
+function newFolder(base: string, schemaText: string, host: HostIdentity | null): IdleFolder {
+  const dir = mkdtempSync(join(base, ROUND_FOLDER_PREFIX));
+  try {
+    if (host !== null) writeFileSync(join(dir, ROUND_OWNER_FILE), ownerBytes(ownerOf(host)));
+    writeFileSync(join(dir, SCHEMA_FILE), schemaText);
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
+    removeFolder(dir);
     throw error;
   }
+  return { base, dir, schemaText };
+}
+
+/**
+ * A round folder that records its owner, for one round. The host is written before anything is started, so a
+ * folder left by a host killed at any later moment says whose it was; the group is added in the tick it starts in.
+ * A sweep that reads a record while it is rewritten finds no JSON and leaves the folder alone, as it does every
+ * folder it cannot judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing
+ * is recorded and nothing will be swept.
+ *
+ * Folders are reused. At the round's end the report file is unlinked and the folder renamed to a `ralph-spare-*`
+ * name, so no path the round saw exists past its end; the next round renames a spare to a fresh `ralph-round-*`
+ * name, its owner record and schema file in place. A spare is removed after a second unused, or at the host's exit;
+ * a SIGKILLed host's spares are swept like its round folders. Per round that is two renames, an unlink and the
+ * group's record, where a new folder costs a mkdtemp, three writes, three unlinks and a rmdir: journalled
+ * file-system work that cost about 1 ms a round on a loaded disk (bench/per-round-parts.mjs). Every step is
+ * synchronous: each is one small syscall, and through fs/promises each would be a trip through the thread pool.
+ * A folder whose child changed its schema file, or whose report cannot be unlinked, is removed, not reused.
+ */
+export function takeRoundFolder(schemaText: string): RoundFolder {
+  const base = tmpdir();
+  const host = thisHost();
+  const folder = takeSpare(base, schemaText) ?? newFolder(base, schemaText, host);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', removeIdleFolders);
+  }
+  const { dir } = folder;
+  const ownerFile = join(dir, ROUND_OWNER_FILE);
+  const schemaFile = join(dir, SCHEMA_FILE);
+  const reportFile = join(dir, REPORT_FILE);
+  let schemaStat: Stats | undefined;
+  try {
+    schemaStat = statSync(schemaFile);
+  } catch {
+    // Checked again at release: a folder whose schema file cannot be read is not reused.
+  }
+  let released = false;
   return {
     dir,
+    schemaFile,
+    reportFile,
     recordGroup(pid) {
       const startTime = procStat(pid)?.startTime;
       if (host === null || startTime === undefined) return;
       try {
-        writeFileSync(ownerFile, JSON.stringify({ ...ownerOf(host), group: { pid, startTime } }));
+        overwriteOwner(ownerFile, ownerBytes({ ...ownerOf(host), group: { pid, startTime } }));
       } catch {
         // The round runs all the same; only a sweep after this host's SIGKILL would miss its group.
       }
     },
-    remove: () => rm(dir, { recursive: true, force: true }),
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        const now = statSync(schemaFile);
+        const same =
+          schemaStat !== undefined &&
+          now.ino === schemaStat.ino &&
+          now.size === schemaStat.size &&
+          now.mtimeMs === schemaStat.mtimeMs;
+        if (!same) throw new Error('the schema file changed');
+        unlinkIfThere(reportFile);
+        const renamed = freshName(base, SPARE_FOLDER_PREFIX);
+        renameSync(dir, renamed);
+        idle.push({ base, dir: renamed, schemaText });
+      } catch {
+        removeFolder(dir);
+        return;
+      }
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(removeIdleFolders, IDLE_FOLDER_MS);
+      idleTimer.unref();
+    },
   };
+}
+
+/** Unlinks `file`; a file that is not there is no error. */
+function unlinkIfThere(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** True while the recorded process runs: the same pid with the same start time, and not a zombie. */
@@ -123,12 +291,13 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
     if (stillRuns(owner.host)) return false;
     // The leader still runs (start time matches), so the group is the round's: a reused pid would start later.
     const { group } = owner;
-    if (group === undefined) {
-      // The host died between the spawn and writing the group's record (a busy machine can pause it right there):
-      // the round's processes are found by the folder their environment names.
-      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
-    } else if (stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
+    if (group !== undefined && stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
       signalGroup(group.pid, 'SIGKILL');
+    } else {
+      // No live group recorded: the host died between the spawn and writing the group's record (a busy machine can
+      // pause it right there), or the record is an earlier round's in a reused folder. The round's processes are
+      // found by the folder their environment names.
+      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
     }
   }
   // From another boot, every process it names is long gone: only the folder is left to remove.
@@ -137,7 +306,7 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
 }
 
 /**
- * Removes the round folders in `dir` whose host is dead (its pid gone, or reused by a process that started later),
+ * Removes the round (and spare) folders in `dir` whose host is dead (its pid gone, or reused by a process that started later),
  * first SIGKILLing the round's process group when its leader is still the recorded process. This is what cleans up
  * after a host killed by SIGKILL, which runs no exit hook. Folders of live hosts, of other users, of another pid
  * namespace, and folders without a readable record are never touched. Never throws; resolves with how many
@@ -152,7 +321,7 @@ export async function sweepOrphanedRounds(dir: string = tmpdir()): Promise<numbe
   } catch {
     return 0;
   }
-  const rounds = names.filter((name) => /^ralph-round-[A-Za-z0-9]{6}$/.test(name));
+  const rounds = names.filter((name) => /^ralph-(round|spare)-[A-Za-z0-9]{6}$/.test(name));
   const removed = await Promise.all(
     rounds.map((name) => sweepFolder(join(dir, name), me).catch(() => false)),
   );

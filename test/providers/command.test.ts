@@ -154,6 +154,44 @@ describe('the command agent protocol: one fresh process per round', () => {
   });
 });
 
+describe("a round never sees an earlier round's files (round folders are reused between rounds)", () => {
+  /** A node agent from source: round 1 runs `first`, every later round `later`; both see `fs` and `env`. */
+  const rounds = (first: string, later: string) => [
+    process.execPath,
+    '-e',
+    `const fs = require('node:fs'); const env = process.env; process.stdin.resume();
+     process.stdin.on('end', () => { if (env.RALPH_ROUND === '1') { ${first} } else { ${later} } });`,
+  ];
+  const continueReport = JSON.stringify({
+    status: 'continue',
+    summary: 'round 1 done',
+    evidence: [],
+    nextSteps: ['do round 2'],
+    blocker: null,
+  });
+
+  it("a round whose child writes no report is a missing report, not the round before's", async () => {
+    const tool = commandTool(rounds(`fs.writeFileSync(env.RALPH_REPORT_FILE, '${continueReport}');`, ''));
+    const error = await rejection(tool.execute({ objective: 'x' }, { agent: agent() }));
+    expect(error.message).toMatch(
+      /^Ralph workflow failed: round 2 child finished without a structured report/,
+    );
+  });
+
+  it('a child that overwrites its schema file does not hand the next round a changed schema', async () => {
+    const tool = commandTool(
+      rounds(
+        `fs.writeFileSync(env.RALPH_SCHEMA_FILE, '{"tampered":true}'); fs.writeFileSync(env.RALPH_REPORT_FILE, '${continueReport}');`,
+        `const schema = JSON.parse(fs.readFileSync(env.RALPH_SCHEMA_FILE, 'utf8'));
+         const ok = JSON.stringify(schema) === ${JSON.stringify(JSON.stringify(reportJsonSchema))};
+         fs.writeFileSync(env.RALPH_REPORT_FILE, JSON.stringify({ status: 'complete', summary: ok ? 'schema intact' : 'schema changed', evidence: ['read it'], nextSteps: [], blocker: null }));`,
+      ),
+    );
+    const envelope = await tool.execute({ objective: 'x' }, { agent: agent() });
+    expect(envelope.result.report.summary).toBe('schema intact');
+  });
+});
+
 describe('a child that fails before reporting is an ordinary child failure', () => {
   it('exits non-zero: the round fails, and the error carries the exit code and the end of stderr', async () => {
     const tool = commandTool(agentCommand('crash.mjs', '3'));

@@ -33,9 +33,9 @@ async function killGroup(pgid: number): Promise<void> {
 }
 
 describe('watching a process group die', () => {
-  it('looks again after 5 ms, then backs off, doubling, to one look every 100 ms', () => {
+  it('looks again after 1 ms, then backs off, doubling, to one look every 100 ms', () => {
     const delays = deathPollDelays();
-    expect(Array.from({ length: 8 }, () => delays.next().value)).toEqual([5, 10, 20, 40, 80, 100, 100, 100]);
+    expect(Array.from({ length: 9 }, () => delays.next().value)).toEqual([1, 2, 4, 8, 16, 32, 64, 100, 100]);
   });
 
   it('does not count a zombie as a live member', async () => {

@@ -106,6 +106,39 @@ describe('a host killed with SIGKILL mid-round leaves its agent and round folder
   });
 });
 
+describe('a round folder is kept as a spare for the next round, never past its host', () => {
+  const spares = async (tmp: string) =>
+    (await readdir(tmp)).filter((name) => name.startsWith('ralph-spare-'));
+
+  it('a host that ends leaves no round folder and no spare', async () => {
+    const tmp = await ownTmp();
+    const done = startHost('finish', { tmp, workspace: s.workspace, pidLog: s.pidLog }, ['report-file.mjs']);
+    const { code, stderr } = await done.ended;
+    expect(code, stderr).toBe(0);
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(await spares(tmp)).toEqual([]);
+  });
+
+  it("a dead host's spare is removed by the sweep; a live host's is not", async () => {
+    const tmp = await ownTmp();
+    const dead = join(tmp, 'ralph-spare-Dead01');
+    const live = join(tmp, 'ralph-spare-Live01');
+    await mkdir(dead);
+    await mkdir(live);
+    const owner = { bootId: bootId(), pidNamespace: readlinkSync('/proc/self/ns/pid') };
+    await writeFile(
+      join(dead, ROUND_OWNER_FILE),
+      JSON.stringify({ ...owner, host: { pid: 999_999_999, startTime: '1' } }),
+    );
+    await writeFile(
+      join(live, ROUND_OWNER_FILE),
+      JSON.stringify({ ...owner, host: { pid: process.pid, startTime: startTimeOf(process.pid) } }),
+    );
+    await sweepOrphanedRounds(tmp);
+    expect(await spares(tmp)).toEqual(['ralph-spare-Live01']);
+  });
+});
+
 describe('the sweep judges a round folder by the owner it records', () => {
   /** Makes a round folder in `tmp` whose owner file says `owner`. */
   async function folderOwnedBy(tmp: string, owner: unknown, name = 'ralph-round-AbC123'): Promise<string> {
@@ -198,6 +231,32 @@ describe('the sweep judges a round folder by the owner it records', () => {
     expect(await roundFolders(tmp)).toEqual([]);
     expect(isRunning(bystander)).toBe(true);
     await killGroup(bystander);
+  });
+
+  it("a dead host whose record names an earlier round's group, long dead (a reused folder): the agent its environment names is killed", async () => {
+    const tmp = await ownTmp();
+    const dir = join(tmp, 'ralph-round-Reuse1');
+    const agent = spawn('sleep', ['1000'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
+    });
+    await new Promise((resolve) => agent.once('spawn', resolve));
+    agent.unref();
+    await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
+    await folderOwnedBy(
+      tmp,
+      {
+        bootId: bootId(),
+        pidNamespace: pidNamespace(),
+        host: { pid: 999_999_999, startTime: '1' },
+        group: { pid: 999_999_998, startTime: '1' },
+      },
+      'ralph-round-Reuse1',
+    );
+    await sweepOrphanedRounds(tmp);
+    await until(() => !isRunning(agent.pid as number), 'the agent of the unrecorded round to die');
+    expect(await roundFolders(tmp)).toEqual([]);
   });
 
   it('leaves alone what it cannot judge: no owner file, an unreadable one, another pid namespace, other names', async () => {
