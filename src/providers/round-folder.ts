@@ -15,8 +15,11 @@ import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { signalGroup } from './process-group.js';
+import { signalGroup, untilGroupGone } from './process-group.js';
 import { type HostIdentity, procStat, thisHost } from './process-identity.js';
+
+/** How long a sweep waits for a SIGKILLed orphan group to be gone (a process in D state can take a while). */
+const SWEEP_KILL_WAIT_MS = 5_000;
 
 /** The prefix of a round's temporary folder (mkdtemp adds six characters). */
 export const ROUND_FOLDER_PREFIX = 'ralph-round-';
@@ -291,14 +294,19 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
     if (stillRuns(owner.host)) return false;
     // The leader still runs (start time matches), so the group is the round's: a reused pid would start later.
     const { group } = owner;
+    const killed: number[] = [];
     if (group !== undefined && stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
-      signalGroup(group.pid, 'SIGKILL');
+      if (signalGroup(group.pid, 'SIGKILL')) killed.push(group.pid);
     } else {
       // No live group recorded: the host died between the spawn and writing the group's record (a busy machine can
       // pause it right there), or the record is an earlier round's in a reused folder. The round's processes are
       // found by the folder their environment names.
-      for (const pid of await leadersNaming(dir)) signalGroup(pid, 'SIGKILL');
+      for (const pid of await leadersNaming(dir)) if (signalGroup(pid, 'SIGKILL')) killed.push(pid);
     }
+    // A SIGKILLed process dies when it is next scheduled, not when kill() returns: the sweep the first round waits
+    // for ends only once the orphaned agent is gone, so a resumed round never works beside the one it replaces.
+    const deadline = Date.now() + SWEEP_KILL_WAIT_MS;
+    await Promise.all(killed.map((pid) => untilGroupGone(pid, deadline)));
   }
   // From another boot, every process it names is long gone: only the folder is left to remove.
   await rm(dir, { recursive: true, force: true });

@@ -48,7 +48,7 @@ const invocations = (dir: string): Invocation[] =>
 
 const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 
-/** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up. */
+/** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded. */
 async function hostHungInRound3(dir: string) {
   const file = join(dir, 'run.jsonl');
   const host = spawnRalph(
@@ -71,6 +71,11 @@ async function hostHungInRound3(dir: string) {
     'round 3 to hang',
   );
   pidsToReap.push(hungPid);
+  // The agent is up before its host has recorded that it started: wait for that, so the count is known.
+  await waitUntil(
+    () => readFileSync(file, 'utf8').includes('"agentsStarted":3'),
+    'round 3 recorded as started',
+  );
   return { file, host, hungPid };
 }
 

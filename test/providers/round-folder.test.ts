@@ -205,7 +205,8 @@ describe('the sweep judges a round folder by the owner it records', () => {
       group: { pid: group, startTime: startTimeOf(group) },
     });
     await sweepOrphanedRounds(tmp);
-    await until(() => !isRunning(group), 'the orphaned group to die');
+    // The sweep resolves only once the group it killed is gone: what a resumed round relies on.
+    expect(isRunning(group)).toBe(false);
     expect(await roundFolders(tmp)).toEqual([]);
   });
 
@@ -227,7 +228,7 @@ describe('the sweep judges a round folder by the owner it records', () => {
       'ralph-round-NoGrp1',
     );
     await sweepOrphanedRounds(tmp);
-    await until(() => !isRunning(agent.pid as number), 'the unrecorded agent to die');
+    expect(isRunning(agent.pid as number)).toBe(false);
     expect(await roundFolders(tmp)).toEqual([]);
     expect(isRunning(bystander)).toBe(true);
     await killGroup(bystander);
@@ -255,7 +256,7 @@ describe('the sweep judges a round folder by the owner it records', () => {
       'ralph-round-Reuse1',
     );
     await sweepOrphanedRounds(tmp);
-    await until(() => !isRunning(agent.pid as number), 'the agent of the unrecorded round to die');
+    expect(isRunning(agent.pid as number)).toBe(false);
     expect(await roundFolders(tmp)).toEqual([]);
   });
 
