@@ -1,0 +1,53 @@
+import { fromPromise } from 'xstate';
+import type { VerifyOutcome } from '../contract/types.js';
+import type { FingerprintRequest, RoundRef, VerifyRequest } from '../machines/ralph.machine.js';
+import { runVerifyCommand } from '../providers/verify-command.js';
+import { fingerprintWorkspace } from '../providers/workspace-fingerprint.js';
+
+/** Each run's verify command while it runs or stops, by run id: what `awaitVerifyStopped` waits on. */
+const runningVerifies = new Map<string, Promise<unknown>>();
+
+/**
+ * The actors of the guard rails. They keep nothing in the machine's context: a running verify command is found by
+ * its run id, so one set of actors serves every run of an engine. Leaving `verifying` aborts `runVerify`, which
+ * stops the command's process group; `awaitVerifyStopped` then settles once that group is gone.
+ */
+export function createGuardRailActors() {
+  const runVerify = fromPromise<VerifyOutcome, VerifyRequest>(async ({ input, signal }) => {
+    const running = runVerifyCommand(
+      {
+        argv: input.verify.argv,
+        cwd: input.cwd,
+        timeoutMs: input.verify.timeoutMs,
+        maxOutputChars: input.verify.maxOutputChars,
+        terminationGraceMs: input.terminationGraceMs,
+      },
+      { signal },
+    );
+    runningVerifies.set(input.runId, running);
+    try {
+      return await running;
+    } finally {
+      // After an abort the entry stays for awaitVerifyStopped, which removes it once the command has stopped.
+      if (!signal.aborted) runningVerifies.delete(input.runId);
+    }
+  });
+
+  const awaitVerifyStopped = fromPromise<void, RoundRef>(async ({ input }) => {
+    const running = runningVerifies.get(input.runId);
+    if (running === undefined) return;
+    try {
+      await running;
+    } catch {
+      // A stopped command rejects with the abort's reason; all that matters here is that its group is gone.
+    } finally {
+      runningVerifies.delete(input.runId);
+    }
+  });
+
+  const fingerprint = fromPromise<string, FingerprintRequest>(({ input, signal }) =>
+    fingerprintWorkspace(input.cwd, { signal }),
+  );
+
+  return { runVerify, awaitVerifyStopped, fingerprintWorkspace: fingerprint };
+}
