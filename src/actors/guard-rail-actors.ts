@@ -25,24 +25,18 @@ export function createGuardRailActors() {
       { signal },
     );
     runningVerifies.set(input.runId, running);
-    try {
-      return await running;
-    } finally {
-      // After an abort the entry stays for awaitVerifyStopped, which removes it once the command has stopped.
-      if (!signal.aborted) runningVerifies.delete(input.runId);
-    }
+    // The entry goes once the command's group is gone, however it ended: an aborted one is what
+    // awaitVerifyStopped waits for until then, and a run dropped without it leaves nothing behind.
+    const forget = () => {
+      if (runningVerifies.get(input.runId) === running) runningVerifies.delete(input.runId);
+    };
+    running.then(forget, forget);
+    return running;
   });
 
   const awaitVerifyStopped = fromPromise<void, RoundRef>(async ({ input }) => {
-    const running = runningVerifies.get(input.runId);
-    if (running === undefined) return;
-    try {
-      await running;
-    } catch {
-      // A stopped command rejects with the abort's reason; all that matters here is that its group is gone.
-    } finally {
-      runningVerifies.delete(input.runId);
-    }
+    // A stopped command rejects with the abort's reason; all that matters here is that its group is gone.
+    await runningVerifies.get(input.runId)?.catch(() => {});
   });
 
   const fingerprint = fromPromise<string, FingerprintRequest>(({ input, signal }) =>
