@@ -143,6 +143,30 @@ const tools = [
     done: async () => true,
   },
   {
+    // What any loop hosted by Node pays before doing anything of its own: Node's start, and a spawn per round from a
+    // process of Node's size (fork copies its page tables), waiting for each child to close its pipes.
+    name: 'bare node loop (Node floor)',
+    driven: `node -e: spawns the fake ${ROUNDS} times one after another with ralph's three pipes, and waits for each`,
+    argv: [
+      'node',
+      '-e',
+      `const { spawn } = require('node:child_process');
+      (async () => {
+        for (let i = 0; i < ${ROUNDS}; i += 1)
+          await new Promise((resolve) => {
+            const child = spawn('claude', ['-p', '--output-format', 'json'], { stdio: 'pipe', detached: true });
+            child.stdout.resume();
+            child.stderr.resume();
+            child.stdin.on('error', () => {}); // the fake does not read its prompt: EPIPE, as ralph also ignores
+            child.stdin.end('prompt');
+            child.on('close', resolve);
+          });
+      })();`,
+    ],
+    fixture: 'PRD.md',
+    done: async () => true,
+  },
+  {
     name: 'bare shell loop (floor)',
     driven: `sh: the fake called ${ROUNDS} times in a for loop, as ralph calls it: the cost of the fake alone`,
     argv: [
@@ -282,6 +306,11 @@ if (ralph.median && ralphy.median) {
   console.log(
     `ralph / ralphy-cli (binary): ${ratio.toFixed(2)}x, target <= ${TARGET}x: ${ratio <= TARGET ? 'pass' : 'miss'}`,
   );
+  const nodeFloor = tools.find((tool) => tool.name.startsWith('bare node loop'));
+  if (nodeFloor?.median)
+    console.log(
+      `bare node loop / ralphy-cli (binary): ${(nodeFloor.median / ralphy.median).toFixed(2)}x (the least any Node host can take); ralph / bare node loop: ${(ralph.median / nodeFloor.median).toFixed(2)}x`,
+    );
   if (process.argv.includes('--json'))
     console.log(JSON.stringify({ figure: 'peers', ratio, target: TARGET, pass: ratio <= TARGET }));
 } else {
