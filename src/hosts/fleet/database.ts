@@ -1,0 +1,86 @@
+import { errorText } from '../../contract/error-text.js';
+import { createPgPool, type PgPool } from './sdk.js';
+
+/** A fleet failure the CLI prints as one line and exits 1 for: the database unreachable, a worker id taken. */
+export class FleetError extends Error {
+  override readonly name = 'FleetError';
+}
+
+/** The database URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+/** The one-line reason of a connection failure (pg's errors of a refused connection have an empty message). */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const text = errorText(error);
+  if (text !== '' && text !== 'Error') return text;
+  return typeof code === 'string' ? code : 'unknown error';
+}
+
+/**
+ * Checks that the database answers before DBOS is started (which would otherwise retry for a long while): a
+ * FleetError naming the URL and the reason when it does not. A database that does not exist yet is fine: DBOS
+ * creates it on first launch.
+ */
+export async function assertDatabaseReachable(databaseUrl: string, what: string): Promise<void> {
+  let pool: PgPool;
+  try {
+    pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  } catch (error) {
+    throw new FleetError(`${what}: bad --database-url ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`);
+  }
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '3D000') {
+      throw new FleetError(
+        `${what}: cannot reach the database at ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`,
+      );
+    }
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+/** A DBOS logger that keeps the worker's stderr to the lines that matter: warnings and errors, one line each. */
+export function stderrLogger(prefix: string, write: (line: string) => void) {
+  const line = (level: string, entry: unknown) => {
+    const text =
+      entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
+    write(`${prefix}: dbos ${level}: ${text.split('\n')[0]}`);
+  };
+  return {
+    info() {},
+    debug() {},
+    warn: (entry: unknown) => line('warning', entry),
+    error: (entry: unknown) => line('error', entry),
+  };
+}
+
+/**
+ * Creates the fleet's database and DBOS's tables when missing (DBOS.migrate). DBOS reports that on the console,
+ * which would mix with what a command prints on stdout (`ralph submit` prints only the run id): its lines go to
+ * stderr instead.
+ */
+export async function migrateQuietly(migrate: () => Promise<void>): Promise<void> {
+  const log = console.log;
+  const info = console.info;
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  try {
+    await migrate();
+  } finally {
+    console.log = log;
+    console.info = info;
+  }
+}

@@ -1,0 +1,182 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
+import { assertDatabaseReachable, FleetError, migrateQuietly } from './database.js';
+import { LeaseTable, type WorkerLease } from './leases.js';
+import {
+  type FleetOutcome,
+  type FleetRunInput,
+  type FleetSubmission,
+  fleetRunInputFor,
+} from './run-input.js';
+import { createPgPool, loadDbos } from './sdk.js';
+
+/** Where a fleet run is. `complete`, `blocked`, `budget-limited` carry the envelope; `failed`, `refused` the failure. */
+export type FleetRunState =
+  | 'queued'
+  | 'running'
+  | 'complete'
+  | 'blocked'
+  | 'budget-limited'
+  | 'failed'
+  | 'refused'
+  | 'cancelled'
+  | 'error';
+
+/** A fleet run as the database knows it. */
+export interface FleetRunStatus {
+  runId: string;
+  state: FleetRunState;
+  /** The worker running it, or that last ran it. */
+  workerId: string | undefined;
+  /** Rounds whose result is recorded (a running run is in the round after them). */
+  roundsDone: number;
+  objective: unknown;
+  createdAt: number;
+  updatedAt: number | undefined;
+  /** How it settled, once it has (not for `cancelled` or `error`). */
+  outcome: FleetOutcome | undefined;
+  /** Why a run in `error` stopped (its workflow threw, or it was recovered too often). */
+  error: string | undefined;
+}
+
+/** A client of a fleet: submits runs to its queue and follows them; any number of them, in any process. */
+export interface RalphFleet {
+  /** Enqueues a run and resolves with its id; the agent options are checked here, as `ralph run` checks them. */
+  submit(submission: FleetSubmission): Promise<string>;
+  /** The run's status; a FleetError when there is no such run. */
+  status(runId: string): Promise<FleetRunStatus>;
+  /** Resolves once the run is settled, cancelled or in error, with its final status. */
+  wait(runId: string, options?: { pollMs?: number; signal?: AbortSignal }): Promise<FleetRunStatus>;
+  /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
+  cancel(runId: string): Promise<void>;
+  /** The latest runs, newest first. */
+  list(options?: { limit?: number }): Promise<FleetRunStatus[]>;
+  /** The workers' leases. */
+  workers(): Promise<WorkerLease[]>;
+  close(): Promise<void>;
+}
+
+const TERMINAL = new Set<FleetRunState>([
+  'complete',
+  'blocked',
+  'budget-limited',
+  'failed',
+  'refused',
+  'cancelled',
+  'error',
+]);
+
+/** Whether a run state is final. */
+export const isSettledState = (state: FleetRunState): boolean => TERMINAL.has(state);
+
+function stateOf(status: WorkflowStatus): FleetRunState {
+  switch (status.status) {
+    case 'ENQUEUED':
+    case 'DELAYED':
+      return 'queued';
+    case 'PENDING':
+      return 'running';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'SUCCESS': {
+      const outcome = status.output as FleetOutcome | undefined;
+      if (outcome?.ok === true) return outcome.envelope.result.status;
+      if (outcome?.ok === false)
+        return outcome.failure.code === 'refused'
+          ? 'refused'
+          : outcome.failure.code === 'cancelled'
+            ? 'cancelled'
+            : 'failed';
+      return 'error';
+    }
+    default:
+      return 'error';
+  }
+}
+
+function errorOf(status: WorkflowStatus): string | undefined {
+  if (status.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') return 'the run was recovered too many times';
+  const error = status.error as { message?: unknown } | string | undefined;
+  if (error === undefined || error === null) return undefined;
+  return typeof error === 'string' ? error : String(error.message ?? 'the run failed');
+}
+
+/**
+ * Connects to a fleet's database (DBOS's tables are created when missing). A FleetError (one line) when the
+ * database cannot be reached.
+ */
+export async function createRalphFleet({ databaseUrl }: { databaseUrl: string }): Promise<RalphFleet> {
+  const what = 'ralph';
+  await assertDatabaseReachable(databaseUrl, what);
+  const { DBOS, DBOSClient } = await loadDbos();
+  await migrateQuietly(() => DBOS.migrate(databaseUrl));
+  const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
+  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  const leases = new LeaseTable(pool);
+
+  const toStatus = async (status: WorkflowStatus): Promise<FleetRunStatus> => {
+    const steps = await client.listWorkflowSteps(status.workflowID).catch(() => undefined);
+    const state = stateOf(status);
+    const input = status.input?.[0] as FleetRunInput | undefined;
+    return {
+      runId: status.workflowID,
+      state,
+      workerId: status.executorId,
+      roundsDone: steps?.filter((step) => step.name.startsWith('round-')).length ?? 0,
+      objective: input?.objective,
+      createdAt: status.createdAt,
+      updatedAt: status.updatedAt,
+      outcome: status.status === 'SUCCESS' ? (status.output as FleetOutcome) : undefined,
+      error: state === 'error' ? errorOf(status) : undefined,
+    };
+  };
+
+  const status = async (runId: string): Promise<FleetRunStatus> => {
+    const found = await client.getWorkflow(runId);
+    if (found === undefined || found.workflowName !== FLEET_WORKFLOW) {
+      throw new FleetError(`ralph: there is no fleet run ${runId}`);
+    }
+    return toStatus(found);
+  };
+
+  return {
+    async submit(submission) {
+      const input = fleetRunInputFor(submission);
+      const handle = await client.enqueue(
+        { queueName: FLEET_QUEUE, workflowName: FLEET_WORKFLOW, appVersion: FLEET_APP_VERSION },
+        input,
+      );
+      return handle.workflowID;
+    },
+    status,
+    async wait(runId, options = {}) {
+      for (;;) {
+        const current = await status(runId);
+        if (isSettledState(current.state)) return current;
+        await sleep(
+          options.pollMs ?? 500,
+          undefined,
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
+      }
+    },
+    async cancel(runId) {
+      await status(runId);
+      await client.cancelWorkflow(runId);
+    },
+    async list({ limit = 20 } = {}) {
+      const runs = await client.listWorkflows({ workflowName: FLEET_WORKFLOW, sortDesc: true, limit });
+      return Promise.all(runs.map(toStatus));
+    },
+    async workers() {
+      await leases.ensure();
+      return leases.all();
+    },
+    async close() {
+      await client.destroy().catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}
