@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
-import { assertDatabaseReachable, FleetError, migrateQuietly } from './database.js';
+import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import {
   type FleetOutcome,
@@ -110,7 +110,7 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
   const what = 'ralph';
   await assertDatabaseReachable(databaseUrl, what);
   const { DBOS, DBOSClient } = await loadDbos();
-  await migrateQuietly(() => DBOS.migrate(databaseUrl));
+  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
   const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
   const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});

@@ -10,7 +10,7 @@ import {
   FLEET_WORKFLOW,
   MIN_LEASE_MS,
 } from './constants.js';
-import { assertDatabaseReachable, FleetError, migrateQuietly, stderrLogger } from './database.js';
+import { assertDatabaseReachable, FleetError, prepareDatabase, stderrLogger } from './database.js';
 import {
   holderGoneHere,
   holderHere,
@@ -105,7 +105,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   await assertDatabaseReachable(options.databaseUrl, NOTICE);
   const { DBOS } = await loadDbos();
   // Creates the database and DBOS's tables on the first launch, before the lease table goes next to them.
-  await migrateQuietly(() => DBOS.migrate(options.databaseUrl));
+  await prepareDatabase(options.databaseUrl, () => DBOS.migrate(options.databaseUrl), 'always');
 
   const pool = createPgPool({
     connectionString: options.databaseUrl,
