@@ -1,0 +1,111 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
+import {
+  AGENT_COMMAND,
+  type AgentWorkspace,
+  agentWorkspace,
+  killAgents,
+  type RalphProcess,
+  ralph,
+  startWorker,
+  stopWorker,
+  waitAllGone,
+  waitFor,
+} from './harness.js';
+
+let pg: TestPostgres;
+const workers: RalphProcess[] = [];
+const workspaces: AgentWorkspace[] = [];
+
+beforeAll(async () => {
+  pg = await startTestPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  for (const worker of workers) worker.child.kill('SIGKILL');
+  await Promise.all(workers.map((worker) => worker.exited));
+  for (const ws of workspaces) killAgents(ws);
+  await Promise.all(workspaces.map((ws) => ws.cleanup()));
+  await pg?.destroy();
+}, 60_000);
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("the fleet's database", () => {
+  it('down at start: the worker and the client say so in one line and exit 1', async () => {
+    const url = `postgres://ralph@127.0.0.1:${await closedPort()}/fleet`;
+    const worker = await ralph(['worker', '--database-url', url]);
+    expect(worker.code).toBe(1);
+    expect(worker.stderr).toMatch(
+      /^ralph worker: cannot reach the database at postgres:\/\/ralph@127\.0\.0\.1:\d+\/fleet: .*ECONNREFUSED.*\n$/,
+    );
+    const ws = await agentWorkspace();
+    workspaces.push(ws);
+    const submit = await ralph([
+      'submit',
+      'x',
+      '--database-url',
+      url,
+      '--agent-command',
+      AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+    ]);
+    expect(submit.code).toBe(1);
+    expect(submit.stdout).toBe('');
+    expect(submit.stderr).toMatch(/^ralph: cannot reach the database at .*ECONNREFUSED.*\n$/);
+    const status = await ralph(['status', 'some-id', '--database-url', url]);
+    expect(status.code).toBe(1);
+    expect(status.stderr.split('\n')).toHaveLength(2);
+  }, 30_000);
+
+  it('lost in the middle of a run: the worker reports it, and the run goes on once it is back', async () => {
+    const url = pg.url.replace(/\/ralph$/, '/lost');
+    const ws = await agentWorkspace();
+    workspaces.push(ws);
+    const worker = await startWorker(url, 'survivor', { env: { FLEET_AGENT_HOLD_ROUND: '2' } });
+    workers.push(worker);
+    const submitted = await ralph([
+      'submit',
+      'Count to five',
+      '--database-url',
+      url,
+      '--agent-command',
+      AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+    ]);
+    const id = submitted.stdout.trim();
+    await waitFor(() => ws.holders(2).length === 1, "round 2's agent");
+
+    await pg.stop();
+    await waitFor(
+      () => worker.stderr().includes('lost the database'),
+      'the worker to report the database lost',
+    );
+    // Round 2 ends while the database is away: its result is written once it is back.
+    await ws.release();
+    await waitFor(() => ws.log().some((line) => line.startsWith('end 2 ')), 'round 2 to end');
+    await pg.start();
+
+    const waited = await ralph(['wait', id, '--json', '--database-url', url]);
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ runId: id, result: { status: 'complete', rounds: 5 } });
+    for (let round = 1; round <= 5; round += 1) expect(ws.startsOf(round)).toHaveLength(1);
+    await waitFor(() => worker.stderr().includes('the database is back'), 'the worker to report it back');
+    await stopWorker(worker);
+    await waitAllGone(
+      ws.log().map((line) => Number(line.split(' ')[2])),
+      'every agent to be gone',
+    );
+  }, 90_000);
+});
