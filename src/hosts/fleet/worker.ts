@@ -19,6 +19,7 @@ import {
   thisHolder,
   type WorkerLease,
 } from './leases.js';
+import { startReaper } from './reaper.js';
 import type { FleetRunInput } from './run-input.js';
 import { createPgPool, loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
@@ -121,6 +122,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   // A previous incarnation of this worker (or any ralph host of this machine) killed with SIGKILL may have left its
   // agents running: they are killed before DBOS recovers this id's runs and starts their rounds again.
   await sweepOrphanedRounds();
+  // From here on, this worker killed by SIGKILL has its agents killed at once by its reaper.
+  const reaper = startReaper();
 
   DBOS.setConfig({
     name: FLEET_APP_NAME,
@@ -209,6 +212,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     // DBOS first, so that no round stopped here is recorded as failed: the runs stay pending, to be recovered.
     await DBOS.shutdown().catch(() => {});
     killLiveGroups();
+    reaper?.stop();
     await pool.end().catch(() => {});
   };
 

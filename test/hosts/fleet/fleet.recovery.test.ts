@@ -8,6 +8,7 @@ import {
   killAgents,
   type RalphProcess,
   ralph,
+  reaperOf,
   startWorker,
   stopWorker,
   waitAllGone,
@@ -79,12 +80,20 @@ function startsPerRound(ws: AgentWorkspace): Record<number, number> {
   return counts;
 }
 
-/** Kills the worker running round 3 with SIGKILL; its agent is left running (re-parented), as the issue found. */
-async function killInRoundThree(ws: AgentWorkspace, victim: RalphProcess): Promise<number> {
+/**
+ * Kills the worker running round 3 with SIGKILL, and with `reaper` its reaper too (as when the OOM killer takes
+ * both): its agent is then left running, re-parented, as the issue found, for the next worker to deal with.
+ */
+async function killInRoundThree(ws: AgentWorkspace, victim: RalphProcess, { reaper = false } = {}) {
   const [orphan] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
+  if (reaper) {
+    const pid = await waitFor(() => reaperOf(victim.pid), "the worker's reaper");
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !isRunning(pid), 'the reaper to die');
+  }
   victim.child.kill('SIGKILL');
   await victim.exited;
-  expect(isRunning(orphan as number)).toBe(true);
+  if (reaper) expect(isRunning(orphan as number)).toBe(true);
   return orphan as number;
 }
 
@@ -102,6 +111,20 @@ async function expectRecovered(url: string, id: string, ws: AgentWorkspace, orph
 }
 
 describe('a fleet run survives its worker killed with SIGKILL in the middle of round 3 of 5', () => {
+  it("killed with SIGKILL, the worker's agent does not outlive it: its reaper kills it at once", async () => {
+    const url = databaseFor('reaped');
+    const ws = await workspace();
+    const env = await privateTmp();
+    const lone = await worker(url, 'lone', env);
+    await submit(url, ws);
+    const reaper = await waitFor(() => reaperOf(lone.pid), "the worker's reaper");
+    const orphan = await killInRoundThree(ws, lone);
+    // No other worker, no restart: only the reaper can have killed it.
+    await waitFor(() => !isRunning(orphan), 'the orphaned agent to be killed');
+    await waitFor(() => !isRunning(reaper), 'the reaper to exit');
+    expect(ws.log()).not.toContain(`end 3 ${orphan}`);
+  }, 60_000);
+
   it('restarted under the same id, the worker kills the orphaned agent, runs round 3 again and finishes', async () => {
     const url = databaseFor('restart');
     const ws = await workspace();
@@ -132,7 +155,7 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     const id = await submit(url, ws);
     await waitFor(() => ws.holders(3).length === 1, "round 3's agent");
     // beta starts now and runs a round of another run first, so the sweep its provider makes before its first round
-    // is behind it: the dead worker's agent must be killed by the takeover itself.
+    // is behind it; alpha's reaper dies with alpha: the dead worker's agent must be killed by the takeover itself.
     const beta = await worker(url, 'beta', env);
     const other = await workspace();
     const warmUp = await submit(url, other, '--max-rounds', '1');
@@ -141,7 +164,7 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     expect(
       JSON.parse((await ralph(['status', warmUp, '--json', '--database-url', url])).stdout).workerId,
     ).toBe('beta');
-    const orphan = await killInRoundThree(ws, alpha);
+    const orphan = await killInRoundThree(ws, alpha, { reaper: true });
 
     await waitFor(() => ws.startsOf(3).length === 2, 'the live worker to start round 3 again');
     expect(isRunning(orphan)).toBe(false);

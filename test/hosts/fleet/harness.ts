@@ -133,6 +133,22 @@ export function waitAllGone(pids: number[], what: string): Promise<true> {
   return waitFor(() => pids.every((pid) => !isRunning(pid)), what);
 }
 
+/** The pid of the reaper a worker started (its child marked ralph-fleet-reaper), if it runs. */
+export function reaperOf(workerPid: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === workerPid && cmdline.includes('ralph-fleet-reaper')) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
 /** SIGKILLs every agent a workspace's log names that still runs (the cleanup after a failed test). */
 export function killAgents(ws: AgentWorkspace): void {
   for (const line of ws.log()) {
