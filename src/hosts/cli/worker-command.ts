@@ -1,5 +1,7 @@
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import type { AgentOptions } from './agent-options.js';
+import { providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
 import { parseNumberOption } from './numbers.js';
@@ -33,6 +35,8 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     const { startRalphWorker } = await import('../fleet/worker.js');
     const worker = await startRalphWorker({
       databaseUrl,
+      // A run's agent is what `ralph submit` stored: the agent options of `ralph run`, the workspace aside.
+      providerFor: (agent) => providerFor(agent as AgentOptions),
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

@@ -4,10 +4,10 @@ import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from '
 import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import {
+  assertSubmittable,
   type FleetOutcome,
   type FleetRunInput,
   type FleetSubmission,
-  fleetRunInputFor,
 } from './run-input.js';
 import { createPgPool, loadDbos } from './sdk.js';
 
@@ -42,7 +42,7 @@ export interface FleetRunStatus {
 
 /** A client of a fleet: submits runs to its queue and follows them; any number of them, in any process. */
 export interface RalphFleet {
-  /** Enqueues a run and resolves with its id; the agent options are checked here, as `ralph run` checks them. */
+  /** Enqueues a run and resolves with its id; refused (a RalphError) when its workspace is not a folder here. */
   submit(submission: FleetSubmission): Promise<string>;
   /** The run's status; a FleetError when there is no such run. */
   status(runId: string): Promise<FleetRunStatus>;
@@ -143,7 +143,8 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
 
   return {
     async submit(submission) {
-      const input = fleetRunInputFor(submission);
+      assertSubmittable(submission);
+      const input: FleetRunInput = { ...submission };
       const handle = await client.enqueue(
         { queueName: FLEET_QUEUE, workflowName: FLEET_WORKFLOW, appVersion: FLEET_APP_VERSION },
         input,

@@ -8,5 +8,11 @@ export {
   type RalphFleet,
 } from './fleet.js';
 export type { WorkerLease } from './leases.js';
-export type { FleetAgentOptions, FleetOutcome, FleetRunInput, FleetSubmission } from './run-input.js';
+export type {
+  FleetJson,
+  FleetOutcome,
+  FleetProviderFactory,
+  FleetRunInput,
+  FleetSubmission,
+} from './run-input.js';
 export { type RalphWorker, type RalphWorkerOptions, startRalphWorker } from './worker.js';

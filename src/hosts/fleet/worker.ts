@@ -20,7 +20,7 @@ import {
   type WorkerLease,
 } from './leases.js';
 import { startReaper } from './reaper.js';
-import type { FleetRunInput } from './run-input.js';
+import type { FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { createPgPool, loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
 
@@ -38,6 +38,8 @@ export interface RalphWorkerOptions {
   concurrency?: number;
   /** How long the worker's lease lasts without a heartbeat before live workers take its runs over (ms). */
   leaseMs?: number;
+  /** Makes each run's provider from its `agent` (the CLI's: the agent options of `ralph run`). */
+  providerFor: FleetProviderFactory;
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
 }
@@ -137,6 +139,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     async (input: FleetRunInput) =>
       runFleetRun(input, {
         workflowId: DBOS.workflowID ?? 'unknown',
+        providerFor: options.providerFor,
+        workerId,
         steps: {
           runStep: (body, name) => DBOS.runStep(body, { name }),
           cancelSignal: () => DBOS.stepStatus?.cancelSignal,

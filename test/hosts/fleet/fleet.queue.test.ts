@@ -60,7 +60,8 @@ describe('a fleet queue', () => {
         const ws = await workspace();
         const runId = await fleet.submit({
           objective: `Count to two (${n})`,
-          agent: { agentCommand: AGENT_COMMAND, cwd: ws.dir },
+          agent: { agentCommand: AGENT_COMMAND },
+          cwd: ws.dir,
         });
         return { runId, ws };
       }),
