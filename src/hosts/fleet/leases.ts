@@ -165,10 +165,13 @@ export class LeaseTable {
     return rowCount === 1;
   }
 
-  /** Ends the holder's lease at once, so that live workers take its runs over on their next heartbeat. */
+  /**
+   * Ends the holder's lease, and its grace, at once: a worker that stopped its children says so, so live workers
+   * take its runs over on their next heartbeat.
+   */
   async expire(workerId: string, holder: LeaseHolder): Promise<void> {
     await this.pool.query(
-      `UPDATE ${LEASE_TABLE} SET lease_until = now() - interval '1 millisecond'
+      `UPDATE ${LEASE_TABLE} SET lease_until = now() - lease_ms * interval '1 millisecond'
        WHERE worker_id = $1 AND pid = $2 AND start_time = $3 AND boot_id = $4`,
       [workerId, holder.pid, holder.startTime, holder.bootId],
     );

@@ -117,9 +117,16 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   });
   pool.on('error', () => {});
   const leases = new LeaseTable(pool);
-  await leases.ensure();
   const holder = thisHolder();
-  const workerId = await claimWorkerId(leases, holder, leaseMs, options.workerId);
+  let workerId: string;
+  try {
+    await leases.ensure();
+    workerId = await claimWorkerId(leases, holder, leaseMs, options.workerId);
+  } catch (error) {
+    // A refused worker leaves nothing open behind it (an idle pool would hold the process for its timeout).
+    await pool.end().catch(() => {});
+    throw error;
+  }
 
   // A previous incarnation of this worker (or any ralph host of this machine) killed with SIGKILL may have left its
   // agents running: they are killed before DBOS recovers this id's runs and starts their rounds again.
@@ -209,13 +216,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     Math.max(250, Math.floor(leaseMs / 3)),
   );
 
-  const shutdown = async () => {
+  const shutdown = async ({ handOver }: { handOver: boolean }) => {
     stopped = true;
     clearInterval(timer);
     await beating.catch(() => {});
     // DBOS first, so that no round stopped here is recorded as failed: the runs stay pending, to be recovered.
     await DBOS.shutdown().catch(() => {});
     killLiveGroups();
+    // Only once its children are killed may others take its runs over without waiting out the lease.
+    if (handOver) await leases.expire(workerId, holder).catch(() => {});
     reaper?.stop();
     await pool.end().catch(() => {});
   };
@@ -224,7 +233,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     if (stopped) return;
     notice(reason);
     killLiveGroups();
-    void shutdown().then(() => resolveLost(reason));
+    void shutdown({ handOver: false }).then(() => resolveLost(reason));
   }
 
   notice(
@@ -235,8 +244,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     lost,
     async stop() {
       if (stopped) return;
-      await leases.expire(workerId, holder).catch(() => {});
-      await shutdown();
+      await shutdown({ handOver: true });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 import {
@@ -108,4 +109,17 @@ describe("the fleet's database", () => {
       'every agent to be gone',
     );
   }, 90_000);
+
+  it('refuses a second live worker under an id already held, in one line, exit 1', async () => {
+    const url = pg.url.replace(/\/ralph$/, '/ids');
+    const holder = await startWorker(url, 'only-one');
+    workers.push(holder);
+    const second = await ralph(['worker', '--database-url', url, '--worker-id', 'only-one']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toBe(
+      `ralph worker: worker id only-one is held by a live worker (pid ${holder.pid} on ${hostname()}); ` +
+        'give each worker an id of its own (--worker-id)\n',
+    );
+    await stopWorker(holder);
+  }, 30_000);
 });

@@ -178,4 +178,23 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     const pids = [...ws.log(), ...other.log()].map((line) => Number(line.split(' ')[2]));
     await waitAllGone(pids, 'every agent to be gone');
   }, 90_000);
+
+  it('stopped with SIGTERM, a worker kills its agent and hands the run to a live worker without waiting out its lease', async () => {
+    const url = databaseFor('handover');
+    const ws = await workspace();
+    const env = await privateTmp();
+    const leaving = await startWorker(url, 'leaving', { env, lease: '60s' });
+    workers.push(leaving);
+    const id = await submit(url, ws);
+    const [first] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
+    const staying = await worker(url, 'staying', env);
+    await stopWorker(leaving);
+    expect(isRunning(first as number)).toBe(false);
+
+    // Long before the 60 s lease would run out.
+    await waitFor(() => ws.startsOf(3).length === 2, 'the live worker to start round 3 again', 20_000);
+    await ws.release();
+    await expectRecovered(url, id, ws, first as number);
+    await stopWorker(staying);
+  }, 60_000);
 });
