@@ -163,8 +163,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const lost = new Promise<string>((resolve) => {
     resolveLost = resolve;
   });
-  let lastRenewal = Date.now();
   let databaseLost = false;
+  // When the database came back after an outage: the other workers could not renew either, so their leases say
+  // nothing about them until each has had a lease's time to renew again.
+  let backSince = Number.NEGATIVE_INFINITY;
 
   const takeOver = async (lease: WorkerLease) => {
     if (holderHere(lease) && !holderGoneHere(lease)) return; // alive on this host: only slow, not dead
@@ -187,7 +189,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const beat = async () => {
     try {
       const renewed = await leases.renew(workerId, holder, leaseMs);
-      if (databaseLost) notice(`${NOTICE} ${workerId}: the database is back`);
+      if (databaseLost) {
+        notice(`${NOTICE} ${workerId}: the database is back`);
+        backSince = Date.now();
+      }
       databaseLost = false;
       if (!renewed) {
         fence(
@@ -195,16 +200,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         );
         return;
       }
-      lastRenewal = Date.now();
       for (const lease of await leases.all()) {
-        if (lease.workerId !== workerId && lease.expired && !stopped) await takeOver(lease);
+        const heardOf = Date.now() - backSince > lease.leaseMs;
+        if (lease.workerId !== workerId && lease.expired && heardOf && !stopped) await takeOver(lease);
       }
     } catch (error) {
       if (!databaseLost) {
         notice(`${NOTICE} ${workerId}: lost the database (${errorText(error)}); retrying, the runs go on`);
       }
       databaseLost = true;
-      void lastRenewal;
     }
   };
 
