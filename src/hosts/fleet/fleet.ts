@@ -46,8 +46,18 @@ export interface RalphFleet {
   submit(submission: FleetSubmission): Promise<string>;
   /** The run's status; a FleetError when there is no such run. */
   status(runId: string): Promise<FleetRunStatus>;
-  /** Resolves once the run is settled, cancelled or in error, with its final status. */
-  wait(runId: string, options?: { pollMs?: number; signal?: AbortSignal }): Promise<FleetRunStatus>;
+  /**
+   * Resolves once the run is settled, cancelled or in error, with its final status. Waits through an outage of the
+   * database (told to `onDatabase`, once when it is lost and once when it is back).
+   */
+  wait(
+    runId: string,
+    options?: {
+      pollMs?: number;
+      signal?: AbortSignal;
+      onDatabase?: (event: 'lost' | 'back', error?: unknown) => void;
+    },
+  ): Promise<FleetRunStatus>;
   /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
   cancel(runId: string): Promise<void>;
   /** The latest runs, newest first. */
@@ -56,6 +66,9 @@ export interface RalphFleet {
   workers(): Promise<WorkerLease[]>;
   close(): Promise<void>;
 }
+
+/** How long a status read may take before `wait` reports the database as lost (it goes on waiting for it). */
+const SLOW_READ_MS = 3_000;
 
 const TERMINAL = new Set<FleetRunState>([
   'complete',
@@ -153,9 +166,27 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
     },
     status,
     async wait(runId, options = {}) {
+      let lost = false;
+      const lose = (error: unknown) => {
+        if (!lost) options.onDatabase?.('lost', error);
+        lost = true;
+      };
       for (;;) {
-        const current = await status(runId);
-        if (isSettledState(current.state)) return current;
+        // DBOS retries a read while the database is away, so a read that takes long is the outage showing.
+        const asked = status(runId);
+        const slow = setTimeout(() => lose(new Error('the database does not answer')), SLOW_READ_MS);
+        try {
+          const current = await asked;
+          if (lost) options.onDatabase?.('back');
+          lost = false;
+          if (isSettledState(current.state)) return current;
+        } catch (error) {
+          // No such run is an answer; anything else is the database away, which the run itself outlives.
+          if (error instanceof FleetError) throw error;
+          lose(error);
+        } finally {
+          clearTimeout(slow);
+        }
         await sleep(
           options.pollMs ?? 500,
           undefined,

@@ -155,8 +155,16 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       }),
     { name: FLEET_WORKFLOW },
   );
-  await DBOS.launch();
-  await DBOS.registerQueue(FLEET_QUEUE, { workerConcurrency: concurrency, onConflict: 'always_update' });
+  try {
+    await DBOS.launch();
+    await DBOS.registerQueue(FLEET_QUEUE, { workerConcurrency: concurrency, onConflict: 'always_update' });
+  } catch (error) {
+    await DBOS.shutdown().catch(() => {});
+    reaper?.stop();
+    await leases.expire(workerId, holder).catch(() => {});
+    await pool.end().catch(() => {});
+    throw new FleetError(`${NOTICE} ${workerId}: DBOS could not start: ${errorText(error)}`);
+  }
 
   let stopped = false;
   let resolveLost: (reason: string) => void = () => {};

@@ -9,6 +9,7 @@ import {
   killAgents,
   type RalphProcess,
   ralph,
+  spawnRalph,
   startWorker,
   stopWorker,
   waitAllGone,
@@ -17,6 +18,7 @@ import {
 
 let pg: TestPostgres;
 const workers: RalphProcess[] = [];
+const spawned: RalphProcess[] = [];
 const workspaces: AgentWorkspace[] = [];
 
 beforeAll(async () => {
@@ -24,8 +26,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const worker of workers) worker.child.kill('SIGKILL');
-  await Promise.all(workers.map((worker) => worker.exited));
+  for (const worker of [...workers, ...spawned]) worker.child.kill('SIGKILL');
+  await Promise.all([...workers, ...spawned].map((worker) => worker.exited));
   for (const ws of workspaces) killAgents(ws);
   await Promise.all(workspaces.map((ws) => ws.cleanup()));
   await pg?.destroy();
@@ -87,20 +89,34 @@ describe("the fleet's database", () => {
     ]);
     const id = submitted.stdout.trim();
     await waitFor(() => ws.holders(2).length === 1, "round 2's agent");
+    const waiting = spawnRalph(['wait', id, '--json', '--database-url', url]);
+    spawned.push(waiting);
+    await waitFor(
+      () => waiting.stderr().includes(`ralph wait: ${id} running on survivor`),
+      'ralph wait to wait',
+    );
 
     await pg.stop();
     await waitFor(
       () => worker.stderr().includes('lost the database'),
       'the worker to report the database lost',
     );
+    await waitFor(
+      () => waiting.stderr().includes('ralph wait: lost the database'),
+      'ralph wait to report it',
+    );
     // Round 2 ends while the database is away: its result is written once it is back.
     await ws.release();
     await waitFor(() => ws.log().some((line) => line.startsWith('end 2 ')), 'round 2 to end');
     await pg.start();
 
-    const waited = await ralph(['wait', id, '--json', '--database-url', url]);
-    expect(waited.code).toBe(0);
-    expect(JSON.parse(waited.stdout)).toMatchObject({ runId: id, result: { status: 'complete', rounds: 5 } });
+    const { code } = await waiting.exited;
+    expect(code).toBe(0);
+    expect(waiting.stderr()).toContain('ralph wait: the database is back');
+    expect(JSON.parse(waiting.stdout())).toMatchObject({
+      runId: id,
+      result: { status: 'complete', rounds: 5 },
+    });
     for (let round = 1; round <= 5; round += 1) expect(ws.startsOf(round)).toHaveLength(1);
     await waitFor(() => worker.stderr().includes('the database is back'), 'the worker to report it back');
     await stopWorker(worker);
