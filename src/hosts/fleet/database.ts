@@ -51,12 +51,29 @@ export async function assertDatabaseReachable(databaseUrl: string, what: string)
   }
 }
 
-/** A DBOS logger that keeps the worker's stderr to the lines that matter: warnings and errors, one line each. */
+/** DBOS's lines about the database connection: the worker's own heartbeat says it once ("lost the database"). */
+const CONNECTION_TROUBLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connection failed|the database system is/i;
+
+/** How long a DBOS line already written is not written again (its loops repeat every second or so). */
+const REPEAT_MS = 60_000;
+
+/**
+ * A DBOS logger that keeps the worker's stderr to the lines that matter: warnings and errors, one line each, each
+ * at most once a minute, and none of those about the database connection, which the worker reports itself.
+ */
 export function stderrLogger(prefix: string, write: (line: string) => void) {
+  const written = new Map<string, number>();
   const line = (level: string, entry: unknown) => {
     const text =
       entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
-    write(`${prefix}: dbos ${level}: ${text.split('\n')[0]}`);
+    const first = text.split('\n')[0] ?? '';
+    if (CONNECTION_TROUBLE.test(first)) return;
+    const key = `${level}:${first.replace(/\d+/g, '#')}`;
+    const now = Date.now();
+    if (now - (written.get(key) ?? Number.NEGATIVE_INFINITY) < REPEAT_MS) return;
+    written.set(key, now);
+    write(`${prefix}: dbos ${level}: ${first}`);
   };
   return {
     info() {},

@@ -7,25 +7,28 @@ import { fileURLToPath } from 'node:url';
 export const REAPER_MARK = 'ralph-fleet-reaper';
 
 /**
- * The reaper's program: it waits for its stdin, a pipe from the worker, to close, which happens however the worker
- * ends (even by SIGKILL, when the kernel closes its files), then sweeps the round folders (the project's own sweep:
- * it SIGKILLs the process group of every round whose host is dead) and exits. Deaf to the signals a terminal sends
- * to its foreground group, and in a process group of its own, so what kills the worker's group does not reach it.
- * (`import (` with a space: the CLI bundle refuses any `import(` it cannot route, and this one runs in the reaper.)
+ * The reaper's program, run once its worker is gone: the project's own sweep of the round folders, which SIGKILLs
+ * the process group of every round whose host is dead. (`import (` with a space: the CLI bundle refuses any
+ * `import(` it cannot route, and this one runs in the reaper.)
  */
 const PROGRAM = `
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => {});
 const [, , moduleUrl, dir] = process.argv;
-process.stdin.resume();
-process.stdin.on('close', async () => {
-  try {
-    const { sweepOrphanedRounds } = await import (moduleUrl);
-    await sweepOrphanedRounds(dir);
-  } finally {
-    process.exit(0);
-  }
-});
+try {
+  const { sweepOrphanedRounds } = await import (moduleUrl);
+  await sweepOrphanedRounds(dir);
+} finally {
+  process.exit(0);
+}
 `;
+
+/**
+ * What waits for the worker: a shell and its `cat` of a pipe from the worker (a megabyte or two, not a Node of
+ * 40 MiB). The pipe closes however the worker ends, even by SIGKILL, when the kernel closes its files; `cat` then
+ * ends and the shell becomes Node running the sweep. Deaf to the signals a terminal sends to its foreground group
+ * (an ignored signal stays ignored across exec), and in a process group of its own, so what kills the worker's group
+ * does not reach it.
+ */
+const WAIT_THEN_SWEEP = `trap '' INT TERM HUP; cat >/dev/null; exec "$@"`;
 
 /** A started reaper. */
 export interface Reaper {
@@ -54,10 +57,14 @@ function roundFolderModule(): { url: string; execArgv: string[] } | undefined {
 export function startReaper(): Reaper | undefined {
   const module = roundFolderModule();
   if (module === undefined) return undefined;
+  const sweep = [process.execPath, ...module.execArgv, '--input-type=module', '--eval', PROGRAM];
   const child = spawn(
-    process.execPath,
-    [...module.execArgv, '--input-type=module', '--eval', PROGRAM, REAPER_MARK, module.url, tmpdir()],
-    { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+    '/bin/sh',
+    ['-c', WAIT_THEN_SWEEP, REAPER_MARK, ...sweep, REAPER_MARK, module.url, tmpdir()],
+    {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    },
   );
   child.on('error', () => {});
   child.stdin?.on('error', () => {});
