@@ -3,13 +3,14 @@ import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
+import { createPgPool } from './pg-pool.js';
 import {
   assertSubmittable,
   type FleetOutcome,
   type FleetRunInput,
   type FleetSubmission,
 } from './run-input.js';
-import { createPgPool, loadDbos } from './sdk.js';
+import { loadDbos } from './sdk.js';
 
 /** Where a fleet run is. `complete`, `blocked`, `budget-limited` carry the envelope; `failed`, `refused` the failure. */
 export type FleetRunState =

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { procStat, thisHost } from '../../providers/process-identity.js';
 import { LEASE_TABLE } from './constants.js';
-import type { PgPool } from './sdk.js';
+import type { PgPool } from './pg-pool.js';
 
 /** A worker's row: who holds the executor id, on which host, and until when (the database's clock). */
 export interface WorkerLease {

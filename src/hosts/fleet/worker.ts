@@ -19,9 +19,10 @@ import {
   thisHolder,
   type WorkerLease,
 } from './leases.js';
+import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import type { FleetProviderFactory, FleetRunInput } from './run-input.js';
-import { createPgPool, loadDbos } from './sdk.js';
+import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
 
 /** How a worker is started. */
