@@ -8,7 +8,6 @@ export {
   type RalphStartOptions,
 } from './actors/engine.js';
 export * from './contract/index.js';
-export * from './hosts/fleet/index.js';
 export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {
   createRalphMcpServer,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRalphFleet, type RalphFleet, WORKFLOW_CANCELLED } from '../../../src/index.js';
+import { createRalphFleet, type RalphFleet } from '../../../src/fleet.js';
+import { WORKFLOW_CANCELLED } from '../../../src/index.js';
 import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 import {
   AGENT_COMMAND,
