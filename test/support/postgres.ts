@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -90,12 +91,23 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  // A test process that exits without its afterAll (an uncaught error, a timeout) still stops its server.
+  const onExit = () => {
+    try {
+      execFileSync(join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-D', data], { ...as, stdio: 'ignore' });
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', onExit);
   return {
     url: `postgres://ralph@127.0.0.1:${port}/ralph`,
     port,
     stop,
     start,
     async destroy() {
+      process.off('exit', onExit);
       await stop();
       await rm(dir, { recursive: true, force: true });
     },
