@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
 import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 import {
   AGENT_COMMAND,
@@ -137,5 +138,26 @@ describe("the fleet's database", () => {
         'give each worker an id of its own (--worker-id)\n',
     );
     await stopWorker(holder);
+  }, 30_000);
+
+  it('a worker that finds its lease taken over (it was cut off) kills its agent and exits 1', async () => {
+    const url = pg.url.replace(/\/ralph$/, '/fenced');
+    const ws = await agentWorkspace();
+    workspaces.push(ws);
+    const worker = await startWorker(url, 'cut-off', { env: { FLEET_AGENT_HOLD_ROUND: '1' } });
+    workers.push(worker);
+    await ralph(['submit', 'Wait', '--database-url', url, '--agent-command', AGENT_COMMAND, '--cwd', ws.dir]);
+    const [agent] = await waitFor(() => ws.holders(1).length === 1 && ws.holders(1), "round 1's agent");
+    // What another worker does when it takes over: the row is no longer this worker's.
+    const pool = createPgPool({ connectionString: url, max: 1 });
+    await pool.query("UPDATE ralph_fleet_workers SET pid = 1 WHERE worker_id = 'cut-off'");
+    await pool.end();
+
+    const { code } = await worker.exited;
+    expect(code).toBe(1);
+    expect(worker.stderr()).toContain(
+      "ralph worker cut-off: another worker took this worker's runs over (its lease ran out); stopping",
+    );
+    await waitAllGone([agent as number], 'its agent to be killed');
   }, 30_000);
 });
