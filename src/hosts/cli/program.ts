@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
+import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
 import type { ReplayOptions } from './replay.js';
@@ -164,6 +165,10 @@ export async function runCli(argv: string[]): Promise<number> {
       const { reportCommand } = await import('./report.js');
       exitCode = await reportCommand(recording, options);
     });
+
+  addFleetCommands(program, (code) => {
+    exitCode = code;
+  });
 
   try {
     await program.parseAsync(argv);

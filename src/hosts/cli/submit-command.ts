@@ -1,0 +1,39 @@
+import type { FleetSubmission } from '../fleet/run-input.js';
+import type { AgentOptions } from './agent-options.js';
+import { providerFor, workspaceFor } from './cli-tool.js';
+import { type FleetOptions, reportFleetFailure, withFleet } from './fleet-cli.js';
+import { parseNumberOption } from './numbers.js';
+
+/** The options of `ralph submit`. */
+export interface SubmitOptions extends AgentOptions, FleetOptions {
+  maxRounds?: string;
+}
+
+/**
+ * The submission of `ralph submit`: the agent options of `ralph run` as the run's `agent` (checked here as `ralph
+ * run` checks them: one agent named, the workspace a folder), the workspace resolved to an absolute path.
+ */
+export function submissionOf(objective: string | undefined, options: SubmitOptions): FleetSubmission {
+  const { databaseUrl: _url, maxRounds, graceMs, cwd: _cwd, ...agent } = options;
+  providerFor(options);
+  const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
+  if (maxRounds !== undefined) submission.maxRounds = parseNumberOption(maxRounds);
+  if (graceMs !== undefined) submission.terminationGraceMs = parseNumberOption(graceMs);
+  return submission;
+}
+
+/** `ralph submit`: enqueues a run with the agent options of `ralph run` and prints its id on stdout. */
+export async function submitCommand(objective: string | undefined, options: SubmitOptions): Promise<number> {
+  let submission: FleetSubmission;
+  try {
+    // Refused before the database is even asked, as `ralph run` refuses before it starts anything.
+    submission = submissionOf(objective, options);
+  } catch (error) {
+    return reportFleetFailure(error);
+  }
+  return withFleet(options, async (fleet) => {
+    const runId = await fleet.submit(submission);
+    process.stdout.write(`${runId}\n`);
+    return 0;
+  });
+}

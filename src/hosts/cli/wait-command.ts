@@ -1,0 +1,54 @@
+import { DEFAULT_MAX_RESULT_CHARS } from '../../contract/config.js';
+import { errorText } from '../../contract/error-text.js';
+import { RalphError } from '../../contract/errors.js';
+import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import { renderResultCard } from '../../render/cards.js';
+import { isSettledState } from '../fleet/fleet.js';
+import { EXIT, exitCodeForStatus } from './exit-codes.js';
+import { type FleetOptions, withFleet } from './fleet-cli.js';
+import { reportFailure } from './report-failure.js';
+import { statusLine } from './status-command.js';
+
+/** The options of `ralph wait`. */
+export interface WaitOptions extends FleetOptions {
+  json?: boolean;
+}
+
+/**
+ * `ralph wait <id>`: waits for the run to end, then prints and exits as `ralph run` would have: the result (or its
+ * envelope as JSON) and the status's exit code, or the failure and its code; a cancelled run exits 130. A run not
+ * settled yet gets its status line on stderr first; an outage of the database is reported there, and waited out.
+ */
+export function waitCommand(id: string, options: WaitOptions): Promise<number> {
+  const json = options.json === true;
+  return withFleet(options, async (fleet) => {
+    const first = await fleet.status(id);
+    if (!isSettledState(first.state)) process.stderr.write(`ralph wait: ${statusLine(first)}\n`);
+    const status = await fleet.wait(id, {
+      onDatabase(event, error) {
+        process.stderr.write(
+          event === 'lost'
+            ? `ralph wait: lost the database (${errorText(error)}); retrying, the run goes on\n`
+            : 'ralph wait: the database is back\n',
+        );
+      },
+    });
+    const outcome = status.outcome;
+    if (outcome?.ok === true) {
+      const text = json
+        ? JSON.stringify(outcome.envelope, null, 2)
+        : renderResultCard({}, outcome.envelope, DEFAULT_MAX_RESULT_CHARS).text;
+      process.stdout.write(`${text}\n`);
+      return exitCodeForStatus(outcome.envelope.result.status);
+    }
+    if (outcome?.ok === false) return reportFailure(new RalphError(outcome.failure, { runId: id }), json);
+    if (status.state === 'cancelled') {
+      return reportFailure(
+        new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }, { runId: id }),
+        json,
+      );
+    }
+    process.stderr.write(`ralph: fleet run ${id} stopped in error: ${status.error ?? 'unknown error'}\n`);
+    return EXIT.failed;
+  });
+}

@@ -1,0 +1,61 @@
+import { parseDuration } from '../../contract/duration.js';
+import { RalphError } from '../../contract/errors.js';
+import type { AgentOptions } from './agent-options.js';
+import { providerFor } from './cli-tool.js';
+import { EXIT } from './exit-codes.js';
+import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
+import { parseNumberOption } from './numbers.js';
+
+/** The options of `ralph worker`. */
+export interface WorkerOptions extends FleetOptions {
+  workerId?: string;
+  concurrency?: string;
+  lease?: string;
+}
+
+/**
+ * `ralph worker`: runs fleet runs until SIGINT or SIGTERM, which end its lease (live workers take its runs over at
+ * once), kill its children and exit 0; the runs it had are recovered as after a crash. Exit 1 with one line when the
+ * database cannot be reached or the id is held, or when another worker took its runs over (it then killed its
+ * children).
+ */
+export async function workerCommand(options: WorkerOptions): Promise<number> {
+  quietDeprecations();
+  try {
+    const databaseUrl = databaseUrlOf(options);
+    const concurrency = options.concurrency === undefined ? 1 : parseNumberOption(options.concurrency);
+    if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+      throw new RalphError({
+        code: 'refused',
+        message: `ralph worker --concurrency must be a whole number of at least 1 (got ${JSON.stringify(options.concurrency)})`,
+      });
+    }
+    const leaseMs =
+      options.lease === undefined ? undefined : parseDuration(options.lease, 'ralph worker --lease');
+    const { startRalphWorker } = await import('../fleet/worker.js');
+    const worker = await startRalphWorker({
+      databaseUrl,
+      // A run's agent is what `ralph submit` stored: the agent options of `ralph run`, the workspace aside.
+      providerFor: (agent) => providerFor(agent as AgentOptions),
+      concurrency,
+      ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+    });
+    return await new Promise<number>((resolve) => {
+      const onSignal = () => {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        process.stderr.write(`ralph worker ${worker.workerId}: stopping; its runs go to other workers\n`);
+        void worker.stop().then(() => resolve(EXIT.complete));
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      void worker.lost.then(() => resolve(EXIT.failed));
+    }).then((code) => {
+      // DBOS leaves timers behind after its shutdown: the worker is done, so is the process.
+      process.exit(code);
+    });
+  } catch (error) {
+    return reportFleetFailure(error);
+  }
+}

@@ -1,0 +1,24 @@
+/** The DBOS application every ralph worker and client belongs to: it scopes the queue and the workflows. */
+export const FLEET_APP_NAME = 'ralph-machine';
+
+/** The DBOS queue runs are submitted to and workers take them from. */
+export const FLEET_QUEUE = 'ralph-runs';
+
+/** The name a run's workflow is registered and enqueued under. */
+export const FLEET_WORKFLOW = 'ralphRun';
+
+/**
+ * The pinned DBOS application version. DBOS recovers only workflows of the version a worker runs, and by default it
+ * hashes the workflow's source, so any rebuild would orphan every pending run: pinned, it changes only when a run's
+ * sequence of steps does (one step per round, named `round-N`), which is when old runs could no longer be replayed.
+ */
+export const FLEET_APP_VERSION = 'ralph-fleet-1';
+
+/** How long a worker's lease lasts without a heartbeat before other workers take its runs over (ms). */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** The shortest lease a worker accepts (ms): below it a busy machine would miss heartbeats. */
+export const MIN_LEASE_MS = 1_000;
+
+/** The table of worker leases, in the same database as DBOS's own tables. */
+export const LEASE_TABLE = 'ralph_fleet_workers';

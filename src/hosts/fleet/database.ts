@@ -1,0 +1,154 @@
+import { errorText } from '../../contract/error-text.js';
+import { createPgPool, type PgPool } from './pg-pool.js';
+
+/** A fleet failure the CLI prints as one line and exits 1 for: the database unreachable, a worker id taken. */
+export class FleetError extends Error {
+  override readonly name = 'FleetError';
+}
+
+/** The database URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+/** The one-line reason of a connection failure (pg's errors of a refused connection have an empty message). */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const text = errorText(error);
+  if (text !== '' && text !== 'Error') return text;
+  return typeof code === 'string' ? code : 'unknown error';
+}
+
+/**
+ * Checks that the database answers before DBOS is started (which would otherwise retry for a long while): a
+ * FleetError naming the URL and the reason when it does not. A database that does not exist yet is fine: DBOS
+ * creates it on first launch.
+ */
+export async function assertDatabaseReachable(databaseUrl: string, what: string): Promise<void> {
+  let pool: PgPool;
+  try {
+    pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  } catch (error) {
+    throw new FleetError(`${what}: bad --database-url ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`);
+  }
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '3D000') {
+      throw new FleetError(
+        `${what}: cannot reach the database at ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`,
+      );
+    }
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+/** DBOS's lines about the database connection: the worker's own heartbeat says it once ("lost the database"). */
+const CONNECTION_TROUBLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connection failed|the database system is/i;
+
+/** How long a DBOS line already written is not written again (its loops repeat every second or so). */
+const REPEAT_MS = 60_000;
+
+/**
+ * A DBOS logger that keeps the worker's stderr to the lines that matter: warnings and errors, one line each, each
+ * at most once a minute, and none of those about the database connection, which the worker reports itself.
+ */
+export function stderrLogger(prefix: string, write: (line: string) => void) {
+  const written = new Map<string, number>();
+  const line = (level: string, entry: unknown) => {
+    const text =
+      entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
+    const first = text.split('\n')[0] ?? '';
+    if (CONNECTION_TROUBLE.test(first)) return;
+    const key = `${level}:${first.replace(/\d+/g, '#')}`;
+    const now = Date.now();
+    if (now - (written.get(key) ?? Number.NEGATIVE_INFINITY) < REPEAT_MS) return;
+    written.set(key, now);
+    write(`${prefix}: dbos ${level}: ${first}`);
+  };
+  return {
+    info() {},
+    debug() {},
+    warn: (entry: unknown) => line('warning', entry),
+    error: (entry: unknown) => line('error', entry),
+  };
+}
+
+/** An arbitrary key of the advisory lock that keeps two processes from running DBOS's migrations at once. */
+const MIGRATION_LOCK = 7_262_011;
+
+/** The database a URL names, and the URL of the same server's `postgres` database. */
+function maintenanceUrl(databaseUrl: string): { name: string; url: string } {
+  const parsed = new URL(databaseUrl);
+  const name = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username);
+  parsed.pathname = '/postgres';
+  return { name, url: parsed.toString() };
+}
+
+/** Runs `body` with DBOS's console lines silenced (`ralph submit` prints only the run id on stdout). */
+async function silenced(body: () => Promise<void>): Promise<void> {
+  const saved = { log: console.log, info: console.info, warn: console.warn };
+  const drop = () => {};
+  console.log = drop;
+  console.info = drop;
+  console.warn = drop;
+  try {
+    await body();
+  } finally {
+    Object.assign(console, saved);
+  }
+}
+
+/**
+ * Makes the fleet's database ready: creates it when missing, then runs DBOS's migrations (`migrate`) under an
+ * advisory lock, so that a worker and a client starting together on a fresh database do not deadlock: always for a
+ * worker, and for a client only when DBOS's tables are missing (a run submitted before any worker started).
+ */
+export async function prepareDatabase(
+  databaseUrl: string,
+  migrate: () => Promise<void>,
+  when: 'always' | 'if-missing',
+): Promise<void> {
+  const { name, url } = maintenanceUrl(databaseUrl);
+  const admin = createPgPool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
+  admin.on('error', () => {});
+  try {
+    const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rows.length === 0) {
+      await admin
+        .query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`)
+        .catch((error: { code?: string }) => {
+          if (error.code !== '42P04') throw error; // created by another process just now
+        });
+    }
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  try {
+    if (when === 'if-missing') {
+      const { rows } = await pool.query<{ present: boolean }>(
+        "SELECT to_regclass('dbos.workflow_status') IS NOT NULL AS present",
+      );
+      if (rows[0]?.present === true) return;
+    }
+    await pool.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await silenced(migrate);
+    } finally {
+      await pool.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    }
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}

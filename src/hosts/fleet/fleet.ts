@@ -1,0 +1,215 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
+import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
+import { LeaseTable, type WorkerLease } from './leases.js';
+import { createPgPool } from './pg-pool.js';
+import {
+  assertSubmittable,
+  type FleetOutcome,
+  type FleetRunInput,
+  type FleetSubmission,
+} from './run-input.js';
+import { loadDbos } from './sdk.js';
+
+/** Where a fleet run is. `complete`, `blocked`, `budget-limited` carry the envelope; `failed`, `refused` the failure. */
+export type FleetRunState =
+  | 'queued'
+  | 'running'
+  | 'complete'
+  | 'blocked'
+  | 'budget-limited'
+  | 'failed'
+  | 'refused'
+  | 'cancelled'
+  | 'error';
+
+/** A fleet run as the database knows it. */
+export interface FleetRunStatus {
+  runId: string;
+  state: FleetRunState;
+  /** The worker running it, or that last ran it. */
+  workerId: string | undefined;
+  /** Rounds whose result is recorded (a running run is in the round after them). */
+  roundsDone: number;
+  objective: unknown;
+  createdAt: number;
+  updatedAt: number | undefined;
+  /** How it settled, once it has (not for `cancelled` or `error`). */
+  outcome: FleetOutcome | undefined;
+  /** Why a run in `error` stopped (its workflow threw, or it was recovered too often). */
+  error: string | undefined;
+}
+
+/** A client of a fleet: submits runs to its queue and follows them; any number of them, in any process. */
+export interface RalphFleet {
+  /** Enqueues a run and resolves with its id; refused (a RalphError) when its workspace is not a folder here. */
+  submit(submission: FleetSubmission): Promise<string>;
+  /** The run's status; a FleetError when there is no such run. */
+  status(runId: string): Promise<FleetRunStatus>;
+  /**
+   * Resolves once the run is settled, cancelled or in error, with its final status. Waits through an outage of the
+   * database (told to `onDatabase`, once when it is lost and once when it is back).
+   */
+  wait(
+    runId: string,
+    options?: {
+      pollMs?: number;
+      signal?: AbortSignal;
+      onDatabase?: (event: 'lost' | 'back', error?: unknown) => void;
+    },
+  ): Promise<FleetRunStatus>;
+  /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
+  cancel(runId: string): Promise<void>;
+  /** The latest runs, newest first. */
+  list(options?: { limit?: number }): Promise<FleetRunStatus[]>;
+  /** The workers' leases. */
+  workers(): Promise<WorkerLease[]>;
+  close(): Promise<void>;
+}
+
+/** How long a status read may take before `wait` reports the database as lost (it goes on waiting for it). */
+const SLOW_READ_MS = 3_000;
+
+const TERMINAL = new Set<FleetRunState>([
+  'complete',
+  'blocked',
+  'budget-limited',
+  'failed',
+  'refused',
+  'cancelled',
+  'error',
+]);
+
+/** Whether a run state is final. */
+export const isSettledState = (state: FleetRunState): boolean => TERMINAL.has(state);
+
+function stateOf(status: WorkflowStatus): FleetRunState {
+  switch (status.status) {
+    case 'ENQUEUED':
+    case 'DELAYED':
+      return 'queued';
+    case 'PENDING':
+      return 'running';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'SUCCESS': {
+      const outcome = status.output as FleetOutcome | undefined;
+      if (outcome?.ok === true) return outcome.envelope.result.status;
+      if (outcome?.ok === false)
+        return outcome.failure.code === 'refused'
+          ? 'refused'
+          : outcome.failure.code === 'cancelled'
+            ? 'cancelled'
+            : 'failed';
+      return 'error';
+    }
+    default:
+      return 'error';
+  }
+}
+
+function errorOf(status: WorkflowStatus): string | undefined {
+  if (status.status === 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') return 'the run was recovered too many times';
+  const error = status.error as { message?: unknown } | string | undefined;
+  if (error === undefined || error === null) return undefined;
+  return typeof error === 'string' ? error : String(error.message ?? 'the run failed');
+}
+
+/**
+ * Connects to a fleet's database (DBOS's tables are created when missing). A FleetError (one line) when the
+ * database cannot be reached.
+ */
+export async function createRalphFleet({ databaseUrl }: { databaseUrl: string }): Promise<RalphFleet> {
+  const what = 'ralph';
+  await assertDatabaseReachable(databaseUrl, what);
+  const { DBOS, DBOSClient } = await loadDbos();
+  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
+  const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
+  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  const leases = new LeaseTable(pool);
+
+  const toStatus = async (status: WorkflowStatus): Promise<FleetRunStatus> => {
+    const steps = await client.listWorkflowSteps(status.workflowID).catch(() => undefined);
+    const state = stateOf(status);
+    const input = status.input?.[0] as FleetRunInput | undefined;
+    return {
+      runId: status.workflowID,
+      state,
+      workerId: status.executorId,
+      roundsDone: steps?.filter((step) => step.name.startsWith('round-')).length ?? 0,
+      objective: input?.objective,
+      createdAt: status.createdAt,
+      updatedAt: status.updatedAt,
+      outcome: status.status === 'SUCCESS' ? (status.output as FleetOutcome) : undefined,
+      error: state === 'error' ? errorOf(status) : undefined,
+    };
+  };
+
+  const status = async (runId: string): Promise<FleetRunStatus> => {
+    const found = await client.getWorkflow(runId);
+    if (found === undefined || found.workflowName !== FLEET_WORKFLOW) {
+      throw new FleetError(`ralph: there is no fleet run ${runId}`);
+    }
+    return toStatus(found);
+  };
+
+  return {
+    async submit(submission) {
+      assertSubmittable(submission);
+      const input: FleetRunInput = { ...submission };
+      const handle = await client.enqueue(
+        { queueName: FLEET_QUEUE, workflowName: FLEET_WORKFLOW, appVersion: FLEET_APP_VERSION },
+        input,
+      );
+      return handle.workflowID;
+    },
+    status,
+    async wait(runId, options = {}) {
+      let lost = false;
+      const lose = (error: unknown) => {
+        if (!lost) options.onDatabase?.('lost', error);
+        lost = true;
+      };
+      for (;;) {
+        // DBOS retries a read while the database is away, so a read that takes long is the outage showing.
+        const asked = status(runId);
+        const slow = setTimeout(() => lose(new Error('the database does not answer')), SLOW_READ_MS);
+        try {
+          const current = await asked;
+          if (lost) options.onDatabase?.('back');
+          lost = false;
+          if (isSettledState(current.state)) return current;
+        } catch (error) {
+          // No such run is an answer; anything else is the database away, which the run itself outlives.
+          if (error instanceof FleetError) throw error;
+          lose(error);
+        } finally {
+          clearTimeout(slow);
+        }
+        await sleep(
+          options.pollMs ?? 500,
+          undefined,
+          options.signal === undefined ? {} : { signal: options.signal },
+        );
+      }
+    },
+    async cancel(runId) {
+      await status(runId);
+      await client.cancelWorkflow(runId);
+    },
+    async list({ limit = 20 } = {}) {
+      const runs = await client.listWorkflows({ workflowName: FLEET_WORKFLOW, sortDesc: true, limit });
+      return Promise.all(runs.map(toStatus));
+    },
+    async workers() {
+      await leases.ensure();
+      return leases.all();
+    },
+    async close() {
+      await client.destroy().catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { isRalphError } from '../../contract/errors.js';
+import { isDirectory } from '../../providers/directory.js';
+import { createProviderRegistry } from '../../providers/registry.js';
+import { createRalphTool } from '../tool.js';
+import { type DurableSteps, durableProvider } from './durable-provider.js';
+import {
+  type FleetOutcome,
+  type FleetProviderFactory,
+  type FleetRunInput,
+  fleetWorkspaceRefused,
+} from './run-input.js';
+
+/**
+ * Runs one fleet run inside its DBOS workflow: the ralph tool over the provider the worker's factory makes of the
+ * input's agent, wrapped so that every
+ * round is a step. The statechart decides everything from the step results, so a re-execution after a crash replays
+ * the completed rounds and decides the same. The envelope carries the workflow's id as its run id (the id
+ * `ralph submit` printed), and a failure is returned as data, so `ralph wait` can print and exit as `ralph run`.
+ */
+export async function runFleetRun(
+  input: FleetRunInput,
+  {
+    workflowId,
+    steps,
+    providerFor,
+    workerId,
+  }: { workflowId: string; steps: DurableSteps; providerFor: FleetProviderFactory; workerId: string },
+): Promise<FleetOutcome> {
+  const controller = new AbortController();
+  try {
+    if (!isDirectory(input.cwd)) throw fleetWorkspaceRefused(input.cwd, `on worker ${workerId}`);
+    const real = providerFor(input.agent);
+    const providers = createProviderRegistry();
+    providers.register(
+      durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
+    );
+    const grace = input.terminationGraceMs;
+    const tool = createRalphTool(
+      // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
+      {
+        subagentProvider: real.name,
+        ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
+      },
+      { providers },
+    );
+    const args: Record<string, unknown> = {};
+    if (input.objective !== undefined) args.objective = input.objective;
+    if (input.maxRounds !== undefined) args.maxRounds = input.maxRounds;
+    const envelope = await tool.execute(args, {
+      agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
+      signal: controller.signal,
+    });
+    return { ok: true, envelope: { ...envelope, runId: workflowId } };
+  } catch (error) {
+    if (!isRalphError(error)) throw error;
+    const { runId: _runId, ...failure } = error.toJSON();
+    return { ok: false, failure };
+  }
+}

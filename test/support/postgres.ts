@@ -1,0 +1,115 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A throwaway Postgres cluster in a temp folder, on a free 127.0.0.1 port. */
+export interface TestPostgres {
+  /** postgres://ralph@127.0.0.1:PORT/ralph (trust auth, a superuser, so DBOS may create its database). */
+  url: string;
+  port: number;
+  /** Stops the server at once (the database is "lost"); `start` brings it back on the same port and data. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the server and removes its folder. */
+  destroy(): Promise<void>;
+}
+
+/** The bin folder of the newest installed Postgres (Debian's /usr/lib/postgresql/N/bin), or undefined. */
+export async function postgresBin(): Promise<string | undefined> {
+  const root = '/usr/lib/postgresql';
+  const versions = await readdir(root).catch(() => [] as string[]);
+  const sorted = versions.filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  return sorted.length === 0 ? undefined : join(root, sorted[0] as string, 'bin');
+}
+
+/** A port nothing listens on right now (the kernel's pick). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** The uid and gid of the postgres user, for root (the server refuses to run as root); undefined otherwise. */
+async function unprivilegedUser(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const passwd = await readFile('/etc/passwd', 'utf8');
+  const entry = passwd.split('\n').find((line) => line.startsWith('postgres:'));
+  if (entry !== undefined) {
+    const [, , uid, gid] = entry.split(':');
+    return { uid: Number(uid), gid: Number(gid) };
+  }
+  throw new Error('running as root and there is no postgres user to run the server as');
+}
+
+/**
+ * Starts a fresh cluster: initdb in a temp folder owned by the postgres user (when the tests run as root), then
+ * the server on a free loopback port with its socket in that folder. Everything it started is stopped and removed
+ * by `destroy`.
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const bin = await postgresBin();
+  if (bin === undefined) throw new Error('Postgres is not installed (apt-get install postgresql)');
+  const user = await unprivilegedUser();
+  const dir = await mkdtemp(join(tmpdir(), 'ralph-pg-'));
+  if (user !== undefined) await chown(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  const as = user === undefined ? {} : { uid: user.uid, gid: user.gid };
+  const exec = (file: string, args: string[]) =>
+    run(join(bin, file), args, { ...as, cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
+  try {
+    await exec('initdb', ['-D', data, '-U', 'ralph', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = async () => {
+    await exec('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
+  };
+  const stop = async () => {
+    await exec('pg_ctl', ['stop', '-w', '-m', 'immediate', '-D', data]).catch(() => undefined);
+  };
+  try {
+    await start();
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  // A test process that exits without its afterAll (an uncaught error, a timeout) still stops its server.
+  const onExit = () => {
+    try {
+      execFileSync(join(bin, 'pg_ctl'), ['stop', '-m', 'immediate', '-D', data], { ...as, stdio: 'ignore' });
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', onExit);
+  return {
+    url: `postgres://ralph@127.0.0.1:${port}/ralph`,
+    port,
+    stop,
+    start,
+    async destroy() {
+      process.off('exit', onExit);
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
