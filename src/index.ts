@@ -7,6 +7,7 @@ export {
   type RalphRunRequest,
   type RalphStartOptions,
 } from './actors/engine.js';
+export { createGuardRailActors } from './actors/guard-rail-actors.js';
 export * from './contract/index.js';
 export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {
@@ -25,7 +26,9 @@ export {
 export * from './inspect/index.js';
 export {
   type ChildStarted,
+  type FingerprintRequest,
   KILL_MARGIN_MS,
+  NO_GUARD_RAILS,
   type ProviderSnapshot,
   type RalphContext,
   type RalphEvent,
@@ -35,7 +38,9 @@ export {
   type RalphResumePoint,
   type RalphTag,
   type RoundRef,
+  type RoundStopReason,
   ralphMachine,
+  type VerifyRequest,
 } from './machines/ralph.machine.js';
 export {
   type CommandArgsContext,

@@ -9,6 +9,7 @@ export const machine = createMachine({
   id: 'ralph',
   initial: 'validating',
   description: 'One immutable objective handed to a fresh child agent per round, until a round reports it complete or blocked, the round cap is reached, the run fails or it is cancelled.',
+  after: { wallClock: { guard: 'wallClockIsRunning', actions: ['markOutOfTime', 'announceTimeLimit'] } },
   states: {
     validating: {
       description: 'Checks the call before anything starts; the first failing check gives the refusal.',
@@ -38,6 +39,7 @@ export const machine = createMachine({
         { target: 'rejected', guard: 'providerInheritsParentContext', actions: 'refuse' },
         { target: 'rejected', guard: 'resumePointIsInvalid', actions: 'refuse' },
         { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
+        { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
         { target: 'round', actions: 'acceptCall' },
       ],
     },
@@ -52,6 +54,18 @@ export const machine = createMachine({
         onError: { target: 'failed', actions: 'failProviderStart' },
       },
       on: { CANCEL: { target: 'cancelling' } },
+      after: {
+        roundTimeout: {
+          target: 'stoppingRound',
+          guard: 'roundTimeoutIsSet',
+          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
+        },
+      },
+      always: {
+        target: 'stoppingRound',
+        guard: 'timeBudgetIsSpent',
+        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
+      },
     },
     awaitingReport: {
       description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
@@ -63,6 +77,18 @@ export const machine = createMachine({
         onError: { target: 'failed', actions: 'failChild' },
       },
       on: { CANCEL: { target: 'cancelling' } },
+      after: {
+        roundTimeout: {
+          target: 'stoppingRound',
+          guard: 'roundTimeoutIsSet',
+          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
+        },
+      },
+      always: {
+        target: 'stoppingRound',
+        guard: 'timeBudgetIsSpent',
+        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
+      },
     },
     reviewingReport: {
       description: 'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
@@ -70,6 +96,11 @@ export const machine = createMachine({
         { target: 'failed', guard: 'reportIsMissing', actions: 'failMissingReport' },
         { target: 'failed', guard: 'reportIsMalformed', actions: 'failMalformedReport' },
         { target: 'failed', guard: 'reportExceedsHandoffCap', actions: 'failOversizedReport' },
+        {
+          target: 'verifying',
+          guard: 'completionNeedsVerifying',
+          actions: ['acceptReport', 'announceReport'],
+        },
         {
           target: 'complete',
           guard: 'reportIsComplete',
@@ -89,8 +120,96 @@ export const machine = createMachine({
             { type: 'settle', params: { status: 'budget-limited' } },
           ],
         },
+        { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: ['acceptReport', 'announceReport'] },
         { target: 'round', actions: ['acceptReport', 'announceReport'] },
       ],
+    },
+    verifying: {
+      description: 'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
+      entry: 'announceVerifyStarted',
+      invoke: {
+        id: 'runVerify',
+        src: 'runVerify',
+        onDone: [
+          { target: 'complete', guard: 'verifyPassed', actions: ['announceVerifyFinished', 'settleVerified'] },
+          {
+            target: 'budgetLimited',
+            guard: 'roundCapReached',
+            actions: [
+              'announceVerifyFinished',
+              'handOffVerifyFailure',
+              { type: 'settle', params: { status: 'budget-limited' } },
+            ],
+          },
+          {
+            target: 'fingerprinting',
+            guard: 'idleWatchIsOn',
+            actions: ['announceVerifyFinished', 'handOffVerifyFailure'],
+          },
+          { target: 'nextRound', actions: ['announceVerifyFinished', 'handOffVerifyFailure'] },
+        ],
+        onError: { target: 'failed', actions: 'failVerifyStart' },
+      },
+      on: { CANCEL: { target: 'cancellingVerify' } },
+    },
+    fingerprinting: {
+      description: 'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
+      invoke: {
+        id: 'fingerprintWorkspace',
+        src: 'fingerprintWorkspace',
+        onDone: [
+          {
+            target: 'budgetLimited',
+            guard: 'idleLimitReached',
+            actions: ['recordFingerprint', 'announceIdleRound', 'settleIdleLimited'],
+          },
+          {
+            target: 'nextRound',
+            guard: 'workspaceUnchanged',
+            actions: ['recordFingerprint', 'announceIdleRound'],
+          },
+          { target: 'nextRound', actions: 'recordFingerprint' },
+        ],
+        onError: { target: 'failed', actions: 'failFingerprint' },
+      },
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+    },
+    nextRound: {
+      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+      always: [
+        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutBeforeRounds' },
+        { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+        { target: 'round' },
+      ],
+    },
+    stoppingRound: {
+      description: 'A guard rail stopped the round (its timeout, or the run\'s time limit): holds the run open until the child has stopped, bounded like a cancellation, so that no child outlives the run.',
+      tags: ['childRunning'],
+      invoke: {
+        id: 'awaitChildStopped',
+        src: 'awaitChildStopped',
+        onDone: { target: 'roundStopped' },
+        onError: { target: 'roundStopped' },
+      },
+      after: { cancelDeadline: { target: 'roundStopped' } },
+    },
+    roundStopped: {
+      description: 'Where a stopped round\'s ending is decided: a timed-out round fails the run as that round\'s child failure; a round stopped by the time limit ends it budget-limited with the last good report, or failed when no round had reported yet. Eventless.',
+      always: [
+        { target: 'failed', guard: 'stoppedForRoundTimeout', actions: 'failRoundTimedOut' },
+        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutInRound' },
+        { target: 'budgetLimited', actions: 'settleTimeLimited' },
+      ],
+    },
+    cancellingVerify: {
+      description: 'The run was cancelled while its verify command ran: holds it open until the command has stopped, bounded like a cancelled child.',
+      invoke: {
+        id: 'awaitVerifyStopped',
+        src: 'awaitVerifyStopped',
+        onDone: { target: 'cancelled', actions: 'settleCancelled' },
+        onError: { target: 'cancelled', actions: 'settleCancelled' },
+      },
+      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     cancelling: {
       description: 'Holds the run open until the aborted child has stopped, so that no child outlives a cancelled run.',
@@ -105,7 +224,7 @@ export const machine = createMachine({
     },
     complete: {
       type: 'final',
-      description: 'A round reported the objective complete (the worker\'s word, not an independent check).',
+      description: 'A round reported the objective complete: the worker\'s word, not an independent check, unless a verify command is configured and exited 0.',
       tags: ['settled', 'succeeded'],
     },
     blocked: {
@@ -115,7 +234,7 @@ export const machine = createMachine({
     },
     budgetLimited: {
       type: 'final',
-      description: 'The round cap was reached while the last report still had work remaining.',
+      description: 'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

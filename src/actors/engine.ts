@@ -6,12 +6,20 @@ import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { isPositiveSafeInteger } from '../contract/integers.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
-import type { AgentRef, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
+import { PROGRESS_EVENT_TYPES } from '../contract/progress-types.js';
+import type {
+  AgentRef,
+  GuardRails,
+  RalphEnvelope,
+  RalphProgressEvent,
+  SubagentProvider,
+} from '../contract/types.js';
 import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
 import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
+import { createGuardRailActors } from './guard-rail-actors.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
 export interface RalphEngineOptions {
@@ -69,8 +77,6 @@ export interface RalphEngine {
   start(request: RalphRunRequest, options?: RalphStartOptions): RalphRun;
 }
 
-const PROGRESS_TYPES = ['round-started', 'child-started', 'report-accepted'] as const;
-
 /** The code of the warning a run emits the first time its host's onProgress throws. */
 export const ON_PROGRESS_THREW = 'RALPH_ON_PROGRESS_THREW';
 
@@ -124,6 +130,16 @@ function recorderFor(
   return { recorder, file };
 }
 
+/** The guard rails a config sets; each absent one is off. */
+export function guardRailsOf(config: RalphConfig): GuardRails {
+  return {
+    roundTimeoutMs: config.roundTimeoutMs ?? null,
+    maxWallTimeMs: config.maxWallTimeMs ?? null,
+    verify: config.verify === undefined ? null : { ...config.verify, argv: [...config.verify.argv] },
+    maxIdleRounds: config.maxIdleRounds ?? null,
+  };
+}
+
 /** The machine input a request maps to. */
 export function machineInputOf(
   request: RalphRunRequest,
@@ -147,6 +163,7 @@ export function machineInputOf(
     terminationGraceMs: config.terminationGraceMs,
     maxTotalAgents,
     ...(resume === undefined ? {} : { resume }),
+    guardRails: guardRailsOf(config),
   };
 }
 
@@ -160,7 +177,9 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   const hostInspector = options.inspect === undefined ? undefined : toObserver(options.inspect);
   // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
   const runs = new Map<string, RunChildren>();
-  const machine = ralphMachine.provide({ actors: createRoundActors((runId) => runs.get(runId)) });
+  const machine = ralphMachine.provide({
+    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors() },
+  });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
     const runId = startOptions.resume?.runId ?? nanoid();
@@ -206,7 +225,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
     });
     if (request.onProgress !== undefined) {
       const onProgress = guardedProgress(runId, request.onProgress);
-      for (const type of PROGRESS_TYPES) actor.on(type, onProgress);
+      for (const type of PROGRESS_EVENT_TYPES) actor.on(type, onProgress);
     }
 
     const result = new Promise<RalphEnvelope>((resolve, reject) => {

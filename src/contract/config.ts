@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_ROUNDS } from './call.js';
+import { MAX_DURATION_MS } from './duration.js';
 import { RalphError } from './errors.js';
 import { TRUNCATION_MARKER } from './messages.js';
 import { formatIssues } from './zod-issues.js';
@@ -11,7 +12,24 @@ export const DEFAULT_MAX_RESULT_CHARS = 16_384;
 /** Default time a cancelled child gets to stop before it is killed. */
 export const DEFAULT_TERMINATION_GRACE_MS = 5_000;
 
+/** Default time a verify command may run before it is stopped and counted as failed: 10 minutes. */
+export const DEFAULT_VERIFY_TIMEOUT_MS = 600_000;
+/** Default length of the end of a verify command's output kept for the next round: 4,000 characters. */
+export const DEFAULT_VERIFY_OUTPUT_CHARS = 4_000;
+
 const positiveInt = z.number().int().positive();
+/** A guard rail's duration: at least 1 ms, at most what a timer can wait (2^31 − 1 ms, about 24.8 days). */
+const durationMs = positiveInt.max(MAX_DURATION_MS);
+
+/** The verify command of the config: argv (no shell), a timeout, and how much output the next round sees. */
+const verifySchema = z.strictObject({
+  /** The command and its arguments, run in the workspace without a shell, e.g. `['npm', 'test']`. */
+  argv: z.array(z.string().min(1)).min(1),
+  /** How long the command may run before it is stopped and counted as failed (ms, default 10 minutes). */
+  timeoutMs: durationMs.default(DEFAULT_VERIFY_TIMEOUT_MS),
+  /** How much of the end of its output the next round's handoff may carry (default 4,000 characters). */
+  maxOutputChars: positiveInt.max(1_000_000).default(DEFAULT_VERIFY_OUTPUT_CHARS),
+});
 
 /** The deployment config of the tool: fixed by the deployment, never by a call. */
 export const configSchema = z.strictObject({
@@ -25,6 +43,15 @@ export const configSchema = z.strictObject({
   maxResultChars: positiveInt.min(TRUNCATION_MARKER.length + 1).default(DEFAULT_MAX_RESULT_CHARS),
   /** How long a cancelled child may take to stop before it is killed (ms). */
   terminationGraceMs: z.number().int().nonnegative().max(600_000).default(DEFAULT_TERMINATION_GRACE_MS),
+  // The guard rails: each optional, and absent means off, so a config without them runs as the reference does.
+  /** A round's child that has not reported within this is stopped and the run fails as that round's child failure (ms). */
+  roundTimeoutMs: durationMs.optional(),
+  /** The run's wall-clock budget: no round starts once it is spent, and a running one is stopped (ms). */
+  maxWallTimeMs: durationMs.optional(),
+  /** A command that must exit 0 in the workspace before a reported completion is accepted. */
+  verify: verifySchema.optional(),
+  /** This many consecutive `continue` rounds that leave the workspace unchanged end the run budget-limited. */
+  maxIdleRounds: positiveInt.max(DEFAULT_MAX_ROUNDS).optional(),
 });
 
 /** The config as a deployment writes it. */

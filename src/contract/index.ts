@@ -1,10 +1,14 @@
 export * from './call.js';
 export * from './config.js';
+export * from './duration.js';
 export * from './errors.js';
+export * from './guard-rail-messages.js';
 export * from './guidance.js';
 export * from './messages.js';
+export * from './progress-types.js';
 export * from './prompt.js';
 export * from './report.js';
 export * from './report-review.js';
 export type * from './types.js';
 export * from './unreadable-report.js';
+export * from './verify-handoff.js';

@@ -74,6 +74,10 @@ export interface RalphEnvelope {
     /** Rounds started. */
     rounds: number;
     report: RalphReport;
+    /** Set only when a guard rail, not the round cap, ended the run budget-limited. */
+    limit?: RalphLimit;
+    /** Set only when a verify command accepted the completion: its argv. */
+    verifiedBy?: string[];
   };
 }
 
@@ -81,4 +85,67 @@ export interface RalphEnvelope {
 export type RalphProgressEvent =
   | { type: 'round-started'; runId: string; round: number; maxRounds: number }
   | { type: 'child-started'; runId: string; round: number; maxRounds: number; childId: string }
-  | { type: 'report-accepted'; runId: string; round: number; maxRounds: number; report: RalphReport };
+  | { type: 'report-accepted'; runId: string; round: number; maxRounds: number; report: RalphReport }
+  | GuardRailProgressEvent;
+
+/** A verify command as the deployment configures it: run in the workspace when a round reports complete. */
+export interface VerifySpec {
+  /** The command and its arguments, run without a shell. */
+  argv: string[];
+  /** How long it may run before it is stopped and counted as failed (ms). */
+  timeoutMs: number;
+  /** How much of the end of its output is kept for the next round's handoff. */
+  maxOutputChars: number;
+}
+
+/** What a verify command came to. */
+export interface VerifyOutcome {
+  /** Its exit code, or null when a signal ended it. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** The end of its stdout and stderr, interleaved, bounded by the spec's maxOutputChars. */
+  outputTail: string;
+}
+
+/** The opt-in guard rails of a run, each null when it is off (then the run is exactly the reference's). */
+export interface GuardRails {
+  /** A round's child that has not reported within this is stopped and the run fails (ms). */
+  roundTimeoutMs: number | null;
+  /** The whole run's budget: no round starts once it is spent, and a running one is stopped (ms). */
+  maxWallTimeMs: number | null;
+  /** A completion is accepted only once this command exits 0 in the workspace. */
+  verify: VerifySpec | null;
+  /** This many consecutive `continue` rounds that leave the workspace unchanged end the run budget-limited. */
+  maxIdleRounds: number | null;
+}
+
+/** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
+export type RalphLimit = { kind: 'time'; maxWallTimeMs: number } | { kind: 'idle'; maxIdleRounds: number };
+
+/** Progress only a run with a guard rail set reports. */
+export type GuardRailProgressEvent =
+  | { type: 'round-timed-out'; runId: string; round: number; maxRounds: number; roundTimeoutMs: number }
+  | { type: 'time-limit-reached'; runId: string; round: number; maxRounds: number; maxWallTimeMs: number }
+  | { type: 'verify-started'; runId: string; round: number; maxRounds: number; command: string[] }
+  | {
+      type: 'verify-finished';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      command: string[];
+      passed: boolean;
+      exitCode: number | null;
+      signal: string | null;
+      timedOut: boolean;
+      durationMs: number;
+    }
+  | {
+      type: 'workspace-unchanged';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      idleRounds: number;
+      maxIdleRounds: number;
+    };

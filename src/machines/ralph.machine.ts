@@ -6,8 +6,16 @@ import {
   requestedMaxRoundsOf,
   resolveMaxRounds,
 } from '../contract/call.js';
+import { MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
+import {
+  fingerprintFailed,
+  roundTimedOut,
+  timeRanOutBeforeRounds,
+  timeRanOutInRound,
+  verifyCouldNotStart,
+} from '../contract/guard-rail-messages.js';
 import {
   CALLING_AGENT_MISSING,
   childFailureMessage,
@@ -27,11 +35,15 @@ import { type ReportReview, reviewReport } from '../contract/report-review.js';
 import type {
   AgentRef,
   ChildRequest,
+  GuardRails,
   RalphEnvelope,
   RalphProgressEvent,
   RalphReport,
   RalphResultStatus,
+  VerifyOutcome,
+  VerifySpec,
 } from '../contract/types.js';
+import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 
 /** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
 export const KILL_MARGIN_MS = 1_000;
@@ -60,6 +72,8 @@ export interface RalphMachineInput {
   maxTotalAgents: number;
   /** Where a resumed run picks up (absent or null: a new run from round 1). */
   resume?: RalphResumePoint | null;
+  /** The opt-in guard rails; absent or all null, the run is exactly the reference's. */
+  guardRails?: GuardRails;
 }
 
 /**
@@ -75,6 +89,17 @@ export interface RalphResumePoint {
   /** Children started before, the interrupted round's included: the envelope counts every child of the run. */
   agentsStarted: number;
 }
+
+/** Every guard rail off. */
+export const NO_GUARD_RAILS: GuardRails = Object.freeze({
+  roundTimeoutMs: null,
+  maxWallTimeMs: null,
+  verify: null,
+  maxIdleRounds: null,
+});
+
+/** Why a round's child is being stopped by a guard rail. */
+export type RoundStopReason = 'round-timeout' | 'time-limit';
 
 /** The run's context: serializable, no functions, promises or controllers. */
 export interface RalphContext {
@@ -102,6 +127,15 @@ export interface RalphContext {
   /** The verdict on this round's report, once it came (null until then). */
   review: ReportReview | null;
   outcome: RalphOutput | null;
+  guardRails: GuardRails;
+  /** The wall-clock budget is spent: no round may start. */
+  outOfTime: boolean;
+  /** Why the running round's child is being stopped (null unless it is). */
+  stopReason: RoundStopReason | null;
+  /** The workspace fingerprint after the last round (or before round 1); null until one was taken. */
+  fingerprint: string | null;
+  /** Consecutive rounds, up to now, that left the workspace unchanged. */
+  idleRounds: number;
 }
 
 /** How a run ended: the envelope, or the failure, refusal or cancellation. */
@@ -122,6 +156,22 @@ export type RalphTag = 'childRunning' | 'settled' | 'succeeded' | 'failure';
 export interface RoundRef {
   runId: string;
   round: number;
+}
+
+/** What the verify actor runs: the run's verify command, in the workspace. */
+export interface VerifyRequest {
+  runId: string;
+  round: number;
+  cwd: string;
+  verify: VerifySpec;
+  terminationGraceMs: number;
+}
+
+/** What the fingerprint actor reads: the workspace. */
+export interface FingerprintRequest {
+  runId: string;
+  round: number;
+  cwd: string;
 }
 
 const notProvided = (name: string) => () => {
@@ -175,11 +225,28 @@ const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { 
  * handoff. Nothing is retried. Cancellation is a state: it aborts the child and waits, bounded, until the child
  * stopped.
  *
+ * The guard rails (`input.guardRails`) are opt-in; with all of them off every one of their guards is false and
+ * no timer of theirs takes a transition, so the run is exactly the reference's:
+ * - Round timeout: `round` and `awaitingReport` each have a guarded delayed transition (`roundTimeout`, so
+ *   a child gets the timeout to start and again to report) to `stoppingRound`, which stops the child like a
+ *   cancellation and then, through `roundStopped`, fails the run with the reference's child-failure message.
+ * - Wall clock: a delayed transition of the root (`xstate.after.wallClock.ralph`), timed from the run's start,
+ *   marks the budget spent; `round` and `awaitingReport` then leave for `stoppingRound` at once, and no round
+ *   starts after it (`nextRound` checks it after a verify command or a fingerprint; a report cannot arrive once
+ *   it ran out, since the round is stopped at once). The run ends budget-limited with the last good report,
+ *   or failed when no round had reported yet (an envelope needs a report). A verify command or a fingerprint that
+ *   is running is not interrupted: each is bounded on its own, and the next gate settles the run.
+ * - Verify: a complete report goes to `verifying`, which runs the command; exit 0 completes the run, anything
+ *   else hands the report and the failure to the next round (within the round cap), and a command that cannot
+ *   start fails the workflow. CANCEL there waits in `cancellingVerify` until the command has stopped.
+ * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
+ *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
+ *
  * Every invoke has a literal id, the name of the actor it runs, so the events a run takes read
  * `xstate.done.actor.startChild`, `xstate.error.actor.awaitReport`, `xstate.done.actor.awaitChildStopped` and so
  * on, in a recording as in the inspector; the cancel deadline is `xstate.after.cancelDeadline.ralph.cancelling`.
  * Each state says why it exists in its `description`. Tags tell a host what it may rely on:
- * - `childRunning` (`round`, `awaitingReport`, `cancelling`): a child may be running, being started, working or
+ * - `childRunning` (`round`, `awaitingReport`, `cancelling`, `stoppingRound`): a child may be running, being started, working or
  *   being stopped; the run must be cancelled, not dropped, while this holds.
  * - `settled` (every final state): the run is over and its outcome is in the output; no child of it still runs
  *   (unless one that ignored its abort was abandoned past the cancel deadline).
@@ -204,6 +271,12 @@ export const ralphMachine = setup({
     awaitReport: fromPromise<unknown, RoundRef>(notProvided('awaitReport')),
     /** Settles once a cancelled round's child has stopped. */
     awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
+    /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
+    runVerify: fromPromise<VerifyOutcome, VerifyRequest>(notProvided('runVerify')),
+    /** Settles once an aborted verify command's process group is gone. */
+    awaitVerifyStopped: fromPromise<void, RoundRef>(notProvided('awaitVerifyStopped')),
+    /** Resolves with a content fingerprint of the workspace. */
+    fingerprintWorkspace: fromPromise<string, FingerprintRequest>(notProvided('fingerprintWorkspace')),
   },
   guards: {
     objectiveIsEmpty: ({ context }) => !isNonEmptyObjective(context.objectiveInput),
@@ -227,6 +300,24 @@ export const ralphMachine = setup({
     reportIsBlocked: (_, params: { review: ReportReview | null }) =>
       params.review?.verdict === 'accepted' && params.review.report.status === 'blocked',
     roundCapReached: (_, params: { round: number; maxRounds: number }) => params.round >= params.maxRounds,
+    roundTimeoutIsSet: ({ context }) => context.guardRails.roundTimeoutMs !== null,
+    wallClockIsRunning: ({ context }) => context.guardRails.maxWallTimeMs !== null && !context.outOfTime,
+    timeBudgetIsSpent: ({ context }) => context.outOfTime,
+    timeRanOutBeforeAnyReport: ({ context }) => context.outOfTime && context.handoff === null,
+    completionNeedsVerifying: ({ context }, params: { review: ReportReview | null }) =>
+      context.guardRails.verify !== null &&
+      params.review?.verdict === 'accepted' &&
+      params.review.report.status === 'complete',
+    verifyPassed: (_, params: { outcome: VerifyOutcome }) =>
+      params.outcome.exitCode === 0 && !params.outcome.timedOut,
+    idleWatchIsOn: ({ context }) => context.guardRails.maxIdleRounds !== null,
+    idleLimitReached: ({ context }, params: { fingerprint: string }) =>
+      context.round > 0 &&
+      params.fingerprint === context.fingerprint &&
+      context.idleRounds + 1 >= (context.guardRails.maxIdleRounds ?? Number.POSITIVE_INFINITY),
+    workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
+      context.round > 0 && params.fingerprint === context.fingerprint,
+    stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
   },
   actions: {
     refuse: assign((_, params: { message: string }) => fail({ code: 'refused', message: params.message })),
@@ -325,6 +416,160 @@ export const ralphMachine = setup({
         },
       },
     })),
+    // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
+    settleTimeLimited: assign(({ context }) => ({
+      outcome: {
+        ok: true as const,
+        envelope: {
+          runId: context.runId,
+          agentsStarted: context.agentsStarted,
+          result: {
+            status: 'budget-limited' as const,
+            rounds: context.round,
+            report: context.handoff as RalphReport,
+            limit: { kind: 'time' as const, maxWallTimeMs: context.guardRails.maxWallTimeMs as number },
+          },
+        },
+      },
+    })),
+    settleIdleLimited: assign(({ context }) => ({
+      outcome: {
+        ok: true as const,
+        envelope: {
+          runId: context.runId,
+          agentsStarted: context.agentsStarted,
+          result: {
+            status: 'budget-limited' as const,
+            rounds: context.round,
+            report: context.handoff as RalphReport,
+            limit: { kind: 'idle' as const, maxIdleRounds: context.guardRails.maxIdleRounds as number },
+          },
+        },
+      },
+    })),
+    settleVerified: assign(({ context }) => ({
+      outcome: {
+        ok: true as const,
+        envelope: {
+          runId: context.runId,
+          agentsStarted: context.agentsStarted,
+          result: {
+            status: 'complete' as const,
+            rounds: context.round,
+            report: context.handoff as RalphReport,
+            verifiedBy: [...(context.guardRails.verify as VerifySpec).argv],
+          },
+        },
+      },
+    })),
+    markOutOfTime: assign({ outOfTime: true }),
+    announceTimeLimit: emit(({ context }) => ({
+      type: 'time-limit-reached' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      maxWallTimeMs: context.guardRails.maxWallTimeMs as number,
+    })),
+    stopRound: assign((_, params: { reason: RoundStopReason }) => ({ stopReason: params.reason })),
+    announceRoundTimedOut: emit(({ context }) => ({
+      type: 'round-timed-out' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      roundTimeoutMs: context.guardRails.roundTimeoutMs as number,
+    })),
+    failRoundTimedOut: assign(({ context }) =>
+      fail({
+        code: 'child-failed',
+        message: childFailureMessage(context.round, context.handoff),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: roundTimedOut(context.round, context.guardRails.roundTimeoutMs as number),
+      }),
+    ),
+    failTimeRanOutInRound: assign(({ context }) =>
+      fail({
+        code: 'child-failed',
+        message: childFailureMessage(context.round, context.handoff),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: timeRanOutInRound(context.round, context.guardRails.maxWallTimeMs as number),
+      }),
+    ),
+    failTimeRanOutBeforeRounds: assign(({ context }) => {
+      const detail = timeRanOutBeforeRounds(context.guardRails.maxWallTimeMs as number);
+      return fail({
+        code: 'workflow-failed',
+        message: workflowFailed(detail),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail,
+      });
+    }),
+    announceVerifyStarted: emit(({ context }) => ({
+      type: 'verify-started' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      command: [...(context.guardRails.verify as VerifySpec).argv],
+    })),
+    announceVerifyFinished: emit(({ context }, params: { outcome: VerifyOutcome; passed: boolean }) => ({
+      type: 'verify-finished' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      command: [...(context.guardRails.verify as VerifySpec).argv],
+      passed: params.passed,
+      exitCode: params.outcome.exitCode,
+      signal: params.outcome.signal,
+      timedOut: params.outcome.timedOut,
+      durationMs: params.outcome.durationMs,
+    })),
+    handOffVerifyFailure: assign(({ context }, params: { outcome: VerifyOutcome }) => ({
+      handoff: verifyFailureHandoff(
+        context.handoff as RalphReport,
+        context.guardRails.verify as VerifySpec,
+        params.outcome,
+        context.maxHandoffChars,
+      ),
+    })),
+    failVerifyStart: assign(({ context }, params: { error: unknown }) =>
+      fail({
+        code: 'workflow-failed',
+        message: workflowFailed(
+          verifyCouldNotStart(
+            context.round,
+            (context.guardRails.verify as VerifySpec).argv,
+            errorText(params.error),
+          ),
+        ),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: errorText(params.error),
+      }),
+    ),
+    recordFingerprint: assign(({ context }, params: { fingerprint: string }) => ({
+      fingerprint: params.fingerprint,
+      idleRounds:
+        context.round > 0 && params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
+    })),
+    announceIdleRound: emit(({ context }) => ({
+      type: 'workspace-unchanged' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      idleRounds: context.idleRounds,
+      maxIdleRounds: context.guardRails.maxIdleRounds as number,
+    })),
+    failFingerprint: assign(({ context }, params: { error: unknown }) =>
+      fail({
+        code: 'workflow-failed',
+        message: workflowFailed(fingerprintFailed(context.round, errorText(params.error))),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: errorText(params.error),
+      }),
+    ),
     settleCancelled: assign(({ context }) =>
       fail({
         code: 'cancelled',
@@ -337,6 +582,10 @@ export const ralphMachine = setup({
   },
   delays: {
     cancelDeadline: ({ context }) => context.terminationGraceMs + KILL_MARGIN_MS,
+    // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
+    // keeps that timer from ever taking a transition.
+    roundTimeout: ({ context }) => context.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
+    wallClock: ({ context }) => context.guardRails.maxWallTimeMs ?? MAX_DURATION_MS,
   },
 }).createMachine({
   id: 'ralph',
@@ -361,9 +610,22 @@ export const ralphMachine = setup({
     handoff: null,
     review: null,
     outcome: null,
+    guardRails: input.guardRails ?? NO_GUARD_RAILS,
+    outOfTime: false,
+    stopReason: null,
+    fingerprint: null,
+    idleRounds: 0,
   }),
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
+  // The wall clock runs from the start of the run to its end, whatever state it is in: a round running when it
+  // runs out is stopped (by `round` and `awaitingReport`, which watch outOfTime), and no round starts after it.
+  after: {
+    wallClock: {
+      guard: 'wallClockIsRunning',
+      actions: ['markOutOfTime', 'announceTimeLimit'],
+    },
+  },
   states: {
     validating: {
       description: 'Checks the call before anything starts; the first failing check gives the refusal.',
@@ -442,6 +704,7 @@ export const ralphMachine = setup({
           },
         },
         { guard: 'isResuming', target: 'round', actions: ['acceptCall', 'restoreProgress'] },
+        { guard: 'idleWatchIsOn', target: 'fingerprinting', actions: 'acceptCall' },
         { target: 'round', actions: 'acceptCall' },
       ],
     },
@@ -482,6 +745,18 @@ export const ralphMachine = setup({
         },
       },
       on: { CANCEL: 'cancelling' },
+      after: {
+        roundTimeout: {
+          guard: 'roundTimeoutIsSet',
+          target: 'stoppingRound',
+          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
+        },
+      },
+      always: {
+        guard: 'timeBudgetIsSpent',
+        target: 'stoppingRound',
+        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
+      },
     },
     awaitingReport: {
       description:
@@ -501,6 +776,18 @@ export const ralphMachine = setup({
         },
       },
       on: { CANCEL: 'cancelling' },
+      after: {
+        roundTimeout: {
+          guard: 'roundTimeoutIsSet',
+          target: 'stoppingRound',
+          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
+        },
+      },
+      always: {
+        guard: 'timeBudgetIsSpent',
+        target: 'stoppingRound',
+        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
+      },
     },
     reviewingReport: {
       description:
@@ -529,6 +816,14 @@ export const ralphMachine = setup({
             type: 'failOversizedReport',
             params: ({ context }) => ({ size: reviewAs(context.review, 'oversized').size }),
           },
+        },
+        {
+          guard: { type: 'completionNeedsVerifying', params: ({ context }) => ({ review: context.review }) },
+          target: 'verifying',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+          ],
         },
         {
           guard: { type: 'reportIsComplete', params: ({ context }) => ({ review: context.review }) },
@@ -561,6 +856,14 @@ export const ralphMachine = setup({
           ],
         },
         {
+          guard: 'idleWatchIsOn',
+          target: 'fingerprinting',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+          ],
+        },
+        {
           target: 'round',
           actions: [
             { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
@@ -568,6 +871,164 @@ export const ralphMachine = setup({
           ],
         },
       ],
+    },
+    verifying: {
+      description:
+        'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
+      entry: 'announceVerifyStarted',
+      invoke: {
+        id: 'runVerify',
+        src: 'runVerify',
+        input: ({ context }) => ({
+          runId: context.runId,
+          round: context.round,
+          cwd: (context.agent as AgentRef).cwd,
+          verify: context.guardRails.verify as VerifySpec,
+          terminationGraceMs: context.terminationGraceMs,
+        }),
+        onDone: [
+          {
+            guard: { type: 'verifyPassed', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'complete',
+            actions: [
+              {
+                type: 'announceVerifyFinished',
+                params: ({ event }) => ({ outcome: event.output, passed: true }),
+              },
+              'settleVerified',
+            ],
+          },
+          {
+            guard: {
+              type: 'roundCapReached',
+              params: ({ context }) => ({ round: context.round, maxRounds: context.maxRounds }),
+            },
+            target: 'budgetLimited',
+            actions: [
+              {
+                type: 'announceVerifyFinished',
+                params: ({ event }) => ({ outcome: event.output, passed: false }),
+              },
+              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
+              { type: 'settle', params: { status: 'budget-limited' } },
+            ],
+          },
+          {
+            guard: 'idleWatchIsOn',
+            target: 'fingerprinting',
+            actions: [
+              {
+                type: 'announceVerifyFinished',
+                params: ({ event }) => ({ outcome: event.output, passed: false }),
+              },
+              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
+            ],
+          },
+          {
+            target: 'nextRound',
+            actions: [
+              {
+                type: 'announceVerifyFinished',
+                params: ({ event }) => ({ outcome: event.output, passed: false }),
+              },
+              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
+            ],
+          },
+        ],
+        onError: {
+          target: 'failed',
+          actions: { type: 'failVerifyStart', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+      on: { CANCEL: 'cancellingVerify' },
+    },
+    fingerprinting: {
+      description:
+        'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
+      invoke: {
+        id: 'fingerprintWorkspace',
+        src: 'fingerprintWorkspace',
+        input: ({ context }) => ({
+          runId: context.runId,
+          round: context.round,
+          cwd: (context.agent as AgentRef).cwd,
+        }),
+        onDone: [
+          {
+            guard: { type: 'idleLimitReached', params: ({ event }) => ({ fingerprint: event.output }) },
+            target: 'budgetLimited',
+            actions: [
+              { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
+              'announceIdleRound',
+              'settleIdleLimited',
+            ],
+          },
+          {
+            guard: { type: 'workspaceUnchanged', params: ({ event }) => ({ fingerprint: event.output }) },
+            target: 'nextRound',
+            actions: [
+              { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
+              'announceIdleRound',
+            ],
+          },
+          {
+            target: 'nextRound',
+            actions: { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'failed',
+          actions: { type: 'failFingerprint', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+    },
+    nextRound: {
+      description:
+        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+      always: [
+        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutBeforeRounds' },
+        { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
+        { target: 'round' },
+      ],
+    },
+    stoppingRound: {
+      description:
+        "A guard rail stopped the round (its timeout, or the run's time limit): holds the run open until the child has stopped, bounded like a cancellation, so that no child outlives the run.",
+      tags: ['childRunning'],
+      invoke: {
+        id: 'awaitChildStopped',
+        src: 'awaitChildStopped',
+        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        onDone: 'roundStopped',
+        onError: 'roundStopped',
+      },
+      after: {
+        cancelDeadline: 'roundStopped',
+      },
+    },
+    roundStopped: {
+      description:
+        "Where a stopped round's ending is decided: a timed-out round fails the run as that round's child failure; a round stopped by the time limit ends it budget-limited with the last good report, or failed when no round had reported yet. Eventless.",
+      always: [
+        { guard: 'stoppedForRoundTimeout', target: 'failed', actions: 'failRoundTimedOut' },
+        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutInRound' },
+        { target: 'budgetLimited', actions: 'settleTimeLimited' },
+      ],
+    },
+    cancellingVerify: {
+      description:
+        'The run was cancelled while its verify command ran: holds it open until the command has stopped, bounded like a cancelled child.',
+      invoke: {
+        id: 'awaitVerifyStopped',
+        src: 'awaitVerifyStopped',
+        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        onDone: { target: 'cancelled', actions: 'settleCancelled' },
+        onError: { target: 'cancelled', actions: 'settleCancelled' },
+      },
+      after: {
+        cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' },
+      },
     },
     cancelling: {
       description:
@@ -586,7 +1047,8 @@ export const ralphMachine = setup({
     },
     complete: {
       type: 'final',
-      description: "A round reported the objective complete (the worker's word, not an independent check).",
+      description:
+        "A round reported the objective complete: the worker's word, not an independent check, unless a verify command is configured and exited 0.",
       tags: ['settled', 'succeeded'],
     },
     blocked: {
@@ -596,7 +1058,8 @@ export const ralphMachine = setup({
     },
     budgetLimited: {
       type: 'final',
-      description: 'The round cap was reached while the last report still had work remaining.',
+      description:
+        'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

@@ -1,17 +1,24 @@
 import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
+import { idleLimitLabel, timeLimitLabel, verifiedCompleteLabel } from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
 import type { RalphEnvelope } from '../contract/types.js';
 import { truncateText } from './truncate.js';
 
-/** The first line of a result: what the worker reported, never an independent verdict. */
+/**
+ * The first line of a result: what the worker reported, never an independent verdict, unless a verify command
+ * accepted the completion; a guard rail that ended the run budget-limited is named in place of the round cap.
+ */
 export function resultLabel(envelope: RalphEnvelope): string {
-  const { status, rounds } = envelope.result;
+  const { status, rounds, limit, verifiedBy } = envelope.result;
   switch (status) {
     case 'complete':
+      if (verifiedBy !== undefined) return verifiedCompleteLabel(rounds, verifiedBy);
       return `Ralph complete: the worker reported the objective complete after ${roundCount(rounds)}. ${WORKER_REPORT_CAVEAT}`;
     case 'blocked':
       return `Ralph blocked: the worker reported a blocker after ${roundCount(rounds)}. ${WORKER_REPORT_CAVEAT}`;
     case 'budget-limited':
+      if (limit?.kind === 'time') return timeLimitLabel(limit.maxWallTimeMs);
+      if (limit?.kind === 'idle') return idleLimitLabel(limit.maxIdleRounds);
       return budgetLimitedLabel(rounds);
   }
 }

@@ -48,13 +48,15 @@ function stateNode(state: GraphState): string {
   return `  ${quoted(state.key)} [${attributes(attrs)}];`;
 }
 
-function transitionEdge(t: GraphTransition): string {
+function transitionEdge(t: GraphTransition, graph: MachineGraph): string {
   const target = t.target ?? t.source;
+  // The root's own transitions are no state's: a class of their own keeps them apart from the states' edges.
+  const kind = t.source === graph.id ? 'root-transition' : 'transition';
   const label = transitionLabel(t);
   const actions = t.actions.map((a) => a.type).join(', ');
   const attrs: [string, string][] = [
     ['id', t.elementId],
-    ['class', `transition from-${t.source} to-${target}`],
+    ['class', `${kind} from-${t.source} to-${target}`],
     ['label', label],
     ['tooltip', actions === '' ? transitionLabel(t) : `${transitionLabel(t)} / ${actions}`],
   ];
@@ -79,8 +81,13 @@ export function toDot(graph: MachineGraph): string {
     `  "[*]" -> ${quoted(graph.initial)} [id="edge-initial-0", class="initial from-initial to-${graph.initial}"];`,
     '',
     ...graph.states.map(stateNode),
+    ...(graph.transitions.some((t) => t.source === graph.id)
+      ? [
+          `  ${quoted(graph.id)} [id="machine-root", class="root", shape="note", fillcolor="#fefce8", label="any state", tooltip="transitions of the machine itself, taken in whichever state the run is in"];`,
+        ]
+      : []),
     '',
-    ...graph.transitions.map(transitionEdge),
+    ...graph.transitions.map((t) => transitionEdge(t, graph)),
     '}',
   ];
   return `${out.join('\n')}\n`;

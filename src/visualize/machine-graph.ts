@@ -54,7 +54,11 @@ export interface GraphTransition {
   reenter: boolean;
 }
 
-/** The machine's states and transitions as plain data, in the machine's own order (stable run to run). */
+/**
+ * The machine's states and transitions as plain data, in the machine's own order (stable run to run). A transition
+ * whose source is the machine's id is the root's own (the run's wall clock): it is taken in whichever state the run
+ * is in, and it never changes the state.
+ */
 export interface MachineGraph {
   id: string;
   description: string | null;
@@ -142,6 +146,10 @@ export function transitionLabel(t: Pick<GraphTransition, 'eventLabel' | 'guard'>
 function targetOf(t: AnyTransitionDefinition, where: string, node: AnyStateNode): string | null {
   const targets = t.target ?? [];
   if (targets.length === 0) return null;
+  if (node.parent === undefined)
+    throw new Error(
+      `visualize: ${where} is the root's and has a target; only targetless root transitions are drawn`,
+    );
   const [target] = targets;
   if (target === undefined || targets.length > 1 || target.parent !== node.parent) {
     throw new Error(
@@ -200,8 +208,8 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const nested = nodes.find((node) => node.type !== 'atomic' && node.type !== 'final');
   if (nested !== undefined)
     throw new Error(`visualize: state ${nested.key} is ${nested.type}; only flat machines are drawn`);
-  if (root.type !== 'compound' || root.transitions.size > 0 || root.always !== undefined)
-    throw new Error('visualize: the machine root has transitions of its own; only flat machines are drawn');
+  if (root.type !== 'compound' || root.always !== undefined)
+    throw new Error('visualize: the machine root has eventless transitions; only flat machines are drawn');
   const initial = root.initial?.target[0]?.key;
   if (initial === undefined) throw new Error('visualize: the machine has no initial state');
   return {
@@ -209,6 +217,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
     description: root.description ?? null,
     initial,
     states: nodes.map(graphState),
-    transitions: nodes.flatMap(graphTransitions),
+    // The root's own transitions first, as the machine's config lists them.
+    transitions: [root, ...nodes].flatMap(graphTransitions),
   };
 }

@@ -30,6 +30,10 @@ export function toMermaid(graph: MachineGraph): string {
   out.push('', `  [*] --> ${graph.initial}`);
   for (const t of graph.transitions)
     out.push(`  ${t.source} --> ${t.target ?? t.source}: ${line(transitionLabel(t))}`);
+  if (graph.transitions.some((t) => t.source === graph.id))
+    out.push(
+      `  ${graph.id}: any state (the machine's own transitions, taken in whichever state the run is in)`,
+    );
   const finals = graph.states.filter((state) => state.final);
   if (finals.length > 0) out.push('');
   for (const state of finals) out.push(`  ${state.key} --> [*]`);

@@ -48,15 +48,8 @@ function invokeConfig(invoke: GraphInvoke, transitions: GraphTransition[]): Conf
   return config;
 }
 
-function stateConfig(state: GraphState, transitions: GraphTransition[]): Config {
-  const config: Config = {};
-  if (state.final) config.type = 'final';
-  if (state.description !== null) config.description = state.description;
-  if (state.tags.length > 0) config.tags = state.tags;
-  if (state.entry.length > 0) config.entry = oneOrMany(state.entry.map(implementation));
-  if (state.exit.length > 0) config.exit = oneOrMany(state.exit.map(implementation));
-  if (state.invokes.length > 0)
-    config.invoke = oneOrMany(state.invokes.map((invoke) => invokeConfig(invoke, transitions)));
+/** A node's `on`, `after` and `always`, as its transitions give them. */
+function eventConfig(config: Config, transitions: GraphTransition[]): Config {
   const on = transitions.filter((t) => t.event.kind === 'event');
   if (on.length > 0) config.on = groupBy(on, (t) => t.eventType);
   const after = transitions.filter((t) => t.event.kind === 'after');
@@ -67,10 +60,26 @@ function stateConfig(state: GraphState, transitions: GraphTransition[]): Config 
   return config;
 }
 
+function stateConfig(state: GraphState, transitions: GraphTransition[]): Config {
+  const config: Config = {};
+  if (state.final) config.type = 'final';
+  if (state.description !== null) config.description = state.description;
+  if (state.tags.length > 0) config.tags = state.tags;
+  if (state.entry.length > 0) config.entry = oneOrMany(state.entry.map(implementation));
+  if (state.exit.length > 0) config.exit = oneOrMany(state.exit.map(implementation));
+  if (state.invokes.length > 0)
+    config.invoke = oneOrMany(state.invokes.map((invoke) => invokeConfig(invoke, transitions)));
+  return eventConfig(config, transitions);
+}
+
 /** The machine's configuration as plain data: what `createMachine` needs to draw it, every implementation by name. */
 export function statelyConfig(graph: MachineGraph): Config {
   const config: Config = { id: graph.id, initial: graph.initial };
   if (graph.description !== null) config.description = graph.description;
+  eventConfig(
+    config,
+    graph.transitions.filter((t) => t.source === graph.id),
+  );
   config.states = Object.fromEntries(
     graph.states.map((state) => [
       state.key,

@@ -36,12 +36,20 @@ export function stateNodeIds(machine: AnyStateMachine): string[] {
   return getStateNodes(machine.root).map((node) => node.id);
 }
 
-/** Every transition of a machine: each `on`, `onDone`, `onError`, `after` and `always` branch. */
+/** The transitions of one node: each `on`, `onDone`, `onError`, `after` and `always` branch. */
+const transitionsOf = (node: AnyStateMachine['root']): string[] => [
+  ...[...node.transitions.values()].flat().map(transitionKey),
+  ...(node.always ?? []).map(transitionKey),
+];
+
+/** The transitions of the machine's root itself (its wall clock), taken in whichever state a run is in. */
+export function rootTransitionKeys(machine: AnyStateMachine): string[] {
+  return transitionsOf(machine.root);
+}
+
+/** Every transition of the states of a machine: each `on`, `onDone`, `onError`, `after` and `always` branch. */
 export function transitionKeys(machine: AnyStateMachine): string[] {
-  return getStateNodes(machine.root).flatMap((node) => [
-    ...[...node.transitions.values()].flat().map(transitionKey),
-    ...(node.always ?? []).map(transitionKey),
-  ]);
+  return getStateNodes(machine.root).flatMap(transitionsOf);
 }
 
 /** What a replay exercised: the transitions the machine took, and the state nodes they left or entered. */
@@ -75,7 +83,7 @@ export class CoverageLedger {
 
   summary() {
     const allStates = stateNodeIds(this.machine);
-    const allTransitions = transitionKeys(this.machine);
+    const allTransitions = [...rootTransitionKeys(this.machine), ...transitionKeys(this.machine)];
     return {
       states: { covered: allStates.filter((s) => this.states.has(s)).length, total: allStates.length },
       transitions: {

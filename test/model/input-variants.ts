@@ -246,6 +246,50 @@ export const ACCEPTED_CALLS: readonly InputVariant[] = [
   ),
 ];
 
+/**
+ * Accepted calls with a guard rail on, one each (their timers would otherwise race on the simulated clock) and one
+ * with the verify command and the idle watch together, where a rejected completion meets the fingerprint.
+ */
+export const GUARD_RAIL_CALLS: readonly InputVariant[] = [
+  call(
+    'cap 2 and a round timeout of 30m',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ roundTimeoutMs: 1_800_000 }),
+    },
+    { cap: 2 },
+  ),
+  call(
+    'cap 2 and a time limit of 2h',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ maxWallTimeMs: 7_200_000 }),
+    },
+    { cap: 2 },
+  ),
+  call(
+    'cap 2 and a verify command',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ verify: { argv: ['npm', 'test'] } }),
+    },
+    { cap: 2 },
+  ),
+  call(
+    'cap 3 and an idle limit of 2 rounds',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 3 }, config: config({ maxIdleRounds: 2 }) },
+    { cap: 3 },
+  ),
+  call(
+    'cap 2, a verify command, an idle limit of 1 round and a time limit of 2h',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ verify: { argv: ['npm', 'test'] }, maxIdleRounds: 1, maxWallTimeMs: 7_200_000 }),
+    },
+    { cap: 2 },
+  ),
+];
+
 /** The machine input of a call, mapped by the engine's own mapping. */
 export function machineInputFor(
   variant: InputVariant,

@@ -1,7 +1,13 @@
 // Everything the model tests need from the package, in one module the test files load at run time (see load.ts).
 export { ralphMachine } from '../../src/machines/ralph.machine.js';
-export { CoverageLedger, stateNodeIds, transitionKeys } from './coverage.js';
-export { ACCEPTED_CALLS, declaredProvider, machineInputFor, REFUSED_CALLS } from './input-variants.js';
+export { CoverageLedger, rootTransitionKeys, stateNodeIds, transitionKeys } from './coverage.js';
+export {
+  ACCEPTED_CALLS,
+  declaredProvider,
+  GUARD_RAIL_CALLS,
+  machineInputFor,
+  REFUSED_CALLS,
+} from './input-variants.js';
 export { describePath, EVENT, pathsOf } from './ralph-model.js';
 export { replayPath } from './replay.js';
 export { statelyImportProblems } from './stately-import.js';

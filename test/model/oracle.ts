@@ -1,8 +1,15 @@
+import { expect } from 'vitest';
 import type { RalphFailure } from '../../src/contract/errors.js';
-import type { RalphProgressEvent, RalphReport, RalphResultStatus } from '../../src/contract/types.js';
+import type {
+  RalphLimit,
+  RalphProgressEvent,
+  RalphReport,
+  RalphResultStatus,
+  VerifyOutcome,
+} from '../../src/contract/types.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
-import { EVENT, type ModelEvent } from './ralph-model.js';
+import { EVENT, type ModelEvent, VERIFY_ARGV } from './ralph-model.js';
 import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
@@ -31,20 +38,55 @@ export interface Expected {
   };
 }
 
+/** What the offers of a state depend on besides the state: the guard rails that are on, and the budget. */
+export interface OfferContext {
+  roundTimeout: boolean;
+  /** The wall clock is on and has not run out yet. */
+  wallClockRunning: boolean;
+  /** A fingerprint of the workspace was taken, so a round can leave it unchanged. */
+  fingerprinted: boolean;
+}
+
 /**
  * What the design says can happen next in each state, by the names `describeEvent` gives: a round's child starts
  * or its provider fails, and the host may cancel; a running child reports (any report at all) or fails, and the
  * host may cancel; a cancelled child stops, or its stop fails, or the deadline passes; nothing follows a final state.
- * A run never rests where its report is reviewed, so no event is ever offered there.
+ * A run never rests where its report is reviewed, so no event is ever offered there. With the guard rails on: a
+ * round may time out while its child starts or works; the time limit may run out in any state a run rests in; a
+ * stopped round's child stops, fails to confirm it or passes the deadline; a verify command passes, fails, times
+ * out or cannot start, and the host may cancel it; a fingerprint finds the workspace changed or (once there was
+ * one before) unchanged, or fails, and the host may cancel.
  */
-export function expectedOffers(state: string): string[] {
+export function expectedOffers(state: string, rails: OfferContext): string[] {
+  const timeout = (what: string) => (rails.roundTimeout ? [`round timeout while ${what}`] : []);
+  const clock = rails.wallClockRunning ? ['time limit runs out'] : [];
   switch (state) {
     case 'round':
-      return ['CANCEL', 'child started', 'provider fails to start'];
+      return ['CANCEL', 'child started', 'provider fails to start', ...timeout('starting'), ...clock];
     case 'awaitingReport':
-      return ['CANCEL', ...REPORT_VARIANTS.map((v) => `report: ${v.name}`), 'child fails'];
+      return [
+        'CANCEL',
+        ...REPORT_VARIANTS.map((v) => `report: ${v.name}`),
+        'child fails',
+        ...timeout('working'),
+        ...clock,
+      ];
     case 'cancelling':
-      return ['child stops', 'stop fails', 'cancel deadline passes'];
+      return ['child stops', 'stop fails', 'cancel deadline passes', ...clock];
+    case 'stoppingRound':
+      return ['child stops', 'stop fails', 'stop deadline passes', ...clock];
+    case 'verifying':
+      return ['CANCEL', 'verify passes', 'verify fails', 'verify times out', 'verify cannot start', ...clock];
+    case 'cancellingVerify':
+      return ['verify stops', 'verify stop fails', 'verify stop deadline passes', ...clock];
+    case 'fingerprinting':
+      return [
+        'CANCEL',
+        ...(rails.fingerprinted ? ['workspace unchanged'] : []),
+        'workspace changed',
+        'fingerprint fails',
+        ...clock,
+      ];
     default:
       return [];
   }
@@ -60,7 +102,12 @@ export function expectedTags(state: string): string[] {
     case 'round':
     case 'awaitingReport':
     case 'cancelling':
+    case 'stoppingRound':
       return ['childRunning'];
+    case 'verifying':
+    case 'cancellingVerify':
+    case 'fingerprinting':
+      return [];
     case 'complete':
     case 'blocked':
     case 'budgetLimited':
@@ -84,12 +131,43 @@ const childFailed = (round: number, handoff: RalphReport | null) =>
       : `Last successful handoff:\n${JSON.stringify(handoff, null, 2)}`
   }`;
 
+// The guard rails' texts, for the durations and the command of the model's variants (30m, 2h, `npm test`).
+const DURATION_TEXT: Record<number, string> = { 1800000: '30m', 7200000: '2h', 600000: '10m', 2000: '2s' };
+const duration = (ms: number): string => {
+  const text = DURATION_TEXT[ms];
+  if (text === undefined) throw new Error(`the oracle has no text for ${ms} ms`);
+  return text;
+};
+const verifyEnding = (outcome: VerifyOutcome, timeoutMs: number): string =>
+  outcome.timedOut
+    ? `timed out after ${duration(timeoutMs)} and was stopped`
+    : `exited with status ${outcome.exitCode} after ${duration(outcome.durationMs)}`;
+/** The handoff after a completion the verify command did not accept: the report as continue, the failure its step. */
+const verifyFailureHandoff = (
+  report: RalphReport,
+  outcome: VerifyOutcome,
+  timeoutMs: number,
+): RalphReport => ({
+  status: 'continue',
+  summary: report.summary,
+  evidence: report.evidence,
+  nextSteps: [
+    `The previous round reported the objective complete, but the completion was not accepted: the verify command \`npm test\` ${verifyEnding(outcome, timeoutMs)}. Make it pass, then report complete again.\nThe end of its output:\n${outcome.outputTail}`,
+  ],
+  blocker: null,
+});
+
 /**
  * The expected end of a call, worked out from the seed rules alone: the checks refuse a call before anything
  * starts; each round starts one child; a provider that cannot start it, or a report that is missing, malformed or
  * over the handoff cap, fails the workflow; a child failing before its report fails the round with the last good
  * handoff; complete and blocked end the run, and a continue report at the cap ends it budget-limited; a cancelled
- * run ends cancelled whichever way its child stops.
+ * run ends cancelled whichever way its child stops. The guard rails, when on: a round that times out is stopped and
+ * fails as that round's child failure; once the time limit runs out a running round is stopped and no round starts,
+ * the run ending budget-limited with the last good report (failed when there is none); a complete report is
+ * accepted only when the verify command passes, else the next round (within the cap) gets the report and the
+ * failure; a verify command that cannot start fails the workflow; the workspace is fingerprinted before round 1 and
+ * after each round with work remaining, and that many unchanged rounds in a row end the run budget-limited.
  */
 export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]): Expected {
   const progress: RalphProgressEvent[] = [];
@@ -117,6 +195,14 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let childId: string | null = null;
   let handoff: RalphReport | null = variant.resume?.handoff ?? null;
   let review: unknown = null;
+  const rails = variant.config;
+  const verifyTimeoutMs = rails.verify?.timeoutMs ?? 0;
+  type Phase = 'round' | 'cancelling' | 'stopping' | 'verifying' | 'cancellingVerify' | 'fingerprinting';
+  let phase: Phase = 'round';
+  let outOfTime = false;
+  let stopReason: 'round-timeout' | 'time-limit' | null = null;
+  let fingerprint: string | null = null;
+  let idleRounds = 0;
 
   const beginRound = () => {
     round += 1;
@@ -134,10 +220,70 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     abandoned,
     context: context(),
   });
-  const failed = (failure: Omit<RalphFailure, 'round' | 'lastHandoff'>) =>
-    end('failed', { ok: false, failure: { ...failure, round, lastHandoff: handoff } });
-  const settled = (state: EndState, status: RalphResultStatus, report: RalphReport) =>
-    end(state, { ok: true, envelope: { runId, agentsStarted, result: { status, rounds: round, report } } });
+  const failed = (failure: Omit<RalphFailure, 'round' | 'lastHandoff'>, abandoned = false) =>
+    end('failed', { ok: false, failure: { ...failure, round, lastHandoff: handoff } }, abandoned);
+  const settled = (
+    state: EndState,
+    status: RalphResultStatus,
+    report: RalphReport,
+    extra: { limit?: RalphLimit; verifiedBy?: string[] } = {},
+    abandoned = false,
+  ) =>
+    end(
+      state,
+      { ok: true, envelope: { runId, agentsStarted, result: { status, rounds: round, report, ...extra } } },
+      abandoned,
+    );
+  const timeLimited = (abandoned = false) =>
+    settled(
+      'budgetLimited',
+      'budget-limited',
+      handoff as RalphReport,
+      { limit: { kind: 'time', maxWallTimeMs: rails.maxWallTimeMs as number } },
+      abandoned,
+    );
+  /** The gate before a round that follows a verify command or a fingerprint: the time limit. */
+  const gate = (): Expected | null => {
+    if (outOfTime && handoff === null) {
+      const detail = `the ${duration(rails.maxWallTimeMs as number)} time limit ran out before round 1 started`;
+      return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
+    }
+    if (outOfTime) return timeLimited();
+    beginRound();
+    phase = 'round';
+    return null;
+  };
+  /** After a round left work remaining: the round cap, then the idle watch, then the time limit. */
+  const afterRound = (): Expected | null => {
+    if (round >= cap) return settled('budgetLimited', 'budget-limited', handoff as RalphReport);
+    if (rails.maxIdleRounds !== undefined) {
+      phase = 'fingerprinting';
+      return null;
+    }
+    return gate();
+  };
+  /** How a round stopped by a guard rail ends, once its child stopped (or was abandoned). */
+  const roundStopped = (abandoned: boolean): Expected => {
+    if (stopReason === 'round-timeout')
+      return failed(
+        {
+          code: 'child-failed',
+          message: childFailed(round, handoff),
+          detail: `round ${round} timed out: its child did not report within the round timeout of ${duration(rails.roundTimeoutMs as number)} and was stopped`,
+        },
+        abandoned,
+      );
+    if (handoff === null)
+      return failed(
+        {
+          code: 'child-failed',
+          message: childFailed(round, handoff),
+          detail: `the ${duration(rails.maxWallTimeMs as number)} time limit ran out during round ${round}, before any round had reported; its child was stopped`,
+        },
+        abandoned,
+      );
+    return timeLimited(abandoned);
+  };
   const cancelled = (abandoned: boolean) =>
     end(
       'cancelled',
@@ -145,7 +291,8 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       abandoned,
     );
 
-  beginRound();
+  if (rails.maxIdleRounds !== undefined) phase = 'fingerprinting';
+  else beginRound();
   for (const event of events) {
     switch (event.type) {
       case EVENT.childStarted: {
@@ -203,19 +350,127 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         review = { verdict: 'accepted', report };
         handoff = report;
         progress.push({ type: 'report-accepted', runId, round, maxRounds: cap, report });
+        if (verdict.status === 'complete' && rails.verify !== undefined) {
+          progress.push({ type: 'verify-started', runId, round, maxRounds: cap, command: VERIFY_ARGV });
+          phase = 'verifying';
+          break;
+        }
         if (verdict.status === 'complete') return settled('complete', 'complete', report);
         if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
-        if (round >= cap) return settled('budgetLimited', 'budget-limited', report);
-        beginRound();
+        const next = afterRound();
+        if (next !== null) return next;
         break;
       }
       case EVENT.cancel:
+        if (phase === 'fingerprinting') return cancelled(false);
+        phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
         break;
       case EVENT.childStopped:
       case EVENT.stopFailed:
-        return cancelled(false);
+        return phase === 'stopping' ? roundStopped(false) : cancelled(false);
       case EVENT.cancelDeadline:
         return cancelled(true);
+      case EVENT.startTimedOut:
+      case EVENT.reportTimedOut:
+        stopReason = 'round-timeout';
+        phase = 'stopping';
+        progress.push({
+          type: 'round-timed-out',
+          runId,
+          round,
+          maxRounds: cap,
+          roundTimeoutMs: rails.roundTimeoutMs as number,
+        });
+        break;
+      case EVENT.roundStopDeadline:
+        return roundStopped(true);
+      case EVENT.wallClock:
+        outOfTime = true;
+        progress.push({
+          type: 'time-limit-reached',
+          runId,
+          round,
+          maxRounds: cap,
+          maxWallTimeMs: rails.maxWallTimeMs as number,
+        });
+        if (phase === 'round') {
+          stopReason = 'time-limit';
+          phase = 'stopping';
+        }
+        break;
+      case EVENT.verified: {
+        const outcome = event.output as VerifyOutcome;
+        const passed = outcome.exitCode === 0 && !outcome.timedOut;
+        const { exitCode, signal, timedOut, durationMs } = outcome;
+        progress.push({
+          type: 'verify-finished',
+          runId,
+          round,
+          maxRounds: cap,
+          command: VERIFY_ARGV,
+          passed,
+          exitCode,
+          signal,
+          timedOut,
+          durationMs,
+        });
+        if (passed)
+          return settled('complete', 'complete', handoff as RalphReport, { verifiedBy: VERIFY_ARGV });
+        handoff = verifyFailureHandoff(handoff as RalphReport, outcome, verifyTimeoutMs);
+        expect(
+          JSON.stringify(handoff).length,
+          'the handoff after a failed verify fits the cap',
+        ).toBeLessThanOrEqual(maxHandoffChars);
+        const next = afterRound();
+        if (next !== null) return next;
+        break;
+      }
+      case EVENT.verifyCannotStart:
+        return failed({
+          code: 'workflow-failed',
+          message: workflowFailed(
+            `round ${round} reported complete, but the verify command \`npm test\` could not start: ${event.error}`,
+          ),
+          detail: String(event.error),
+        });
+      case EVENT.verifyStopped:
+      case EVENT.verifyStopFailed:
+      case EVENT.verifyStopDeadline:
+        // No child runs while the verify command does: nothing is abandoned, whichever way it stops.
+        return cancelled(false);
+      case EVENT.fingerprinted: {
+        const found = String(event.output);
+        if (round > 0 && found === fingerprint) {
+          idleRounds += 1;
+          fingerprint = found;
+          progress.push({
+            type: 'workspace-unchanged',
+            runId,
+            round,
+            maxRounds: cap,
+            idleRounds,
+            maxIdleRounds: rails.maxIdleRounds as number,
+          });
+          if (idleRounds >= (rails.maxIdleRounds as number))
+            return settled('budgetLimited', 'budget-limited', handoff as RalphReport, {
+              limit: { kind: 'idle', maxIdleRounds: rails.maxIdleRounds as number },
+            });
+        } else {
+          idleRounds = 0;
+          fingerprint = found;
+        }
+        const next = gate();
+        if (next !== null) return next;
+        break;
+      }
+      case EVENT.fingerprintFailed: {
+        const when = round === 0 ? 'before round 1' : `after round ${round}`;
+        return failed({
+          code: 'workflow-failed',
+          message: workflowFailed(`the workspace fingerprint ${when} could not be taken: ${event.error}`),
+          detail: String(event.error),
+        });
+      }
       default:
         throw new Error(`the oracle does not know the event ${event.type}`);
     }

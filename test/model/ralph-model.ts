@@ -1,12 +1,14 @@
 import { type ActorLogic, fromPromise, type SnapshotFrom } from 'xstate';
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
-import type { ChildRequest } from '../../src/contract/types.js';
+import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
 import {
   type ChildStarted,
+  type FingerprintRequest,
   type RalphEvent,
   type RalphMachineInput,
   type RoundRef,
   ralphMachine,
+  type VerifyRequest,
 } from '../../src/machines/ralph.machine.js';
 import { REPORT_VARIANTS } from './report-variants.js';
 
@@ -39,7 +41,44 @@ export const EVENT = {
   childStopped: 'xstate.done.actor.awaitChildStopped',
   stopFailed: 'xstate.error.actor.awaitChildStopped',
   cancelDeadline: 'xstate.after.cancelDeadline.ralph.cancelling',
+  // The guard rails' events: with every guard rail off, the machine takes none of them.
+  startTimedOut: 'xstate.after.roundTimeout.ralph.round',
+  reportTimedOut: 'xstate.after.roundTimeout.ralph.awaitingReport',
+  wallClock: 'xstate.after.wallClock.ralph',
+  roundStopDeadline: 'xstate.after.cancelDeadline.ralph.stoppingRound',
+  verified: 'xstate.done.actor.runVerify',
+  verifyCannotStart: 'xstate.error.actor.runVerify',
+  verifyStopped: 'xstate.done.actor.awaitVerifyStopped',
+  verifyStopFailed: 'xstate.error.actor.awaitVerifyStopped',
+  verifyStopDeadline: 'xstate.after.cancelDeadline.ralph.cancellingVerify',
+  fingerprinted: 'xstate.done.actor.fingerprintWorkspace',
+  fingerprintFailed: 'xstate.error.actor.fingerprintWorkspace',
 } as const;
+
+/** The verify command of the model's verify variant, and how a run of it may end. */
+export const VERIFY_ARGV = ['npm', 'test'];
+/** What a verify command that cannot start dies of. */
+export const VERIFY_START_ERROR = 'the verify command "npm" could not start: not found on PATH';
+/** What a fingerprint that cannot be taken dies of. */
+export const FINGERPRINT_ERROR = 'EACCES: permission denied, scandir';
+/** The ways a verify command ends in the model, by name. */
+export const VERIFY_OUTCOMES: readonly { name: string; outcome: VerifyOutcome }[] = [
+  {
+    name: 'passes',
+    outcome: { exitCode: 0, signal: null, timedOut: false, durationMs: 2_000, outputTail: '12 passed' },
+  },
+  {
+    name: 'fails',
+    outcome: { exitCode: 1, signal: null, timedOut: false, durationMs: 2_000, outputTail: 'FAIL: 1 failed' },
+  },
+  {
+    name: 'times out',
+    outcome: { exitCode: null, signal: 'SIGTERM', timedOut: true, durationMs: 600_000, outputTail: 'RUNS' },
+  },
+];
+
+/** The fingerprint a workspace has after `round` when that round changed it. */
+export const fingerprintAfter = (round: number): string => `fingerprint-after-round-${round}`;
 
 /** What a provider says when it cannot start a child. */
 export const START_ERROR = 'spawn mock-agent ENOENT';
@@ -65,6 +104,21 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
     { type: EVENT.cancelDeadline },
+    { type: EVENT.startTimedOut },
+    { type: EVENT.reportTimedOut },
+    { type: EVENT.wallClock },
+    { type: EVENT.roundStopDeadline },
+    ...VERIFY_OUTCOMES.map((v) => ({ type: EVENT.verified, output: v.outcome, variant: v.name })),
+    { type: EVENT.verifyCannotStart, error: VERIFY_START_ERROR },
+    { type: EVENT.verifyStopped },
+    { type: EVENT.verifyStopFailed, error: STOP_ERROR },
+    { type: EVENT.verifyStopDeadline },
+    // The workspace as the last fingerprint found it, or changed by the round just ended.
+    ...(snapshot.context.fingerprint === null
+      ? []
+      : [{ type: EVENT.fingerprinted, output: snapshot.context.fingerprint, variant: 'unchanged' }]),
+    { type: EVENT.fingerprinted, output: fingerprintAfter(snapshot.context.round), variant: 'changed' },
+    { type: EVENT.fingerprintFailed, error: FINGERPRINT_ERROR },
   ];
 }
 
@@ -79,11 +133,17 @@ export const modelMachine = ralphMachine.provide({
     startChild: neverSettles<ChildStarted, ChildRequest>(),
     awaitReport: neverSettles<unknown, RoundRef>(),
     awaitChildStopped: neverSettles<void, RoundRef>(),
+    runVerify: neverSettles<VerifyOutcome, VerifyRequest>(),
+    awaitVerifyStopped: neverSettles<void, RoundRef>(),
+    fingerprintWorkspace: neverSettles<string, FingerprintRequest>(),
   },
 });
 
 /** Whether the machine in `snapshot` takes `event`, guards included. */
 export const takes = (snapshot: RalphSnapshot, event: ModelEvent): boolean =>
+  // A settled run takes nothing: `can` would still find the root's own wall-clock transition, but a done actor
+  // has no timers left to fire it.
+  snapshot.status === 'active' &&
   // The machine's declared events are the host's only; the actor events are internal but take the same path.
   snapshot.can(event as unknown as RalphEvent);
 
@@ -148,6 +208,28 @@ export function describeEvent(event: ModelEvent): string {
       return 'stop fails';
     case EVENT.cancelDeadline:
       return 'cancel deadline passes';
+    case EVENT.startTimedOut:
+      return 'round timeout while starting';
+    case EVENT.reportTimedOut:
+      return 'round timeout while working';
+    case EVENT.wallClock:
+      return 'time limit runs out';
+    case EVENT.roundStopDeadline:
+      return 'stop deadline passes';
+    case EVENT.verified:
+      return `verify ${event.variant}`;
+    case EVENT.verifyCannotStart:
+      return 'verify cannot start';
+    case EVENT.verifyStopped:
+      return 'verify stops';
+    case EVENT.verifyStopFailed:
+      return 'verify stop fails';
+    case EVENT.verifyStopDeadline:
+      return 'verify stop deadline passes';
+    case EVENT.fingerprinted:
+      return `workspace ${event.variant}`;
+    case EVENT.fingerprintFailed:
+      return 'fingerprint fails';
     default:
       return event.type;
   }

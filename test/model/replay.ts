@@ -8,10 +8,22 @@ import {
   toPromise,
 } from 'xstate';
 import { createChildRoundActors } from '../../src/actors/child-round.js';
+import { PROGRESS_EVENT_TYPES } from '../../src/contract/progress-types.js';
 import { renderRoundPrompt } from '../../src/contract/prompt.js';
 import { reportJsonSchema } from '../../src/contract/report.js';
-import type { ChildRequest, RalphEnvelope, RalphProgressEvent } from '../../src/contract/types.js';
-import { KILL_MARGIN_MS, type RoundRef, ralphMachine } from '../../src/machines/ralph.machine.js';
+import type {
+  ChildRequest,
+  RalphEnvelope,
+  RalphProgressEvent,
+  VerifyOutcome,
+} from '../../src/contract/types.js';
+import {
+  type FingerprintRequest,
+  KILL_MARGIN_MS,
+  type RoundRef,
+  ralphMachine,
+  type VerifyRequest,
+} from '../../src/machines/ralph.machine.js';
 import { renderResultText } from '../../src/render/result-text.js';
 import { createControllableProvider } from './controllable-provider.js';
 import { type Exercised, exercisedBy } from './coverage.js';
@@ -43,6 +55,67 @@ function hostStop(bridgeStop: PromiseActorLogic<void, RoundRef>, failure: () => 
   });
 }
 
+/** A promise the replay settles by hand, and whether it has. */
+interface Pending<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
+function pending<T>(): Pending<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+/** One run of the verify command as the replay drives it: its request, its abort, how it ends and stops. */
+interface DrivenVerify {
+  request: VerifyRequest;
+  signal: AbortSignal;
+  outcome: Pending<VerifyOutcome>;
+  stopped: Pending<void>;
+}
+
+/**
+ * The guard rails' actors, driven by the replay: each verify command and each fingerprint settles when the path says.
+ * (The real ones run a command and read a workspace; the CLI tests run those through the installed binary.)
+ */
+function drivenGuardRails() {
+  const verifies: DrivenVerify[] = [];
+  const fingerprints: { request: FingerprintRequest; result: Pending<string> }[] = [];
+  const latest = <T>(list: T[], what: string): T => {
+    const item = list.at(-1);
+    if (item === undefined) throw new Error(`no ${what} was ever started`);
+    return item;
+  };
+  return {
+    verifies,
+    fingerprints,
+    latestVerify: () => latest(verifies, 'verify command'),
+    latestFingerprint: () => latest(fingerprints, 'fingerprint'),
+    actors: {
+      runVerify: fromPromise<VerifyOutcome, VerifyRequest>(({ input, signal }) => {
+        const run: DrivenVerify = { request: input, signal, outcome: pending(), stopped: pending() };
+        verifies.push(run);
+        return run.outcome.promise;
+      }),
+      awaitVerifyStopped: fromPromise<void, RoundRef>(
+        () => latest(verifies, 'verify command').stopped.promise,
+      ),
+      fingerprintWorkspace: fromPromise<string, FingerprintRequest>(({ input }) => {
+        const result = pending<string>();
+        fingerprints.push({ request: input, result });
+        return result.promise;
+      }),
+    },
+  };
+}
+
 /**
  * The real snapshot's tags are the design's for its state, and they tell the truth about the provider: a host sees
  * `childRunning` exactly while the provider has a start or a child pending (a child abandoned past the cancel
@@ -71,7 +144,15 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
   const next = offeredEvents(real)
     .filter((event) => takes(real, event))
     .map(describeEvent);
-  expect(next.sort(), `${where}: what can happen next`).toEqual(expectedOffers(String(real.value)).sort());
+  const { guardRails, outOfTime, fingerprint } = real.context;
+  const rails = {
+    roundTimeout: guardRails.roundTimeoutMs !== null,
+    wallClockRunning: guardRails.maxWallTimeMs !== null && !outOfTime,
+    fingerprinted: fingerprint !== null,
+  };
+  expect(next.sort(), `${where}: what can happen next`).toEqual(
+    expectedOffers(String(real.value), rails).sort(),
+  );
 }
 
 /** What a host renders for an envelope, checked against the reference's wording. */
@@ -82,11 +163,25 @@ function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
   expect(text.length).toBeLessThanOrEqual(maxResultChars);
   expect(text).toContain(JSON.stringify(report, null, 2));
   expect(text).toContain(`Rounds: ${rounds}`);
-  if (status === 'budget-limited')
+  const { limit, verifiedBy } = envelope.result;
+  if (status === 'budget-limited' && limit?.kind === 'time')
+    expect(text.split('\n')[0]).toBe('Ralph reached its 2h time limit; the worker reported work remaining.');
+  else if (status === 'budget-limited' && limit?.kind === 'idle')
+    expect(text.split('\n')[0]).toBe(
+      limit.maxIdleRounds === 1
+        ? 'Ralph reached its 1 idle round limit; the worker reported work remaining, but the workspace did not change in the last round.'
+        : `Ralph reached its ${limit.maxIdleRounds} idle rounds limit; the worker reported work remaining, but the workspace did not change in the last ${limit.maxIdleRounds} rounds.`,
+    );
+  else if (status === 'budget-limited')
     expect(text.split('\n')[0]).toBe(
       `Ralph reached its ${counted} limit; the worker reported work remaining.`,
     );
-  else {
+  else if (verifiedBy !== undefined) {
+    expect(text.split('\n')[0]).toBe(
+      `Ralph complete: the worker reported the objective complete after ${counted}, and the verify command \`npm test\` confirmed it (exit 0).`,
+    );
+    expect(text).not.toContain('not independent evaluation');
+  } else {
     expect(text.split('\n')[0]).toContain(`after ${counted}`);
     expect(text).toContain('Completion and blockers are worker reports, not independent evaluation.');
   }
@@ -108,9 +203,20 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
   const bridge = createChildRoundActors(provider, input.terminationGraceMs);
   let stopFailure: string | null = null;
   const hostStopsFail = path.steps.some((step) => step.event.type === EVENT.stopFailed);
-  const actors = hostStopsFail
-    ? { ...bridge, awaitChildStopped: hostStop(bridge.awaitChildStopped, () => stopFailure) }
-    : bridge;
+  const driven = drivenGuardRails();
+  const actors = {
+    ...(hostStopsFail
+      ? { ...bridge, awaitChildStopped: hostStop(bridge.awaitChildStopped, () => stopFailure) }
+      : bridge),
+    ...driven.actors,
+  };
+  /** Moves the simulated clock to a timer of the state the run is in, checking it has not fired 1 ms before. */
+  const passTimer = async (delay: number, state: string, where: string) => {
+    clock.increment(delay - 1);
+    await settle();
+    expect(actor.getSnapshot().value, `${where}: still in ${state} 1 ms before the timer`).toBe(state);
+    clock.increment(1);
+  };
 
   const clock = new SimulatedClock();
   const taken: AnyTransitionDefinition[] = [];
@@ -125,7 +231,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
   });
   actor.on('round-started', (event) => progress.push(event));
   actor.on('child-started', (event) => progress.push(event));
-  actor.on('report-accepted', (event) => progress.push(event));
+  for (const type of PROGRESS_EVENT_TYPES.slice(2)) actor.on(type, (event) => progress.push(event));
 
   const perform = async (event: ModelEvent, where: string) => {
     const child = () => {
@@ -136,11 +242,16 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       case 'xstate.init':
         actor.start();
         return;
-      case EVENT.cancel:
+      case EVENT.cancel: {
+        const from = actor.getSnapshot().value;
         actor.send({ type: 'CANCEL' });
         await settle();
-        expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
+        if (from === 'verifying')
+          expect(driven.latestVerify().signal.aborted, `${where}: the verify command was stopped`).toBe(true);
+        else if (from !== 'fingerprinting')
+          expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
         return;
+      }
       case EVENT.childStarted:
         child().startChild((event.output as { childId: string }).childId);
         return;
@@ -170,6 +281,44 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         clock.increment(1);
         return;
       }
+      case EVENT.startTimedOut:
+        await passTimer(input.guardRails?.roundTimeoutMs as number, 'round', where);
+        return;
+      case EVENT.reportTimedOut:
+        await passTimer(input.guardRails?.roundTimeoutMs as number, 'awaitingReport', where);
+        return;
+      case EVENT.roundStopDeadline:
+        await passTimer(input.terminationGraceMs + KILL_MARGIN_MS, 'stoppingRound', where);
+        return;
+      case EVENT.verifyStopDeadline:
+        await passTimer(input.terminationGraceMs + KILL_MARGIN_MS, 'cancellingVerify', where);
+        return;
+      case EVENT.wallClock:
+        // The root's timer runs from the start; on a simulated clock the order of independent timers cannot be
+        // chosen freely (moving it 2h on would pass every deadline first), so the replay delivers its event itself.
+        // The CLI tests show the real timer stopping a real run.
+        actor.send({ type: EVENT.wallClock } as unknown as { type: 'CANCEL' });
+        return;
+      case EVENT.verified:
+        driven.latestVerify().outcome.resolve(event.output as VerifyOutcome);
+        return;
+      case EVENT.verifyCannotStart:
+        driven.latestVerify().outcome.reject(new Error(String(event.error)));
+        return;
+      case EVENT.verifyStopped:
+      case EVENT.verifyStopFailed: {
+        const run = driven.latestVerify();
+        expect(run.signal.aborted, `${where}: the verify command was stopped`).toBe(true);
+        if (event.type === EVENT.verifyStopped) run.stopped.resolve();
+        else run.stopped.reject(new Error(String(event.error)));
+        return;
+      }
+      case EVENT.fingerprinted:
+        driven.latestFingerprint().result.resolve(String(event.output));
+        return;
+      case EVENT.fingerprintFailed:
+        driven.latestFingerprint().result.reject(new Error(String(event.error)));
+        return;
       default:
         throw new Error(`${where}: the replay does not know the event ${event.type}`);
     }
@@ -213,6 +362,20 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       };
     });
     expect(provider?.children.map((c) => c.request) ?? [], 'what each child was asked').toEqual(requests);
+    for (const run of driven.verifies)
+      expect(run.request, 'what the verify command was asked').toEqual({
+        runId: MODEL_RUN_ID,
+        round: run.request.round,
+        cwd: CALLER.cwd,
+        verify: input.guardRails?.verify,
+        terminationGraceMs: input.terminationGraceMs,
+      });
+    for (const { request } of driven.fingerprints)
+      expect(request, 'what the fingerprint read').toEqual({
+        runId: MODEL_RUN_ID,
+        round: request.round,
+        cwd: CALLER.cwd,
+      });
     for (const c of provider?.children ?? []) {
       expect(c.request.outputSchema, 'each child gets its own copy of the schema').not.toBe(reportJsonSchema);
       expect(c.terminationGraceMs).toBe(variant.config.terminationGraceMs);

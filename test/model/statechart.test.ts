@@ -22,6 +22,12 @@ if (suite !== null && xstate !== null) {
       'ralph.round',
       'ralph.awaitingReport',
       'ralph.reviewingReport',
+      'ralph.verifying',
+      'ralph.fingerprinting',
+      'ralph.nextRound',
+      'ralph.stoppingRound',
+      'ralph.roundStopped',
+      'ralph.cancellingVerify',
       'ralph.cancelling',
       'ralph.complete',
       'ralph.blocked',
@@ -53,20 +59,50 @@ if (suite !== null && xstate !== null) {
       'ralph.validating on always #7 [providerInheritsParentContext] → ralph.rejected',
       'ralph.validating on always #8 [resumePointIsInvalid] → ralph.rejected',
       'ralph.validating on always #9 [isResuming] → ralph.round',
-      'ralph.validating on always #10 → ralph.round',
+      'ralph.validating on always #10 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.validating on always #11 → ralph.round',
       'ralph.round on CANCEL #0 → ralph.cancelling',
       'ralph.round on done:startChild #0 → ralph.awaitingReport',
       'ralph.round on error:startChild #0 → ralph.failed',
+      'ralph.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
+      'ralph.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
       'ralph.awaitingReport on CANCEL #0 → ralph.cancelling',
       'ralph.awaitingReport on done:awaitReport #0 → ralph.reviewingReport',
       'ralph.awaitingReport on error:awaitReport #0 → ralph.failed',
+      'ralph.awaitingReport on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
+      'ralph.awaitingReport on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
       'ralph.reviewingReport on always #0 [reportIsMissing] → ralph.failed',
       'ralph.reviewingReport on always #1 [reportIsMalformed] → ralph.failed',
       'ralph.reviewingReport on always #2 [reportExceedsHandoffCap] → ralph.failed',
-      'ralph.reviewingReport on always #3 [reportIsComplete] → ralph.complete',
-      'ralph.reviewingReport on always #4 [reportIsBlocked] → ralph.blocked',
-      'ralph.reviewingReport on always #5 [roundCapReached] → ralph.budgetLimited',
-      'ralph.reviewingReport on always #6 → ralph.round',
+      'ralph.reviewingReport on always #3 [completionNeedsVerifying] → ralph.verifying',
+      'ralph.reviewingReport on always #4 [reportIsComplete] → ralph.complete',
+      'ralph.reviewingReport on always #5 [reportIsBlocked] → ralph.blocked',
+      'ralph.reviewingReport on always #6 [roundCapReached] → ralph.budgetLimited',
+      'ralph.reviewingReport on always #7 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.reviewingReport on always #8 → ralph.round',
+      'ralph.verifying on CANCEL #0 → ralph.cancellingVerify',
+      'ralph.verifying on done:runVerify #0 [verifyPassed] → ralph.complete',
+      'ralph.verifying on done:runVerify #1 [roundCapReached] → ralph.budgetLimited',
+      'ralph.verifying on done:runVerify #2 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.verifying on done:runVerify #3 → ralph.nextRound',
+      'ralph.verifying on error:runVerify #0 → ralph.failed',
+      'ralph.fingerprinting on CANCEL #0 → ralph.cancelled',
+      'ralph.fingerprinting on done:fingerprintWorkspace #0 [idleLimitReached] → ralph.budgetLimited',
+      'ralph.fingerprinting on done:fingerprintWorkspace #1 [workspaceUnchanged] → ralph.nextRound',
+      'ralph.fingerprinting on done:fingerprintWorkspace #2 → ralph.nextRound',
+      'ralph.fingerprinting on error:fingerprintWorkspace #0 → ralph.failed',
+      'ralph.nextRound on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
+      'ralph.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.nextRound on always #2 → ralph.round',
+      'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
+      'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
+      'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
+      'ralph.roundStopped on always #0 [stoppedForRoundTimeout] → ralph.failed',
+      'ralph.roundStopped on always #1 [timeRanOutBeforeAnyReport] → ralph.failed',
+      'ralph.roundStopped on always #2 → ralph.budgetLimited',
+      'ralph.cancellingVerify on done:awaitVerifyStopped #0 → ralph.cancelled',
+      'ralph.cancellingVerify on error:awaitVerifyStopped #0 → ralph.cancelled',
+      'ralph.cancellingVerify on after:cancelDeadline #0 → ralph.cancelled',
       'ralph.cancelling on done:awaitChildStopped #0 → ralph.cancelled',
       'ralph.cancelling on error:awaitChildStopped #0 → ralph.cancelled',
       'ralph.cancelling on after:cancelDeadline #0 → ralph.cancelled',
@@ -80,6 +116,10 @@ if (suite !== null && xstate !== null) {
     expect(invokes).toEqual([
       { state: 'round', id: 'startChild', src: 'startChild' },
       { state: 'awaitingReport', id: 'awaitReport', src: 'awaitReport' },
+      { state: 'verifying', id: 'runVerify', src: 'runVerify' },
+      { state: 'fingerprinting', id: 'fingerprintWorkspace', src: 'fingerprintWorkspace' },
+      { state: 'stoppingRound', id: 'awaitChildStopped', src: 'awaitChildStopped' },
+      { state: 'cancellingVerify', id: 'awaitVerifyStopped', src: 'awaitVerifyStopped' },
       { state: 'cancelling', id: 'awaitChildStopped', src: 'awaitChildStopped' },
     ]);
     // Written in the config, not generated by XState (which would make them `0.ralph.round` and the like).
@@ -93,9 +133,37 @@ if (suite !== null && xstate !== null) {
     );
     expect(events).toEqual({
       validating: [],
-      round: ['CANCEL', 'xstate.done.actor.startChild', 'xstate.error.actor.startChild'],
-      awaitingReport: ['CANCEL', 'xstate.done.actor.awaitReport', 'xstate.error.actor.awaitReport'],
+      round: [
+        'CANCEL',
+        'xstate.done.actor.startChild',
+        'xstate.error.actor.startChild',
+        'xstate.after.roundTimeout.ralph.round',
+      ],
+      awaitingReport: [
+        'CANCEL',
+        'xstate.done.actor.awaitReport',
+        'xstate.error.actor.awaitReport',
+        'xstate.after.roundTimeout.ralph.awaitingReport',
+      ],
       reviewingReport: [],
+      verifying: ['CANCEL', 'xstate.done.actor.runVerify', 'xstate.error.actor.runVerify'],
+      fingerprinting: [
+        'CANCEL',
+        'xstate.done.actor.fingerprintWorkspace',
+        'xstate.error.actor.fingerprintWorkspace',
+      ],
+      nextRound: [],
+      stoppingRound: [
+        'xstate.done.actor.awaitChildStopped',
+        'xstate.error.actor.awaitChildStopped',
+        'xstate.after.cancelDeadline.ralph.stoppingRound',
+      ],
+      roundStopped: [],
+      cancellingVerify: [
+        'xstate.done.actor.awaitVerifyStopped',
+        'xstate.error.actor.awaitVerifyStopped',
+        'xstate.after.cancelDeadline.ralph.cancellingVerify',
+      ],
       cancelling: [
         'xstate.done.actor.awaitChildStopped',
         'xstate.error.actor.awaitChildStopped',
@@ -108,8 +176,15 @@ if (suite !== null && xstate !== null) {
       rejected: [],
       cancelled: [],
     });
+    // The wall clock is the root's own: it runs from the start of the run to its end, whatever the state.
+    expect([...ralphMachine.root.transitions.keys()]).toEqual(['xstate.after.wallClock.ralph']);
+    expect(suite.rootTransitionKeys(ralphMachine)).toEqual([
+      'ralph on after:wallClock #0 [wallClockIsRunning] → (no target)',
+    ]);
     // The model offers exactly the events the machine takes: no event of the model is named by another rule.
-    expect(Object.values(suite.EVENT).sort()).toEqual([...new Set(Object.values(events).flat())].sort());
+    expect(Object.values(suite.EVENT).sort()).toEqual(
+      [...new Set([...Object.values(events).flat(), 'xstate.after.wallClock.ralph'])].sort(),
+    );
   });
 
   test('the machine and every state say why they exist, in a description', () => {
@@ -128,6 +203,12 @@ if (suite !== null && xstate !== null) {
       round: ['childRunning'],
       awaitingReport: ['childRunning'],
       reviewingReport: [],
+      verifying: [],
+      fingerprinting: [],
+      nextRound: [],
+      stoppingRound: ['childRunning'],
+      roundStopped: [],
+      cancellingVerify: [],
       cancelling: ['childRunning'],
       complete: ['settled', 'succeeded'],
       blocked: ['settled', 'succeeded'],
@@ -184,7 +265,7 @@ if (suite !== null && xstate !== null) {
     expect([...reviewing.transitions.keys()]).toEqual([]);
     expect(reviewing.invoke).toEqual([]);
     expect(reviewing.after).toEqual([]);
-    expect(reviewing.always?.length).toBe(7);
+    expect(reviewing.always?.length).toBe(9);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {

@@ -8,6 +8,7 @@ import { claudeProvider, codexProvider, exampleAgentProvider } from '../../provi
 import { createProviderRegistry } from '../../providers/registry.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { AGENT_CONFLICT, AGENT_MISSING, workspaceNotADirectory } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 
@@ -47,14 +48,16 @@ export function workspaceFor(options: AgentOptions): string {
 /**
  * Builds what a CLI command hosts: a registry holding the one provider the options name, and the tool over it,
  * created through `createRalphTool` so every rule and message is the tool's own. `deploymentMaxRounds` is the
- * config's default and ceiling (only `ralph mcp` sets it; `ralph run` passes its cap as the call's).
+ * config's default and ceiling (only `ralph mcp` sets it; `ralph run` passes its cap as the call's). The guard
+ * rails are deployment settings for both commands.
  */
 export function createCliTool(
-  options: AgentOptions,
+  options: AgentOptions & GuardRailOptions,
   { agentId, deploymentMaxRounds }: { agentId: string; deploymentMaxRounds?: string },
 ): CliTool {
   const provider = providerFor(options);
   const cwd = workspaceFor(options);
+  const guardRails = guardRailConfig(options);
   const providers = createProviderRegistry();
   providers.register(provider);
   const tool = createRalphTool(
@@ -62,6 +65,7 @@ export function createCliTool(
       subagentProvider: provider.name,
       ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
       ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
+      ...guardRails,
     },
     { providers },
   );

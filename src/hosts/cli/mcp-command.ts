@@ -3,11 +3,12 @@ import { isRalphError } from '../../contract/errors.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
+import type { GuardRailOptions } from './guard-rail-options.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 import { packageVersion } from './version.js';
 
 /** The options of `ralph mcp`. */
-export interface McpOptions extends AgentOptions {
+export interface McpOptions extends AgentOptions, GuardRailOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
+import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
 import type { ReplayOptions } from './replay.js';
 import type { ReportOptions } from './report.js';
@@ -16,6 +17,7 @@ Examples:
   $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo
   $ ralph run "Fix the flaky build" --agent-command 'my-agent --model big' --json
   $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo --inspect
+  $ ralph run "Make every test pass" --agent claude --verify 'npm test' --max-time 2h --round-timeout 30m
 
 Every round starts one fresh agent in the workspace (--cwd) with the objective and the previous round's report;
 the loop ends when a round reports complete or blocked, or after --max-rounds rounds (default and ceiling 256).
@@ -26,7 +28,7 @@ Exit codes:
   1    failed: a child failed, or its report was missing, malformed or too large
   2    refused: bad arguments or config; nothing was started
   3    blocked: the worker reported a blocker
-  4    budget-limited: the round cap was reached with work remaining
+  4    budget-limited: the round cap (or --max-time, --max-idle-rounds) was reached with work remaining
   130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
 `;
 
@@ -34,8 +36,10 @@ const MCP_EXAMPLES = `
 Examples:
   $ claude mcp add ralph -- npx ralph mcp --agent claude
   $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
+  $ ralph mcp --agent claude --verify 'npm test' --max-time 1h --max-idle-rounds 3
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
+The guard rails below are the server's settings for every call; a call still sends only objective and maxRounds.
 `;
 
 const RESUME_EXAMPLES = `
@@ -61,39 +65,43 @@ export async function runCli(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError('(run ralph --help for usage)');
 
-  addAgentOptions(
-    program
-      .command('run')
-      .description('run a Ralph loop in the terminal')
-      .argument('[objective]', 'the immutable objective every round works toward')
-      .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-      .option('--json', 'print the result envelope as JSON instead of the text')
-      .option(
-        '--record <file>',
-        'record the run (its inspection events, one JSON line each) for ralph replay',
-      )
-      .option(
-        '--inspect [port]',
-        'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
-      )
-      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('run')
+        .description('run a Ralph loop in the terminal')
+        .argument('[objective]', 'the immutable objective every round works toward')
+        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option('--json', 'print the result envelope as JSON instead of the text')
+        .option(
+          '--record <file>',
+          'record the run (its inspection events, one JSON line each) for ralph replay',
+        )
+        .option(
+          '--inspect [port]',
+          'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+        )
+        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
+    ),
   )
-    .addHelpText('after', RUN_EXAMPLES)
+    .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP)
     .action(async (objective: string | undefined, options: RunOptions) => {
       const { runCommand } = await import('./run.js');
       exitCode = await runCommand(objective, options);
     });
 
-  addAgentOptions(
-    program
-      .command('mcp')
-      .description('serve the ralph tool over MCP (stdio)')
-      .option(
-        '--max-rounds <n>',
-        "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-      ),
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('mcp')
+        .description('serve the ralph tool over MCP (stdio)')
+        .option(
+          '--max-rounds <n>',
+          "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+        ),
+    ),
   )
-    .addHelpText('after', MCP_EXAMPLES)
+    .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP)
     .action(async (options: McpOptions) => {
       const { mcpCommand } = await import('./mcp-command.js');
       exitCode = await mcpCommand(options);

@@ -1,4 +1,5 @@
 import { WriteStream } from 'node:tty';
+import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 
 /** Where `ralph run` writes its progress, and how. */
@@ -116,6 +117,11 @@ export function createProgressReporter(
         }
         case 'child-started':
           break;
+        case 'time-limit-reached':
+          print(paint('33', guardRailProgressText(event) as string));
+          break;
+        default:
+          print(`round ${event.round}/${event.maxRounds} ${guardRailProgressText(event)}`);
       }
     },
     note(text) {

@@ -10,6 +10,7 @@ import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { exitCodeForStatus } from './exit-codes.js';
+import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
 import { CANCELLING, FORCED, recordFileUnwritable } from './messages.js';
 import { parseNumberOption } from './numbers.js';
@@ -18,7 +19,7 @@ import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions, InspectOptions {
+export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;

@@ -1,4 +1,5 @@
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent } from '../../contract/types.js';
 
 /** The progress notifications of one call: sent in round order, each delivered before the call's result. */
@@ -22,6 +23,20 @@ export interface ProgressLink {
   roundTrip(): Promise<unknown>;
   /** Aborted when the call is cancelled or the server shuts down. */
   signal: AbortSignal;
+}
+
+/**
+ * The message of a progress notification: one per accepted report, and one per guard-rail event (a run without
+ * guard rails sends exactly the reference's); null for the events that send none.
+ */
+function progressMessage(event: RalphProgressEvent): string | null {
+  if (event.type === 'report-accepted') {
+    const { status, summary } = event.report;
+    return `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}`;
+  }
+  const text = guardRailProgressText(event);
+  if (text === null) return null;
+  return event.type === 'time-limit-reached' ? text : `Round ${event.round}/${event.maxRounds} ${text}`;
 }
 
 /** Resolves when `work` settles or `signal` aborts, whichever comes first; never rejects. */
@@ -50,17 +65,21 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
   if (token === undefined) return undefined;
   let sent: Promise<void> = Promise.resolve();
   let unconfirmed = false;
+  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail event in
+  // between goes halfway from the last value to the next whole round.
+  let last = 0;
   return {
     onProgress: (event) => {
-      if (event.type !== 'report-accepted') return;
-      const { status, summary } = event.report;
+      const message = progressMessage(event);
+      if (message === null) return;
+      last = event.type === 'report-accepted' ? event.round : last + (Math.floor(last) + 1 - last) / 2;
       const notification: ServerNotification = {
         method: 'notifications/progress',
         params: {
           progressToken: token,
-          progress: event.round,
+          progress: last,
           total: event.maxRounds,
-          message: `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}`,
+          message,
         },
       };
       unconfirmed = true;

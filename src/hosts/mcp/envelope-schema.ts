@@ -23,6 +23,29 @@ export const envelopeJsonSchema = Object.freeze({
         },
         rounds: { type: 'integer', minimum: 1, description: 'Rounds started.' },
         report: { ...reportObjectSchema, description: 'The last round report, as validated.' },
+        limit: {
+          description:
+            'Only when a guard rail, not the round cap, ended the run budget-limited: the time limit or the idle limit.',
+          oneOf: [
+            {
+              type: 'object',
+              properties: { kind: { const: 'time' }, maxWallTimeMs: { type: 'integer', minimum: 1 } },
+              required: ['kind', 'maxWallTimeMs'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: { kind: { const: 'idle' }, maxIdleRounds: { type: 'integer', minimum: 1 } },
+              required: ['kind', 'maxIdleRounds'],
+              additionalProperties: false,
+            },
+          ],
+        },
+        verifiedBy: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Only when a verify command accepted the completion: its argv (it exited 0).',
+        },
       },
       required: ['status', 'rounds', 'report'],
       additionalProperties: false,

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import type { RalphConfigInput } from '../../contract/config.js';
+import { parseDuration } from '../../contract/duration.js';
+import { RalphError } from '../../contract/errors.js';
+import { parseVerifyCommand } from '../../providers/verify-command.js';
+
+/** The guard-rail options of `ralph run` and `ralph mcp`: deployment settings, never a call's arguments. */
+export interface GuardRailOptions {
+  roundTimeout?: string;
+  maxTime?: string;
+  verify?: string;
+  verifyTimeout?: string;
+  maxIdleRounds?: string;
+}
+
+/** The help text after the options: what each guard rail does, with an example. */
+export const GUARD_RAILS_HELP = `
+Guard rails (all off by default; with none set a run is exactly the reference's):
+  --round-timeout 30m        a round whose agent has not reported within 30 minutes is stopped (its whole
+                             process group: SIGTERM, --grace-ms, SIGKILL) and the run fails as that round's
+                             child failure, keeping the last good report
+  --max-time 2h              no round starts after 2 hours; a round still running then is stopped, and the run
+                             ends budget-limited (exit 4) with the last good report, or failed if none came yet
+  --verify 'npm test'        a round that reports complete is accepted only if this command exits 0 in the
+                             workspace (argv, no shell; its own process group); otherwise the next round gets
+                             the report plus the command's exit status and the end of its output
+  --verify-timeout 5m        how long the verify command may run before it counts as failed (default 10m)
+  --max-idle-rounds 3        3 rounds in a row that report continue and leave the workspace unchanged (its git
+                             state, or a hash of its files) end the run budget-limited (exit 4)
+Durations: 90s, 30m, 2h, 1h30m, 1500ms, or bare seconds (90); at most 24d 20h 31m 23s 647ms.
+`;
+
+const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
+
+/** Adds the guard-rail options to a command. */
+export function addGuardRailOptions(command: Command): Command {
+  return command
+    .option('--round-timeout <duration>', 'stop a round whose agent has not reported within this (e.g. 30m)')
+    .option('--max-time <duration>', "the run's wall-clock budget: no round starts after it (e.g. 2h)")
+    .option('--verify <cmd>', "accept a reported completion only if this command exits 0 (e.g. 'npm test')")
+    .option('--verify-timeout <duration>', 'how long the verify command may run (default 10m)')
+    .option(
+      '--max-idle-rounds <n>',
+      'end the run after this many rounds in a row that leave the workspace unchanged (e.g. 3)',
+    );
+}
+
+/** A whole number of rounds from 1 to 256, as `--max-idle-rounds` takes it. */
+function idleRounds(text: string): number {
+  const trimmed = text.trim();
+  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > 256)
+    throw refuse(`--max-idle-rounds must be a whole number from 1 to 256 (got ${JSON.stringify(text)})`);
+  return value;
+}
+
+/** The config the guard-rail options set; a bad value is refused (exit 2) before anything starts. */
+export function guardRailConfig(options: GuardRailOptions): Partial<RalphConfigInput> {
+  const config: Partial<RalphConfigInput> = {};
+  if (options.roundTimeout !== undefined)
+    config.roundTimeoutMs = parseDuration(options.roundTimeout, '--round-timeout');
+  if (options.maxTime !== undefined) config.maxWallTimeMs = parseDuration(options.maxTime, '--max-time');
+  if (options.verifyTimeout !== undefined && options.verify === undefined)
+    throw refuse('--verify-timeout needs --verify: it is the time the verify command may run');
+  if (options.verify !== undefined)
+    config.verify = {
+      argv: parseVerifyCommand(options.verify),
+      ...(options.verifyTimeout === undefined
+        ? {}
+        : { timeoutMs: parseDuration(options.verifyTimeout, '--verify-timeout') }),
+    };
+  if (options.maxIdleRounds !== undefined) config.maxIdleRounds = idleRounds(options.maxIdleRounds);
+  return config;
+}
