@@ -73,7 +73,7 @@ export const machine = createMachine({
       invoke: {
         id: 'awaitReport',
         src: 'awaitReport',
-        onDone: { target: 'reviewingReport', actions: 'reviewReport' },
+        onDone: { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
         onError: { target: 'failed', actions: 'failChild' },
       },
       on: { CANCEL: { target: 'cancelling' } },

@@ -1,3 +1,5 @@
+import type { RalphUsage } from './usage.js';
+
 /** A reference to an agent: its id and the folder it works in. */
 export interface AgentRef {
   id: string;
@@ -47,12 +49,19 @@ export interface ChildStartOptions {
 export interface ChildRun {
   id: string;
   report: Promise<unknown>;
+  /**
+   * What the child said it used, read once `report` resolved (optional: a provider whose agent says nothing about
+   * it leaves it out, or returns null).
+   */
+  usage?: () => RalphUsage | null;
 }
 
 /** What a provider declares about the children it starts. */
 export interface ProviderCapabilities {
   structuredOutput: boolean;
   inheritsParentContext: boolean;
+  /** Its children say what each round cost (`costUsd`), so a cost budget can hold; absent means no. */
+  reportsCost?: boolean;
 }
 
 /** Something that can start fresh child agents. `start` rejecting is a provider-start failure. */
@@ -85,7 +94,17 @@ export interface RalphEnvelope {
 export type RalphProgressEvent =
   | { type: 'round-started'; runId: string; round: number; maxRounds: number }
   | { type: 'child-started'; runId: string; round: number; maxRounds: number; childId: string }
-  | { type: 'report-accepted'; runId: string; round: number; maxRounds: number; report: RalphReport }
+  | {
+      type: 'report-accepted';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      report: RalphReport;
+      /** What the round's agent said it used; only when it said. */
+      usage?: RalphUsage;
+      /** What the run's rounds used so far, this one included; only when any of them said. */
+      totalUsage?: RalphUsage;
+    }
   | GuardRailProgressEvent;
 
 /** A verify command as the deployment configures it: run in the workspace when a round reports complete. */

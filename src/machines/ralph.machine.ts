@@ -43,6 +43,7 @@ import type {
   VerifyOutcome,
   VerifySpec,
 } from '../contract/types.js';
+import { addUsage, type RalphUsage } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 
 /** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
@@ -101,6 +102,12 @@ export const NO_GUARD_RAILS: GuardRails = Object.freeze({
 /** Why a round's child is being stopped by a guard rail. */
 export type RoundStopReason = 'round-timeout' | 'time-limit';
 
+/** What `awaitReport` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
+export interface RoundOutcome {
+  output: unknown;
+  usage: RalphUsage | null;
+}
+
 /** The run's context: serializable, no functions, promises or controllers. */
 export interface RalphContext {
   runId: string;
@@ -136,6 +143,10 @@ export interface RalphContext {
   fingerprint: string | null;
   /** Consecutive rounds, up to now, that left the workspace unchanged. */
   idleRounds: number;
+  /** What this round's agent said it used, once its report came (null until then, or when it said nothing). */
+  roundUsage: RalphUsage | null;
+  /** What the run's rounds said they used, summed (null while none said anything). */
+  usage: RalphUsage | null;
 }
 
 /** How a run ended: the envelope, or the failure, refusal or cancellation. */
@@ -267,8 +278,8 @@ export const ralphMachine = setup({
   actors: {
     /** Starts one fresh child through the provider; rejects on a provider-start failure. */
     startChild: fromPromise<ChildStarted, ChildRequest>(notProvided('startChild')),
-    /** Resolves with the child's raw structured output; rejects on an ordinary child failure. */
-    awaitReport: fromPromise<unknown, RoundRef>(notProvided('awaitReport')),
+    /** Resolves with the child's raw structured output and its usage; rejects on an ordinary child failure. */
+    awaitReport: fromPromise<RoundOutcome, RoundRef>(notProvided('awaitReport')),
     /** Settles once a cancelled round's child has stopped. */
     awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
     /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
@@ -329,7 +340,12 @@ export const ralphMachine = setup({
       const from = context.resumeFrom as RalphResumePoint;
       return { round: from.round, handoff: from.handoff, agentsStarted: from.agentsStarted };
     }),
-    beginRound: assign(({ context }) => ({ round: context.round + 1, childId: null, review: null })),
+    beginRound: assign(({ context }) => ({
+      round: context.round + 1,
+      childId: null,
+      review: null,
+      roundUsage: null,
+    })),
     announceRound: emit(({ context }) => ({
       type: 'round-started' as const,
       runId: context.runId,
@@ -370,6 +386,10 @@ export const ralphMachine = setup({
     reviewReport: assign(({ context }, params: { output: unknown }) => ({
       review: reviewReport(params.output, context.maxHandoffChars),
     })),
+    recordUsage: assign(({ context }, params: { usage: RalphUsage | null }) => ({
+      roundUsage: params.usage,
+      usage: addUsage(context.usage, params.usage),
+    })),
     failMissingReport: assign(({ context }, params: { problem: string | undefined }) =>
       fail({
         code: 'workflow-failed',
@@ -399,12 +419,15 @@ export const ralphMachine = setup({
       }),
     ),
     acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report })),
+    // Usage is added only when an agent said it, so a run whose agents say nothing emits the reference's event.
     announceReport: emit(({ context }) => ({
       type: 'report-accepted' as const,
       runId: context.runId,
       round: context.round,
       maxRounds: context.maxRounds,
       report: context.handoff as RalphReport,
+      ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
+      ...(context.usage === null ? {} : { totalUsage: context.usage }),
     })),
     settle: assign(({ context }, params: { status: RalphResultStatus }) => ({
       outcome: {
@@ -615,6 +638,8 @@ export const ralphMachine = setup({
     stopReason: null,
     fingerprint: null,
     idleRounds: 0,
+    roundUsage: null,
+    usage: null,
   }),
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
@@ -768,7 +793,10 @@ export const ralphMachine = setup({
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
         onDone: {
           target: 'reviewingReport',
-          actions: { type: 'reviewReport', params: ({ event }) => ({ output: event.output }) },
+          actions: [
+            { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+            { type: 'reviewReport', params: ({ event }) => ({ output: event.output.output }) },
+          ],
         },
         onError: {
           target: 'failed',

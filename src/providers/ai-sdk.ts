@@ -3,6 +3,7 @@ import {
   type JSONSchema7,
   jsonSchema,
   type LanguageModel,
+  type LanguageModelUsage,
   NoObjectGeneratedError,
   NoOutputGeneratedError,
   Output,
@@ -13,6 +14,7 @@ import { errorText } from '../contract/error-text.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
+import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';
@@ -75,6 +77,17 @@ function reportFromUnparsedAnswer(text: string | undefined, finishReason: string
   }
 }
 
+/** What a round's model calls used, all steps summed, as the SDK counts it (tokens and steps; no cost). */
+function usageOfSteps(usage: LanguageModelUsage, steps: number): RalphUsage | null {
+  return usageOf({
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.inputTokenDetails?.cacheReadTokens,
+    cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens,
+    turns: steps,
+  });
+}
+
 /**
  * A provider whose children are fresh in-process agents on an AI SDK language model. Each round is one
  * `generateText` call that sees only the round prompt (no conversation, no parent history), works through
@@ -101,7 +114,12 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
   const system = options.system ?? AI_SDK_CHILD_SYSTEM;
 
-  async function runRound(request: ChildRequest, root: string, start: ChildStartOptions): Promise<unknown> {
+  async function runRound(
+    request: ChildRequest,
+    root: string,
+    start: ChildStartOptions,
+    said: (usage: RalphUsage | null) => void,
+  ): Promise<unknown> {
     const { signal } = start;
     const commands = new Set<Promise<unknown>>();
     const tools = createWorkspaceTools({
@@ -144,6 +162,7 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
         },
       });
       if (signal.aborted) throw new Error('the round was aborted');
+      said(usageOfSteps(result.totalUsage, result.steps.length));
       return result.output;
     } catch (error) {
       if (signal.aborted) throw error;
@@ -176,10 +195,13 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
       // A model's tools can run `ralph`, so an in-process child counts as one Ralph level, as a command child does.
       assertDepthAllowed(depthLimit, baseEnv);
       const root = await workspaceRoot(request.cwd);
-      const report = runRound(request, root, start);
+      let usage: RalphUsage | null = null;
+      const report = runRound(request, root, start, (used) => {
+        usage = used;
+      });
       // The run awaits the report later; until then its rejection is not an unhandled one.
       report.catch(() => {});
-      return { id: `${name}-${request.runId}-r${request.round}`, report };
+      return { id: `${name}-${request.runId}-r${request.round}`, report, usage: () => usage };
     },
   };
 }

@@ -7,9 +7,10 @@ import type {
   RalphResultStatus,
   VerifyOutcome,
 } from '../../src/contract/types.js';
+import type { RalphUsage } from '../../src/contract/usage.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
-import { EVENT, type ModelEvent, VERIFY_ARGV } from './ralph-model.js';
+import { EVENT, type ModelEvent, ROUND_USAGE, VERIFY_ARGV } from './ralph-model.js';
 import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
@@ -203,6 +204,14 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
   let fingerprint: string | null = null;
   let idleRounds = 0;
+  /** Reports that came in this run (a resumed run counts its own): every one says it used ROUND_USAGE. */
+  let reportsIn = 0;
+  const totalUsage = (): RalphUsage => {
+    const total: RalphUsage = {};
+    for (const [field, amount] of Object.entries(ROUND_USAGE))
+      total[field as keyof RalphUsage] = amount * reportsIn;
+    return total;
+  };
 
   const beginRound = () => {
     round += 1;
@@ -316,6 +325,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           detail: String(event.error),
         });
       case EVENT.reported: {
+        reportsIn += 1;
         const { verdict, output } = reportVariant(String(event.variant));
         if (verdict.kind === 'missing') {
           review =
@@ -349,7 +359,15 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         }
         review = { verdict: 'accepted', report };
         handoff = report;
-        progress.push({ type: 'report-accepted', runId, round, maxRounds: cap, report });
+        progress.push({
+          type: 'report-accepted',
+          runId,
+          round,
+          maxRounds: cap,
+          report,
+          usage: ROUND_USAGE,
+          totalUsage: totalUsage(),
+        });
         if (verdict.status === 'complete' && rails.verify !== undefined) {
           progress.push({ type: 'verify-started', runId, round, maxRounds: cap, command: VERIFY_ARGV });
           phase = 'verifying';

@@ -1,11 +1,13 @@
 import { type ActorLogic, fromPromise, type SnapshotFrom } from 'xstate';
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
 import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
+import type { RalphUsage } from '../../src/contract/usage.js';
 import {
   type ChildStarted,
   type FingerprintRequest,
   type RalphEvent,
   type RalphMachineInput,
+  type RoundOutcome,
   type RoundRef,
   ralphMachine,
   type VerifyRequest,
@@ -80,6 +82,9 @@ export const VERIFY_OUTCOMES: readonly { name: string; outcome: VerifyOutcome }[
 /** The fingerprint a workspace has after `round` when that round changed it. */
 export const fingerprintAfter = (round: number): string => `fingerprint-after-round-${round}`;
 
+/** What every round's child says it used in the model: a cost budget of the model is spent in whole rounds. */
+export const ROUND_USAGE: RalphUsage = { costUsd: 1, inputTokens: 1_000, outputTokens: 100, turns: 2 };
+
 /** What a provider says when it cannot start a child. */
 export const START_ERROR = 'spawn mock-agent ENOENT';
 /** What a child that fails before its report dies of. */
@@ -99,7 +104,11 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       output: { childId: childIdOf(snapshot.context.round) } satisfies ChildStarted,
     },
     { type: EVENT.startFailed, error: START_ERROR },
-    ...REPORT_VARIANTS.map((v) => ({ type: EVENT.reported, output: v.output, variant: v.name })),
+    ...REPORT_VARIANTS.map((v) => ({
+      type: EVENT.reported,
+      output: { output: v.output, usage: ROUND_USAGE } satisfies RoundOutcome,
+      variant: v.name,
+    })),
     { type: EVENT.childFailed, error: CHILD_ERROR },
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
@@ -131,7 +140,7 @@ const neverSettles = <TOutput, TInput>() => fromPromise<TOutput, TInput>(() => n
 export const modelMachine = ralphMachine.provide({
   actors: {
     startChild: neverSettles<ChildStarted, ChildRequest>(),
-    awaitReport: neverSettles<unknown, RoundRef>(),
+    awaitReport: neverSettles<RoundOutcome, RoundRef>(),
     awaitChildStopped: neverSettles<void, RoundRef>(),
     runVerify: neverSettles<VerifyOutcome, VerifyRequest>(),
     awaitVerifyStopped: neverSettles<void, RoundRef>(),

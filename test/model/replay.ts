@@ -20,6 +20,7 @@ import type {
 import {
   type FingerprintRequest,
   KILL_MARGIN_MS,
+  type RoundOutcome,
   type RoundRef,
   ralphMachine,
   type VerifyRequest,
@@ -259,7 +260,10 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         child().failStart(String(event.error));
         return;
       case EVENT.reported:
-        child().report(event.output);
+        {
+          const { output, usage } = event.output as RoundOutcome;
+          child().report(output, usage);
+        }
         return;
       case EVENT.childFailed:
         child().failChild(String(event.error));

@@ -253,14 +253,17 @@ if (suite !== null && xstate !== null) {
     ]);
   });
 
-  test('the report is reviewed once, on the way into reviewingReport, which takes no event and invokes nothing', () => {
+  test('the report is reviewed once, after its usage is recorded, on the way into reviewingReport, which takes no event and invokes nothing', () => {
     const awaiting = ralphMachine.root.states.awaitingReport;
     const reviewing = ralphMachine.root.states.reviewingReport;
     if (awaiting === undefined || reviewing === undefined) throw new Error('a report state is missing');
     const done = [...awaiting.transitions.values()]
       .flat()
       .filter((t) => t.eventType.startsWith('xstate.done'));
-    expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([['reviewReport']]);
+    // What the round used is recorded first, so that the decision that follows can weigh it (the cost budget).
+    expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([
+      ['recordUsage', 'reviewReport'],
+    ]);
     // Eventless only: a run never rests here, so CANCEL (or anything else) cannot arrive while it is here.
     expect([...reviewing.transitions.keys()]).toEqual([]);
     expect(reviewing.invoke).toEqual([]);

@@ -63,7 +63,12 @@ describe('the claude preset runs Claude Code as a fresh, non-interactive, non-pe
   it('passes the documented argv, the prompt on stdin, and reads the report from structured_output', async () => {
     const provider = claude();
     expect(provider.name).toBe('claude');
-    expect(provider.capabilities).toEqual({ structuredOutput: true, inheritsParentContext: false });
+    // Claude Code says what each round cost, so a cost budget can hold over it.
+    expect(provider.capabilities).toEqual({
+      structuredOutput: true,
+      inheritsParentContext: false,
+      reportsCost: true,
+    });
     const envelope = await toolOver(provider).execute(
       { objective: 'fix the bug', maxRounds: 3 },
       { agent: agent() },

@@ -124,6 +124,7 @@ export async function runCommand(
         agent,
         signal: controller.signal,
         onProgress: progress.onProgress,
+        onUsage: progress.usageTotal,
         ...recordingOption(recording, inspector),
         ...(recording === undefined ? {} : { recordingHost: recordingHostOf(options) }),
         ...(continued === undefined ? {} : { resume: continued.resume }),
