@@ -37,6 +37,7 @@ export const machine = createMachine({
         { target: 'rejected', guard: 'providerIsNotRegistered', actions: 'refuse' },
         { target: 'rejected', guard: 'providerLacksStructuredOutput', actions: 'refuse' },
         { target: 'rejected', guard: 'providerInheritsParentContext', actions: 'refuse' },
+        { target: 'rejected', guard: 'costBudgetLacksCostReports', actions: 'refuse' },
         { target: 'rejected', guard: 'resumePointIsInvalid', actions: 'refuse' },
         { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
@@ -120,6 +121,11 @@ export const machine = createMachine({
             { type: 'settle', params: { status: 'budget-limited' } },
           ],
         },
+        {
+          target: 'budgetLimited',
+          guard: 'costBudgetIsSpent',
+          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
+        },
         { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: ['acceptReport', 'announceReport'] },
         { target: 'round', actions: ['acceptReport', 'announceReport'] },
       ],
@@ -175,10 +181,11 @@ export const machine = createMachine({
       on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     nextRound: {
-      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
       always: [
         { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutBeforeRounds' },
         { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+        { target: 'budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
         { target: 'round' },
       ],
     },
@@ -234,7 +241,7 @@ export const machine = createMachine({
     },
     budgetLimited: {
       type: 'final',
-      description: 'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
+      description: 'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit, the cost limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

@@ -140,6 +140,8 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
     maxWallTimeMs: config.maxWallTimeMs ?? null,
     verify: config.verify === undefined ? null : { ...config.verify, argv: [...config.verify.argv] },
     maxIdleRounds: config.maxIdleRounds ?? null,
+    // Only when set, so that the machine input of a run without it is the one it always was.
+    ...(config.maxCostUsd === undefined ? {} : { maxCostUsd: config.maxCostUsd }),
   };
 }
 
@@ -160,6 +162,7 @@ export function machineInputOf(
       registered: provider !== undefined,
       structuredOutput: provider?.capabilities.structuredOutput === true,
       inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
+      ...(provider?.capabilities.reportsCost === true ? { reportsCost: true } : {}),
     },
     maxRounds: config.maxRounds,
     maxHandoffChars: config.maxHandoffChars,

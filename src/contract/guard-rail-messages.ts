@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js';
 import { roundCount } from './messages.js';
 import type { RalphProgressEvent, VerifyOutcome } from './types.js';
+import { costText } from './usage.js';
 
 /**
  * The texts of the opt-in guard rails. The reference has none of them, so they follow its wording patterns
@@ -22,6 +23,16 @@ export function idleLimitLabel(maxIdleRounds: number): string {
   const idle = maxIdleRounds === 1 ? '1 idle round' : `${maxIdleRounds} idle rounds`;
   const last = maxIdleRounds === 1 ? 'the last round' : `the last ${maxIdleRounds} rounds`;
   return `Ralph reached its ${idle} limit; the worker reported work remaining, but the workspace did not change in ${last}.`;
+}
+
+/** The budget-limited label of a run whose agents' reported cost reached its cost budget. */
+export function costLimitLabel(maxCostUsd: number, spentUsd: number): string {
+  return `Ralph reached its ${costText(maxCostUsd)} cost limit (${costText(spentUsd)} spent); the worker reported work remaining.`;
+}
+
+/** The refusal of a cost budget whose provider does not say what its rounds cost: the budget could not hold. */
+export function costBudgetNeedsCostReports(provider: string, maxCostUsd: number): string {
+  return `Ralph cannot hold the ${costText(maxCostUsd)} cost limit: subagent provider "${provider}" does not report what its rounds cost, so the budget would never stop the run. Use a provider that reports cost (claude, or a command agent whose provider is configured with reportsCost and that writes costUsd to RALPH_USAGE_FILE), or drop the cost limit.`;
 }
 
 /** The complete label of a run whose completion a verify command accepted (in place of the worker-report caveat). */

@@ -138,10 +138,16 @@ export interface GuardRails {
   verify: VerifySpec | null;
   /** This many consecutive `continue` rounds that leave the workspace unchanged end the run budget-limited. */
   maxIdleRounds: number | null;
+  /** The cost budget (USD): no round starts once the rounds' reported cost has reached it (absent: off). */
+  maxCostUsd?: number | null;
 }
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
-export type RalphLimit = { kind: 'time'; maxWallTimeMs: number } | { kind: 'idle'; maxIdleRounds: number };
+export type RalphLimit =
+  | { kind: 'time'; maxWallTimeMs: number }
+  | { kind: 'idle'; maxIdleRounds: number }
+  /** The cost budget, and what the rounds' agents said they cost in all when it stopped the run. */
+  | { kind: 'cost'; maxCostUsd: number; spentUsd: number };
 
 /** Progress only a run with a guard rail set reports. */
 export type GuardRailProgressEvent =

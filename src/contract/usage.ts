@@ -63,9 +63,10 @@ export function addUsage(a: RalphUsage | null, b: RalphUsage | null): RalphUsage
   return sum;
 }
 
-/** `$0.0123`: dollars with four decimals below a dollar, two above. */
+/** `$0.0123`, `$0.05`, `$12.35`: dollars to the cent, and below a dollar to a hundredth of a cent when it matters. */
 export function costText(costUsd: number): string {
-  return `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
+  if (costUsd >= 1) return `$${costUsd.toFixed(2)}`;
+  return `$${costUsd.toFixed(4).replace(/(\.\d\d)(\d*?)0+$/, '$1$2')}`;
 }
 
 /** `1,234`. */

@@ -10,6 +10,7 @@ import { MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
 import {
+  costBudgetNeedsCostReports,
   fingerprintFailed,
   roundTimedOut,
   timeRanOutBeforeRounds,
@@ -55,6 +56,8 @@ export interface ProviderSnapshot {
   registered: boolean;
   structuredOutput: boolean;
   inheritsParentContext: boolean;
+  /** Its children say what each round cost (absent: they do not), so a cost budget can hold. */
+  reportsCost?: boolean;
 }
 
 /** Everything a run starts from: plain data, so a run can be recorded and replayed. */
@@ -226,6 +229,12 @@ function resumePointProblem(context: RalphContext): string | undefined {
 
 const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
 
+/** The run's cost budget (USD), or null when it has none. */
+const costBudgetOf = (context: RalphContext): number | null => context.guardRails.maxCostUsd ?? null;
+
+/** What the run's rounds said they cost so far (USD). */
+const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 0;
+
 /**
  * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
  * the first failing check speaks) and refused without starting anything. An accepted call runs rounds: `round`
@@ -250,6 +259,10 @@ const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { 
  * - Verify: a complete report goes to `verifying`, which runs the command; exit 0 completes the run, anything
  *   else hands the report and the failure to the next round (within the round cap), and a command that cannot
  *   start fails the workflow. CANCEL there waits in `cancellingVerify` until the command has stopped.
+ * - Cost: with a cost budget (`guardRails.maxCostUsd`) a provider that does not declare `reportsCost` is refused in
+ *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
+ *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
+ *   A round that is running is never stopped for cost: what it cost is known only once it reported.
  * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
@@ -329,6 +342,12 @@ export const ralphMachine = setup({
     workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
       context.round > 0 && params.fingerprint === context.fingerprint,
     stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
+    costBudgetLacksCostReports: ({ context }) =>
+      costBudgetOf(context) !== null && context.provider.reportsCost !== true,
+    costBudgetIsSpent: ({ context }) => {
+      const budget = costBudgetOf(context);
+      return budget !== null && spentUsdOf(context) >= budget;
+    },
   },
   actions: {
     refuse: assign((_, params: { message: string }) => fail({ code: 'refused', message: params.message })),
@@ -466,6 +485,25 @@ export const ralphMachine = setup({
             rounds: context.round,
             report: context.handoff as RalphReport,
             limit: { kind: 'idle' as const, maxIdleRounds: context.guardRails.maxIdleRounds as number },
+          },
+        },
+      },
+    })),
+    settleCostLimited: assign(({ context }) => ({
+      outcome: {
+        ok: true as const,
+        envelope: {
+          runId: context.runId,
+          agentsStarted: context.agentsStarted,
+          result: {
+            status: 'budget-limited' as const,
+            rounds: context.round,
+            report: context.handoff as RalphReport,
+            limit: {
+              kind: 'cost' as const,
+              maxCostUsd: costBudgetOf(context) as number,
+              spentUsd: spentUsdOf(context),
+            },
           },
         },
       },
@@ -721,6 +759,16 @@ export const ralphMachine = setup({
           },
         },
         {
+          guard: 'costBudgetLacksCostReports',
+          target: 'rejected',
+          actions: {
+            type: 'refuse',
+            params: ({ context }) => ({
+              message: costBudgetNeedsCostReports(context.provider.name, costBudgetOf(context) as number),
+            }),
+          },
+        },
+        {
           guard: 'resumePointIsInvalid',
           target: 'rejected',
           actions: {
@@ -884,6 +932,15 @@ export const ralphMachine = setup({
           ],
         },
         {
+          guard: 'costBudgetIsSpent',
+          target: 'budgetLimited',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+            'settleCostLimited',
+          ],
+        },
+        {
           guard: 'idleWatchIsOn',
           target: 'fingerprinting',
           actions: [
@@ -1013,10 +1070,11 @@ export const ralphMachine = setup({
     },
     nextRound: {
       description:
-        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
       always: [
         { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutBeforeRounds' },
         { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
+        { guard: 'costBudgetIsSpent', target: 'budgetLimited', actions: 'settleCostLimited' },
         { target: 'round' },
       ],
     },
@@ -1087,7 +1145,7 @@ export const ralphMachine = setup({
     budgetLimited: {
       type: 'final',
       description:
-        'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
+        'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit, the cost limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

@@ -40,8 +40,8 @@ describe('a usage in a few words', () => {
   });
 
   it('a progress line gets the round and the run total, or nothing when nothing is known', () => {
-    expect(usageSuffix({ costUsd: 0.25 }, { costUsd: 0.5 })).toBe(' [$0.2500; run total $0.5000]');
-    expect(usageSuffix(undefined, { costUsd: 0.5 })).toBe(' [run total $0.5000]');
+    expect(usageSuffix({ costUsd: 0.25 }, { costUsd: 0.5 })).toBe(' [$0.25; run total $0.50]');
+    expect(usageSuffix(undefined, { costUsd: 0.5 })).toBe(' [run total $0.50]');
     expect(usageSuffix(undefined, undefined)).toBe('');
     expect(usageSuffix({ durationMs: 3 }, { durationMs: 3 })).toBe('');
   });

@@ -40,8 +40,8 @@ describe('ralph run shows what each round used and the run in all', () => {
   it("a round whose agent said nothing prints the reference's line; one that said prints it and the total so far", () => {
     expect(cliLines([plain, used], { costUsd: 0.5, turns: 6 })).toEqual([
       'ralph: round 1/3 reported continue: half way',
-      'ralph: round 2/3 reported continue: half way [$0.2500 · 1,200 in / 340 out tokens · 3 turns; run total $0.5000 · 2,400 in / 680 out tokens · 6 turns]',
-      'ralph: used in all: $0.5000 · 6 turns',
+      'ralph: round 2/3 reported continue: half way [$0.25 · 1,200 in / 340 out tokens · 3 turns; run total $0.50 · 2,400 in / 680 out tokens · 6 turns]',
+      'ralph: used in all: $0.50 · 6 turns',
     ]);
   });
 });
@@ -73,7 +73,7 @@ describe('MCP progress says what each round used, in its message and its _meta',
         progress: 2,
         total: 3,
         message:
-          'Round 2/3 reported continue: half way [$0.2500 · 1,200 in / 340 out tokens · 3 turns; run total $0.5000 · 2,400 in / 680 out tokens · 6 turns]',
+          'Round 2/3 reported continue: half way [$0.25 · 1,200 in / 340 out tokens · 3 turns; run total $0.50 · 2,400 in / 680 out tokens · 6 turns]',
       },
     ]);
   });

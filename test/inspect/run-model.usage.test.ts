@@ -24,9 +24,9 @@ describe('what each round used is recorded, and the run model and its report sho
     expect(model.usage).toEqual({ costUsd: 0.5, inputTokens: 2000, outputTokens: 400, turns: 6 });
 
     const { head, rounds } = renderRunRegions(model);
-    expect(head).toContain('<dt>Used in all</dt><dd>$0.5000 · 2,000 in / 400 out tokens · 6 turns</dd>');
+    expect(head).toContain('<dt>Used in all</dt><dd>$0.50 · 2,000 in / 400 out tokens · 6 turns</dd>');
     expect(rounds).toContain('<span>duration</span><span>used</span><span>outcome</span>');
-    expect(rounds.match(/<span class="used" [^>]*>\$0\.2500<\/span>/g)).toHaveLength(2);
+    expect(rounds.match(/<span class="used" [^>]*>\$0\.25<\/span>/g)).toHaveLength(2);
   });
 
   it('a recording made before usage was recorded reads as a run whose agents said nothing, and its page keeps its columns', async () => {

@@ -258,13 +258,29 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
     }
     if (outOfTime) return timeLimited();
+    if (costSpent()) return costLimited();
     beginRound();
     phase = 'round';
     return null;
   };
-  /** After a round left work remaining: the round cap, then the idle watch, then the time limit. */
-  const afterRound = (): Expected | null => {
+  /** The cost budget is on and the rounds' reported cost has reached it (every round in the model costs $1). */
+  const costSpent = () =>
+    rails.maxCostUsd !== undefined && (ROUND_USAGE.costUsd as number) * reportsIn >= rails.maxCostUsd;
+  const costLimited = () =>
+    settled('budgetLimited', 'budget-limited', handoff as RalphReport, {
+      limit: {
+        kind: 'cost',
+        maxCostUsd: rails.maxCostUsd as number,
+        spentUsd: (ROUND_USAGE.costUsd as number) * reportsIn,
+      },
+    });
+  /**
+   * After a round left work remaining: the round cap, then (right after a report) the cost budget, then the idle
+   * watch, then the gate (the time limit and the cost budget).
+   */
+  const afterRound = (afterReport: boolean): Expected | null => {
     if (round >= cap) return settled('budgetLimited', 'budget-limited', handoff as RalphReport);
+    if (afterReport && costSpent()) return costLimited();
     if (rails.maxIdleRounds !== undefined) {
       phase = 'fingerprinting';
       return null;
@@ -375,7 +391,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         }
         if (verdict.status === 'complete') return settled('complete', 'complete', report);
         if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
-        const next = afterRound();
+        const next = afterRound(true);
         if (next !== null) return next;
         break;
       }
@@ -439,7 +455,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           JSON.stringify(handoff).length,
           'the handoff after a failed verify fits the cap',
         ).toBeLessThanOrEqual(maxHandoffChars);
-        const next = afterRound();
+        const next = afterRound(false);
         if (next !== null) return next;
         break;
       }

@@ -173,6 +173,10 @@ function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
         ? 'Ralph reached its 1 idle round limit; the worker reported work remaining, but the workspace did not change in the last round.'
         : `Ralph reached its ${limit.maxIdleRounds} idle rounds limit; the worker reported work remaining, but the workspace did not change in the last ${limit.maxIdleRounds} rounds.`,
     );
+  else if (status === 'budget-limited' && limit?.kind === 'cost')
+    expect(text.split('\n')[0]).toBe(
+      `Ralph reached its $${limit.maxCostUsd.toFixed(2)} cost limit ($${limit.spentUsd.toFixed(2)} spent); the worker reported work remaining.`,
+    );
   else if (status === 'budget-limited')
     expect(text.split('\n')[0]).toBe(
       `Ralph reached its ${counted} limit; the worker reported work remaining.`,

@@ -57,10 +57,11 @@ if (suite !== null && xstate !== null) {
       'ralph.validating on always #5 [providerIsNotRegistered] → ralph.rejected',
       'ralph.validating on always #6 [providerLacksStructuredOutput] → ralph.rejected',
       'ralph.validating on always #7 [providerInheritsParentContext] → ralph.rejected',
-      'ralph.validating on always #8 [resumePointIsInvalid] → ralph.rejected',
-      'ralph.validating on always #9 [isResuming] → ralph.round',
-      'ralph.validating on always #10 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.validating on always #11 → ralph.round',
+      'ralph.validating on always #8 [costBudgetLacksCostReports] → ralph.rejected',
+      'ralph.validating on always #9 [resumePointIsInvalid] → ralph.rejected',
+      'ralph.validating on always #10 [isResuming] → ralph.round',
+      'ralph.validating on always #11 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.validating on always #12 → ralph.round',
       'ralph.round on CANCEL #0 → ralph.cancelling',
       'ralph.round on done:startChild #0 → ralph.awaitingReport',
       'ralph.round on error:startChild #0 → ralph.failed',
@@ -78,8 +79,9 @@ if (suite !== null && xstate !== null) {
       'ralph.reviewingReport on always #4 [reportIsComplete] → ralph.complete',
       'ralph.reviewingReport on always #5 [reportIsBlocked] → ralph.blocked',
       'ralph.reviewingReport on always #6 [roundCapReached] → ralph.budgetLimited',
-      'ralph.reviewingReport on always #7 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.reviewingReport on always #8 → ralph.round',
+      'ralph.reviewingReport on always #7 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.reviewingReport on always #8 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.reviewingReport on always #9 → ralph.round',
       'ralph.verifying on CANCEL #0 → ralph.cancellingVerify',
       'ralph.verifying on done:runVerify #0 [verifyPassed] → ralph.complete',
       'ralph.verifying on done:runVerify #1 [roundCapReached] → ralph.budgetLimited',
@@ -93,7 +95,8 @@ if (suite !== null && xstate !== null) {
       'ralph.fingerprinting on error:fingerprintWorkspace #0 → ralph.failed',
       'ralph.nextRound on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
       'ralph.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.nextRound on always #2 → ralph.round',
+      'ralph.nextRound on always #2 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.nextRound on always #3 → ralph.round',
       'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
@@ -268,7 +271,7 @@ if (suite !== null && xstate !== null) {
     expect([...reviewing.transitions.keys()]).toEqual([]);
     expect(reviewing.invoke).toEqual([]);
     expect(reviewing.after).toEqual([]);
-    expect(reviewing.always?.length).toBe(9);
+    expect(reviewing.always?.length).toBe(10);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {
