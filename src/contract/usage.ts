@@ -63,10 +63,15 @@ export function addUsage(a: RalphUsage | null, b: RalphUsage | null): RalphUsage
   return sum;
 }
 
-/** `$0.0123`, `$0.05`, `$12.35`: dollars to the cent, and below a dollar to a hundredth of a cent when it matters. */
+/**
+ * `$12.35`, `$0.05`, `$0.0123`, `$0.000135`: dollars to the cent, below a dollar to a hundredth of a cent, and
+ * below a cent to a millionth of a dollar (a round on a small model costs fractions of a cent), trailing zeros
+ * after the cents dropped.
+ */
 export function costText(costUsd: number): string {
   if (costUsd >= 1) return `$${costUsd.toFixed(2)}`;
-  return `$${costUsd.toFixed(4).replace(/(\.\d\d)(\d*?)0+$/, '$1$2')}`;
+  const digits = costUsd >= 0.01 ? 4 : 6;
+  return `$${costUsd.toFixed(digits).replace(/(\.\d\d)(\d*?)0+$/, '$1$2')}`;
 }
 
 /** `1,234`. */

@@ -62,6 +62,11 @@ export interface CommandProviderOptions {
    * child wrote one). Read once the report was; a throw or null means nothing is known.
    */
   readUsage?: (outputs: CommandOutputs) => Promise<RalphUsage | null>;
+  /**
+   * Preset hook: what a failed child said on stderr, as its failure quotes it (default: its stderr), for an agent
+   * that reports its errors elsewhere (codex --json puts them on its stdout event stream).
+   */
+  failureStderr?: (outputs: CommandOutputs) => string;
   /** Its agents say what each round cost (`costUsd`), so a cost budget can hold (default false). */
   reportsCost?: boolean;
   /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
@@ -312,7 +317,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           stderr: stderr.text(),
           exitCode: code ?? -1,
         };
-        if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
+        if (killedBy !== null || code !== 0) {
+          const said = options.failureStderr?.(outputs) ?? outputs.stderr;
+          throw failureOf(shown, code, killedBy, { ...outputs, stderr: said });
+        }
         const raw = await readReport(outputs);
         usage = await readUsage(outputs).catch(() => null);
         return raw;

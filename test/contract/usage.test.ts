@@ -37,6 +37,9 @@ describe('a usage in a few words', () => {
     ).toBe('$0.0123 · 1,200 in / 340 out tokens · 3 turns');
     expect(usageText({ turns: 1 })).toBe('1 turn');
     expect(costText(12.345)).toBe('$12.35');
+    expect(costText(0.05)).toBe('$0.05');
+    expect(costText(0.000135)).toBe('$0.000135');
+    expect(costText(0)).toBe('$0.00');
   });
 
   it('a progress line gets the round and the run total, or nothing when nothing is known', () => {

@@ -208,6 +208,7 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
     if (seen === undefined) throw new Error('the fake codex did not run');
     expect(seen.argv).toEqual([
       'exec',
+      '--json',
       '--output-schema',
       seen.env.RALPH_SCHEMA_FILE,
       '-o',
@@ -244,7 +245,7 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
     );
     await toolOver(provider).execute({ objective: 'x' }, { agent: agent() });
     const [seen] = await records();
-    expect(seen?.argv.slice(9)).toEqual([
+    expect(seen?.argv.slice(10)).toEqual([
       '--sandbox',
       'danger-full-access',
       '-c',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   claudeProvider,
+  codexProvider,
   commandProvider,
   createProviderRegistry,
   createRalphTool,
@@ -92,5 +93,46 @@ describe("the claude preset reads each round's usage off Claude Code's JSON resu
     };
     expect(accepted.map((event) => event.usage)).toEqual([round]);
     expect(total).toEqual(round);
+  });
+});
+
+describe("the codex preset reads each round's usage off codex's --json event stream", () => {
+  it("each turn.completed's tokens, summed, and the turns counted; no cost, so it declares none", async () => {
+    const provider = codexProvider({
+      path: `${binDir}codex`,
+      env: { FIXTURE_PID_LOG: s.pidLog },
+      baseEnv: cleanEnv(),
+    });
+    expect(provider.capabilities.reportsCost).toBeUndefined();
+    const { envelope, accepted, total } = await runOver(provider, { objective: 'Finish at once' });
+    // The report still comes from the -o file.
+    expect(envelope.result.report.summary).toBe('fake codex finished');
+    const round: RalphUsage = {
+      inputTokens: 1200,
+      outputTokens: 90,
+      cacheReadTokens: 800,
+      cacheWriteTokens: 0,
+      turns: 1,
+    };
+    expect(accepted.map((event) => event.usage)).toEqual([round]);
+    expect(total).toEqual(round);
+  });
+
+  it('without the -o file, the report is the final message on the event stream, not its last event', async () => {
+    const { readCodexUsage, codexReportReader } = await import('../../src/providers/codex.js');
+    const stdout = [
+      '{"type":"thread.started","thread_id":"t"}',
+      '{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"{\\"status\\":\\"blocked\\"}"}}',
+      '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":10}}',
+      '{"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":1}}',
+    ].join('\n');
+    const outputs = { reportFile: `${s.logs}/no-such-report.json`, stdout, stderr: '', exitCode: 0 };
+    expect(await codexReportReader()(outputs)).toEqual({ status: 'blocked' });
+    expect(await readCodexUsage(outputs)).toEqual({
+      inputTokens: 15,
+      outputTokens: 11,
+      cacheReadTokens: 0,
+      turns: 2,
+    });
   });
 });
