@@ -1,4 +1,5 @@
 import {
+  APICallError,
   generateText,
   type JSONSchema7,
   jsonSchema,
@@ -7,6 +8,7 @@ import {
   NoObjectGeneratedError,
   NoOutputGeneratedError,
   Output,
+  RetryError,
   stepCountIs,
   ToolChoiceViolationError,
 } from 'ai';
@@ -16,6 +18,7 @@ import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
+import { retryAfterOf, type UsageLimit, UsageLimitError } from './usage-limit.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
@@ -35,6 +38,8 @@ export interface AiSdkProviderOptions {
   maxToolOutputBytes?: number;
   /** Recursion guard: `start` refuses when this process already runs at this Ralph depth; default 3. */
   depthLimit?: number;
+  /** Retries of a failed model call, the AI SDK's own (default: the SDK's, 2); a 429 after them is a usage limit. */
+  maxRetries?: number;
   /** The environment whose RALPH_DEPTH the depth guard reads; default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -75,6 +80,18 @@ function reportFromUnparsedAnswer(text: string | undefined, finishReason: string
       `the final answer is not JSON: ${errorText(error)}${finishNote(finishReason)}`,
     );
   }
+}
+
+/**
+ * A model call refused with status 429 (the SDK's own retries included: the last of them), as a usage limit that
+ * resets when its `retry-after` header says; null for any other error.
+ */
+function rateLimitOf(error: unknown): UsageLimit | null {
+  const call = RetryError.isInstance(error) ? error.lastError : error;
+  if (!APICallError.isInstance(call) || call.statusCode !== 429) return null;
+  const headers = call.responseHeaders ?? {};
+  const retryAfter = Object.entries(headers).find(([key]) => key.toLowerCase() === 'retry-after')?.[1];
+  return { said: `status 429: ${call.message}`, resetsAt: retryAfterOf(retryAfter) };
 }
 
 /** What a round's model calls used, all steps summed, as the SDK counts it (tokens and steps; no cost). */
@@ -156,6 +173,7 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
           description: 'The structured report that ends this Ralph round.',
         }),
         abortSignal: signal,
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         onStepFinish: (step) => {
           stepsDone += 1;
           lastFinish = step.finishReason;
@@ -182,6 +200,8 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
             : `the model ended step ${stepsDone} of ${maxSteps} with no final answer${finishNote(lastFinish)}`;
         return unreadableReport('missing', `${ended}: ${error.message}`);
       }
+      const limit = rateLimitOf(error);
+      if (limit !== null) throw new UsageLimitError(name, limit);
       throw error;
     } finally {
       await Promise.allSettled([...commands]);

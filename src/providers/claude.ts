@@ -2,6 +2,7 @@ import type { SubagentProvider } from '../contract/types.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
 import { lastJsonObject } from './last-json-object.js';
+import { claudeLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Claude Code preset. */
 export interface ClaudeProviderOptions extends CommandPresetOptions {
@@ -87,6 +88,20 @@ export async function readClaudeUsage({ stdout }: CommandOutputs): Promise<Ralph
 }
 
 /**
+ * Whether Claude Code's result says the round ended on a usage or rate limit (an error result whose text is one of
+ * its limit messages), and when it resets.
+ */
+export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null {
+  const result = claudeResultObject(stdout);
+  if (result === undefined) return null;
+  const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
+  if (result.is_error !== true && (subtype === undefined || subtype === 'success')) return null;
+  const errors = Array.isArray(result.errors) ? result.errors.map(String) : [];
+  const said = [...errors, typeof result.result === 'string' ? result.result : ''].filter(Boolean).join('; ');
+  return claudeLimitOf(said);
+}
+
+/**
  * Claude Code as a fresh child per round. The argv, and why each flag is there:
  * - `-p`: print mode, one non-interactive turn; with no prompt argument the prompt is read from stdin.
  * - `--output-format json`: one JSON result on stdout, carrying `subtype`, `is_error` and `structured_output`.
@@ -127,6 +142,7 @@ export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentPro
     ],
     readReport: readClaudeResult,
     readUsage: readClaudeUsage,
+    usageLimitOf: claudeUsageLimit,
     reportsCost: true,
   });
 }

@@ -8,6 +8,7 @@ import {
   defaultReportReader,
   passThrough,
 } from './command.js';
+import { codexLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Codex CLI preset. */
 export interface CodexProviderOptions extends CommandPresetOptions {
@@ -84,6 +85,15 @@ export function codexFailureStderr({ stdout, stderr }: CommandOutputs): string {
   return stderr.trim() === '' ? lines : `${stderr.trimEnd()}\n${lines}`;
 }
 
+/** Whether a codex round ended on a usage or rate limit (an error on its event stream says so), and when it resets. */
+export function codexUsageLimit(outputs: CommandOutputs): UsageLimit | null {
+  for (const line of codexFailureStderr({ ...outputs, stderr: '' }).split('\n')) {
+    const limit = codexLimitOf(line.replace(/^ERROR: /, ''));
+    if (limit !== null) return limit;
+  }
+  return null;
+}
+
 /** The text of the last `agent_message` item on codex's JSON event stream: its final message. */
 function lastAgentMessage(stdout: string): string | undefined {
   let text: string | undefined;
@@ -155,5 +165,6 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
     readReport: codexReportReader(options.maxOutputBytes),
     readUsage: readCodexUsage,
     failureStderr: codexFailureStderr,
+    usageLimitOf: codexUsageLimit,
   });
 }

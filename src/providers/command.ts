@@ -14,6 +14,7 @@ import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
 import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
+import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -67,6 +68,11 @@ export interface CommandProviderOptions {
    * that reports its errors elsewhere (codex --json puts them on its stdout event stream).
    */
   failureStderr?: (outputs: CommandOutputs) => string;
+  /**
+   * Preset hook: whether the finished process ended on a usage or rate limit, and when it resets. A limit rejects
+   * the report with a UsageLimitError (a child failure whose detail says so), whatever the exit code.
+   */
+  usageLimitOf?: (outputs: CommandOutputs) => UsageLimit | null;
   /** Its agents say what each round cost (`costUsd`), so a cost budget can hold (default false). */
   reportsCost?: boolean;
   /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
@@ -317,6 +323,8 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           stderr: stderr.text(),
           exitCode: code ?? -1,
         };
+        const limit = killedBy === null ? (options.usageLimitOf?.(outputs) ?? null) : null;
+        if (limit !== null) throw new UsageLimitError(options.name ?? 'command', limit);
         if (killedBy !== null || code !== 0) {
           const said = options.failureStderr?.(outputs) ?? outputs.stderr;
           throw failureOf(shown, code, killedBy, { ...outputs, stderr: said });
