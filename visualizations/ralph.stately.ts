@@ -74,7 +74,15 @@ export const machine = createMachine({
       invoke: {
         id: 'awaitReport',
         src: 'awaitReport',
-        onDone: { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
+        onDone: [
+          {
+            target: 'waitingForLimit',
+            guard: 'roundHitLimitAndWaits',
+            actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+          },
+          { target: 'failed', guard: 'roundHitLimit', actions: ['recordUsage', 'failUsageLimit'] },
+          { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
+        ],
         onError: { target: 'failed', actions: 'failChild' },
       },
       on: { CANCEL: { target: 'cancelling' } },
@@ -188,6 +196,12 @@ export const machine = createMachine({
         { target: 'budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
         { target: 'round' },
       ],
+    },
+    waitingForLimit: {
+      description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the gate settles the run.',
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+      always: { target: 'nextRound', guard: 'timeBudgetIsSpent' },
     },
     stoppingRound: {
       description: 'A guard rail stopped the round (its timeout, or the run\'s time limit): holds the run open until the child has stopped, bounded like a cancellation, so that no child outlives the run.',

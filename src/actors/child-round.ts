@@ -77,7 +77,17 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
     try {
       return await linked(signal, child.controller, async () => {
         const run = await child.started;
-        const output = await run.report;
+        let output: unknown;
+        try {
+          output = await run.report;
+        } catch (error) {
+          // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
+          // name, so that a copy of the package's error class is recognised too.
+          const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
+          if (limit?.name !== 'UsageLimitError' || signal.aborted) throw error;
+          const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
+          return { output: undefined, usage: null, limit: { detail: String(limit.message), retryInMs } };
+        }
         // Read, not trusted: a provider of the host's own may hand back anything (or throw) here.
         let usage: RalphUsage | null = null;
         try {

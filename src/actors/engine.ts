@@ -142,6 +142,7 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
     maxIdleRounds: config.maxIdleRounds ?? null,
     // Only when set, so that the machine input of a run without it is the one it always was.
     ...(config.maxCostUsd === undefined ? {} : { maxCostUsd: config.maxCostUsd }),
+    ...(config.waitOnLimits === true ? { waitOnLimits: true } : {}),
   };
 }
 

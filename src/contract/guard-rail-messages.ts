@@ -103,6 +103,8 @@ export function guardRailProgressText(event: RalphProgressEvent): string | null 
       const verdict = event.passed ? 'completion verified' : 'completion not accepted';
       return `verify \`${commandText(event.command)}\` ${how} after ${formatDuration(event.durationMs)}: ${verdict}`;
     }
+    case 'limit-wait-started':
+      return `hit a usage limit; waiting ${formatDuration(event.waitMs)} for it to reset (--wait-on-limits), then running the round again with a fresh agent`;
     case 'workspace-unchanged':
       return `left the workspace unchanged (${event.idleRounds} of ${event.maxIdleRounds} idle rounds allowed in a row)`;
     default:

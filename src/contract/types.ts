@@ -140,6 +140,8 @@ export interface GuardRails {
   maxIdleRounds: number | null;
   /** The cost budget (USD): no round starts once the rounds' reported cost has reached it (absent: off). */
   maxCostUsd?: number | null;
+  /** A round that hit a usage limit waits for its reset and runs again (absent or false: it fails the run). */
+  waitOnLimits?: boolean;
 }
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
@@ -165,6 +167,16 @@ export type GuardRailProgressEvent =
       signal: string | null;
       timedOut: boolean;
       durationMs: number;
+    }
+  | {
+      type: 'limit-wait-started';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      /** How long the run waits before it runs the round again (ms). */
+      waitMs: number;
+      /** What the agent said of the limit, and when it resets. */
+      detail: string;
     }
   | {
       type: 'workspace-unchanged';

@@ -109,6 +109,32 @@ export type RoundStopReason = 'round-timeout' | 'time-limit';
 export interface RoundOutcome {
   output: unknown;
   usage: RalphUsage | null;
+  /** Set when the round ended on a usage or rate limit instead of a report. */
+  limit?: RoundLimit;
+}
+
+/** A round that ended on a usage or rate limit: what the agent said, and how long until the limit resets. */
+export interface RoundLimit {
+  /** The child failure's detail: the agent's words and when the limit resets. */
+  detail: string;
+  /** Time until the reset, from when the limit was recognised (ms); null when the agent gave none. */
+  retryInMs: number | null;
+}
+
+/** The margin added to a limit's reset time before the round runs again. */
+export const LIMIT_MARGIN_MS = 1_000;
+/** The first wait for a limit with no reset time; each further one in a row doubles, up to LIMIT_BACKOFF_MAX_MS. */
+export const LIMIT_BACKOFF_MS = 60_000;
+/** The longest wait for a limit with no reset time: 30 minutes. */
+export const LIMIT_BACKOFF_MAX_MS = 1_800_000;
+
+/** How long to wait for a limit: its reset plus the margin, or the backoff of the `waits`-th wait in a row. */
+export function limitWaitMs(limit: RoundLimit, waits: number): number {
+  const wait =
+    limit.retryInMs !== null
+      ? limit.retryInMs + LIMIT_MARGIN_MS
+      : Math.min(LIMIT_BACKOFF_MS * 2 ** Math.max(0, waits - 1), LIMIT_BACKOFF_MAX_MS);
+  return Math.min(wait, MAX_DURATION_MS);
 }
 
 /** The run's context: serializable, no functions, promises or controllers. */
@@ -150,6 +176,10 @@ export interface RalphContext {
   roundUsage: RalphUsage | null;
   /** What the run's rounds said they used, summed (null while none said anything). */
   usage: RalphUsage | null;
+  /** Waits for a usage limit since the last accepted report (the backoff of a limit with no reset time doubles). */
+  limitWaits: number;
+  /** How long the current wait for a usage limit lasts (ms); null when the run is not waiting. */
+  limitWaitMs: number | null;
 }
 
 /** How a run ended: the envelope, or the failure, refusal or cancellation. */
@@ -263,6 +293,9 @@ const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 
  *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
  *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
  *   A round that is running is never stopped for cost: what it cost is known only once it reported.
+ * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
+ *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
+ *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
  * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
@@ -342,6 +375,9 @@ export const ralphMachine = setup({
     workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
       context.round > 0 && params.fingerprint === context.fingerprint,
     stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
+    roundHitLimitAndWaits: ({ context }, params: { limit: RoundLimit | undefined }) =>
+      params.limit !== undefined && context.guardRails.waitOnLimits === true,
+    roundHitLimit: (_, params: { limit: RoundLimit | undefined }) => params.limit !== undefined,
     costBudgetLacksCostReports: ({ context }) =>
       costBudgetOf(context) !== null && context.provider.reportsCost !== true,
     costBudgetIsSpent: ({ context }) => {
@@ -437,7 +473,30 @@ export const ralphMachine = setup({
         lastHandoff: context.handoff,
       }),
     ),
-    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report })),
+    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report, limitWaits: 0 })),
+    failUsageLimit: assign(({ context }, params: { limit: RoundLimit }) =>
+      fail({
+        code: 'child-failed',
+        message: childFailureMessage(context.round, context.handoff),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: params.limit.detail,
+      }),
+    ),
+    recordLimitWait: assign(({ context }, params: { limit: RoundLimit }) => ({
+      limitWaits: context.limitWaits + 1,
+      limitWaitMs: limitWaitMs(params.limit, context.limitWaits + 1),
+    })),
+    announceLimitWait: emit(({ context }, params: { limit: RoundLimit }) => ({
+      type: 'limit-wait-started' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      waitMs: context.limitWaitMs as number,
+      detail: params.limit.detail,
+    })),
+    // The round is run again: it is started once more under its own number, so the wait costs no round of the cap.
+    repeatRound: assign(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
     // Usage is added only when an agent said it, so a run whose agents say nothing emits the reference's event.
     announceReport: emit(({ context }) => ({
       type: 'report-accepted' as const,
@@ -647,6 +706,7 @@ export const ralphMachine = setup({
     // keeps that timer from ever taking a transition.
     roundTimeout: ({ context }) => context.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
     wallClock: ({ context }) => context.guardRails.maxWallTimeMs ?? MAX_DURATION_MS,
+    limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
   },
 }).createMachine({
   id: 'ralph',
@@ -678,6 +738,8 @@ export const ralphMachine = setup({
     idleRounds: 0,
     roundUsage: null,
     usage: null,
+    limitWaits: 0,
+    limitWaitMs: null,
   }),
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
@@ -839,13 +901,41 @@ export const ralphMachine = setup({
         id: 'awaitReport',
         src: 'awaitReport',
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
-        onDone: {
-          target: 'reviewingReport',
-          actions: [
-            { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
-            { type: 'reviewReport', params: ({ event }) => ({ output: event.output.output }) },
-          ],
-        },
+        onDone: [
+          {
+            guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => ({ limit: event.output.limit }) },
+            target: 'waitingForLimit',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              {
+                type: 'recordLimitWait',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+              {
+                type: 'announceLimitWait',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+            ],
+          },
+          {
+            guard: { type: 'roundHitLimit', params: ({ event }) => ({ limit: event.output.limit }) },
+            target: 'failed',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              {
+                type: 'failUsageLimit',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+            ],
+          },
+          {
+            target: 'reviewingReport',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              { type: 'reviewReport', params: ({ event }) => ({ output: event.output.output }) },
+            ],
+          },
+        ],
         onError: {
           target: 'failed',
           actions: { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
@@ -1077,6 +1167,13 @@ export const ralphMachine = setup({
         { guard: 'costBudgetIsSpent', target: 'budgetLimited', actions: 'settleCostLimited' },
         { target: 'round' },
       ],
+    },
+    waitingForLimit: {
+      description:
+        "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the gate settles the run.",
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+      always: { guard: 'timeBudgetIsSpent', target: 'nextRound' },
     },
     stoppingRound: {
       description:

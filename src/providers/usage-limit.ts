@@ -11,6 +11,8 @@ export interface UsageLimit {
 export class UsageLimitError extends Error {
   /** When the limit resets, or null when the agent did not say. */
   readonly resetsAt: Date | null;
+  /** How long from when the limit was recognised until it resets (ms), or null when the agent did not say. */
+  readonly retryInMs: number | null;
 
   constructor(agent: string, limit: UsageLimit, now: Date = new Date()) {
     const when =
@@ -20,6 +22,7 @@ export class UsageLimitError extends Error {
     super(`${agent} hit a usage or rate limit: ${limit.said}; ${when}`);
     this.name = 'UsageLimitError';
     this.resetsAt = limit.resetsAt;
+    this.retryInMs = limit.resetsAt === null ? null : Math.max(0, limit.resetsAt.getTime() - now.getTime());
   }
 }
 

@@ -149,3 +149,49 @@ describe('an agent command declared with --agent-reports-cost is held to --max-c
     );
   });
 });
+
+describe('--wait-on-limits waits out a usage limit, then runs the round again with a fresh agent', () => {
+  it('round 1 hits the limit; after its reset round 1 runs again and completes, costing no round of the cap', async () => {
+    const ws = await workspace();
+    const { code, stdout, stderr } = await ralph(
+      [
+        'run',
+        'Finish',
+        '--agent',
+        'claude',
+        '--claude-path',
+        FAKE_CLAUDE,
+        '--cwd',
+        ws.dir,
+        '--max-rounds',
+        '1',
+        '--wait-on-limits',
+      ],
+      { env: { ...process.env, FAKE_CLAUDE_MODE: 'usage-limit-once', FAKE_RESETS_IN: '1', RALPH_DEPTH: '' } },
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout.split('\n')[0]).toContain(
+      'Ralph complete: the worker reported the objective complete after 1 round.',
+    );
+    const lines = stderr.split('\n');
+    expect(lines.filter((line) => line === 'ralph: round 1/1 started')).toHaveLength(2);
+    expect(lines.find((line) => line.includes('hit a usage limit'))).toMatch(
+      /^ralph: round 1\/1 hit a usage limit; waiting \ds( \d+ms)? for it to reset \(--wait-on-limits\), then running the round again with a fresh agent$/,
+    );
+  });
+
+  it('without it the same limit fails the run, its detail naming the limit and when it resets', async () => {
+    const ws = await workspace();
+    const { code, stderr } = await ralph(
+      ['run', 'Finish', '--agent', 'claude', '--claude-path', FAKE_CLAUDE, '--cwd', ws.dir],
+      {
+        env: { ...process.env, FAKE_CLAUDE_MODE: 'usage-limit-once', FAKE_RESETS_IN: '60', RALPH_DEPTH: '' },
+      },
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain('Ralph round 1 child failed before producing a structured report.');
+    expect(stderr).toMatch(
+      /claude hit a usage or rate limit: Claude AI usage limit reached\|\d+; it resets at \S+Z \(in /,
+    );
+  });
+});

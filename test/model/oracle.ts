@@ -10,7 +10,14 @@ import type {
 import type { RalphUsage } from '../../src/contract/usage.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
-import { EVENT, type ModelEvent, ROUND_USAGE, VERIFY_ARGV } from './ralph-model.js';
+import {
+  EVENT,
+  type ModelEvent,
+  ROUND_LIMIT,
+  ROUND_USAGE,
+  USAGE_LIMIT_VARIANT,
+  VERIFY_ARGV,
+} from './ralph-model.js';
 import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
@@ -42,6 +49,8 @@ export interface Expected {
 /** What the offers of a state depend on besides the state: the guard rails that are on, and the budget. */
 export interface OfferContext {
   roundTimeout: boolean;
+  /** The usage-limit report is still offered (the model allows one wait in a row). */
+  limitOffered: boolean;
   /** The wall clock is on and has not run out yet. */
   wallClockRunning: boolean;
   /** A fingerprint of the workspace was taken, so a round can leave it unchanged. */
@@ -68,6 +77,7 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return [
         'CANCEL',
         ...REPORT_VARIANTS.map((v) => `report: ${v.name}`),
+        ...(rails.limitOffered ? [`report: ${USAGE_LIMIT_VARIANT}`] : []),
         'child fails',
         ...timeout('working'),
         ...clock,
@@ -78,6 +88,8 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return ['child stops', 'stop fails', 'stop deadline passes', ...clock];
     case 'verifying':
       return ['CANCEL', 'verify passes', 'verify fails', 'verify times out', 'verify cannot start', ...clock];
+    case 'waitingForLimit':
+      return ['CANCEL', 'the limit resets', ...clock];
     case 'cancellingVerify':
       return ['verify stops', 'verify stop fails', 'verify stop deadline passes', ...clock];
     case 'fingerprinting':
@@ -108,6 +120,7 @@ export function expectedTags(state: string): string[] {
     case 'verifying':
     case 'cancellingVerify':
     case 'fingerprinting':
+    case 'waitingForLimit':
       return [];
     case 'complete':
     case 'blocked':
@@ -198,7 +211,14 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let review: unknown = null;
   const rails = variant.config;
   const verifyTimeoutMs = rails.verify?.timeoutMs ?? 0;
-  type Phase = 'round' | 'cancelling' | 'stopping' | 'verifying' | 'cancellingVerify' | 'fingerprinting';
+  type Phase =
+    | 'round'
+    | 'cancelling'
+    | 'stopping'
+    | 'verifying'
+    | 'cancellingVerify'
+    | 'fingerprinting'
+    | 'waitingForLimit';
   let phase: Phase = 'round';
   let outOfTime = false;
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
@@ -341,6 +361,24 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           detail: String(event.error),
         });
       case EVENT.reported: {
+        if (event.variant === USAGE_LIMIT_VARIANT) {
+          if (rails.waitOnLimits !== true)
+            return failed({
+              code: 'child-failed',
+              message: childFailed(round, handoff),
+              detail: ROUND_LIMIT.detail,
+            });
+          progress.push({
+            type: 'limit-wait-started',
+            runId,
+            round,
+            maxRounds: cap,
+            waitMs: ROUND_LIMIT.retryInMs + 1_000,
+            detail: ROUND_LIMIT.detail,
+          });
+          phase = 'waitingForLimit';
+          break;
+        }
         reportsIn += 1;
         const { verdict, output } = reportVariant(String(event.variant));
         if (verdict.kind === 'missing') {
@@ -395,8 +433,14 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         if (next !== null) return next;
         break;
       }
+      case EVENT.limitWaitOver:
+        // The round runs again under its own number: the wait costs no round of the cap.
+        round -= 1;
+        beginRound();
+        phase = 'round';
+        break;
       case EVENT.cancel:
-        if (phase === 'fingerprinting') return cancelled(false);
+        if (phase === 'fingerprinting' || phase === 'waitingForLimit') return cancelled(false);
         phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
         break;
       case EVENT.childStopped:
@@ -430,6 +474,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         if (phase === 'round') {
           stopReason = 'time-limit';
           phase = 'stopping';
+        }
+        if (phase === 'waitingForLimit') {
+          const next = gate();
+          if (next !== null) return next;
         }
         break;
       case EVENT.verified: {

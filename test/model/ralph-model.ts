@@ -55,7 +55,17 @@ export const EVENT = {
   verifyStopDeadline: 'xstate.after.cancelDeadline.ralph.cancellingVerify',
   fingerprinted: 'xstate.done.actor.fingerprintWorkspace',
   fingerprintFailed: 'xstate.error.actor.fingerprintWorkspace',
+  limitWaitOver: 'xstate.after.limitWait.ralph.waitingForLimit',
 } as const;
+
+/** The variant name of a round that ended on a usage limit (a done event whose outcome carries the limit). */
+export const USAGE_LIMIT_VARIANT = 'usage limit';
+/** What the model's usage-limited round says, and how long until its limit resets. */
+export const ROUND_LIMIT = {
+  detail:
+    'mock-agent hit a usage or rate limit: usage limit reached; it resets at 2026-12-01T13:00:00.000Z (in 1h)',
+  retryInMs: 3_600_000,
+};
 
 /** The verify command of the model's verify variant, and how a run of it may end. */
 export const VERIFY_ARGV = ['npm', 'test'];
@@ -109,6 +119,17 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       output: { output: v.output, usage: ROUND_USAGE } satisfies RoundOutcome,
       variant: v.name,
     })),
+    // At most one wait in a row, so that the model stays finite (each wait starts one more child).
+    ...(snapshot.context.limitWaits < 1
+      ? [
+          {
+            type: EVENT.reported,
+            output: { output: undefined, usage: null, limit: ROUND_LIMIT } satisfies RoundOutcome,
+            variant: USAGE_LIMIT_VARIANT,
+          },
+        ]
+      : []),
+    { type: EVENT.limitWaitOver },
     { type: EVENT.childFailed, error: CHILD_ERROR },
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
@@ -239,6 +260,8 @@ export function describeEvent(event: ModelEvent): string {
       return `workspace ${event.variant}`;
     case EVENT.fingerprintFailed:
       return 'fingerprint fails';
+    case EVENT.limitWaitOver:
+      return 'the limit resets';
     default:
       return event.type;
   }

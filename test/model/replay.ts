@@ -148,6 +148,7 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
   const { guardRails, outOfTime, fingerprint } = real.context;
   const rails = {
     roundTimeout: guardRails.roundTimeoutMs !== null,
+    limitOffered: real.context.limitWaits < 1,
     wallClockRunning: guardRails.maxWallTimeMs !== null && !outOfTime,
     fingerprinted: fingerprint !== null,
   };
@@ -253,7 +254,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         await settle();
         if (from === 'verifying')
           expect(driven.latestVerify().signal.aborted, `${where}: the verify command was stopped`).toBe(true);
-        else if (from !== 'fingerprinting')
+        else if (from !== 'fingerprinting' && from !== 'waitingForLimit')
           expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
         return;
       }
@@ -265,8 +266,20 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         return;
       case EVENT.reported:
         {
-          const { output, usage } = event.output as RoundOutcome;
-          child().report(output, usage);
+          const { output, usage, limit } = event.output as RoundOutcome;
+          if (limit === undefined) child().report(output, usage);
+          else {
+            // The provider's own error: recognised when the reset was an hour ahead.
+            const now = new Date('2026-12-01T12:00:00.000Z');
+            const resetsAt = new Date(now.getTime() + (limit.retryInMs as number));
+            child().failChildWith(
+              Object.assign(new Error(limit.detail), {
+                name: 'UsageLimitError',
+                resetsAt,
+                retryInMs: limit.retryInMs,
+              }),
+            );
+          }
         }
         return;
       case EVENT.childFailed:
@@ -289,6 +302,9 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         clock.increment(1);
         return;
       }
+      case EVENT.limitWaitOver:
+        await passTimer(actor.getSnapshot().context.limitWaitMs as number, 'waitingForLimit', where);
+        return;
       case EVENT.startTimedOut:
         await passTimer(input.guardRails?.roundTimeoutMs as number, 'round', where);
         return;

@@ -25,6 +25,7 @@ if (suite !== null && xstate !== null) {
       'ralph.verifying',
       'ralph.fingerprinting',
       'ralph.nextRound',
+      'ralph.waitingForLimit',
       'ralph.stoppingRound',
       'ralph.roundStopped',
       'ralph.cancellingVerify',
@@ -68,7 +69,9 @@ if (suite !== null && xstate !== null) {
       'ralph.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
       'ralph.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
       'ralph.awaitingReport on CANCEL #0 → ralph.cancelling',
-      'ralph.awaitingReport on done:awaitReport #0 → ralph.reviewingReport',
+      'ralph.awaitingReport on done:awaitReport #0 [roundHitLimitAndWaits] → ralph.waitingForLimit',
+      'ralph.awaitingReport on done:awaitReport #1 [roundHitLimit] → ralph.failed',
+      'ralph.awaitingReport on done:awaitReport #2 → ralph.reviewingReport',
       'ralph.awaitingReport on error:awaitReport #0 → ralph.failed',
       'ralph.awaitingReport on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
       'ralph.awaitingReport on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
@@ -97,6 +100,9 @@ if (suite !== null && xstate !== null) {
       'ralph.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
       'ralph.nextRound on always #2 [costBudgetIsSpent] → ralph.budgetLimited',
       'ralph.nextRound on always #3 → ralph.round',
+      'ralph.waitingForLimit on CANCEL #0 → ralph.cancelled',
+      'ralph.waitingForLimit on after:limitWait #0 → ralph.round',
+      'ralph.waitingForLimit on always #0 [timeBudgetIsSpent] → ralph.nextRound',
       'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
@@ -156,6 +162,7 @@ if (suite !== null && xstate !== null) {
         'xstate.error.actor.fingerprintWorkspace',
       ],
       nextRound: [],
+      waitingForLimit: ['CANCEL', 'xstate.after.limitWait.ralph.waitingForLimit'],
       stoppingRound: [
         'xstate.done.actor.awaitChildStopped',
         'xstate.error.actor.awaitChildStopped',
@@ -209,6 +216,7 @@ if (suite !== null && xstate !== null) {
       verifying: [],
       fingerprinting: [],
       nextRound: [],
+      waitingForLimit: [],
       stoppingRound: ['childRunning'],
       roundStopped: [],
       cancellingVerify: [],
@@ -263,8 +271,11 @@ if (suite !== null && xstate !== null) {
     const done = [...awaiting.transitions.values()]
       .flat()
       .filter((t) => t.eventType.startsWith('xstate.done'));
-    // What the round used is recorded first, so that the decision that follows can weigh it (the cost budget).
+    // What the round used is recorded first, so that the decision that follows can weigh it (the cost budget); a
+    // round that hit a usage limit has no report to review.
     expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([
+      ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+      ['recordUsage', 'failUsageLimit'],
       ['recordUsage', 'reviewReport'],
     ]);
     // Eventless only: a run never rests here, so CANCEL (or anything else) cannot arrive while it is here.

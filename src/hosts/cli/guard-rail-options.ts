@@ -12,6 +12,7 @@ export interface GuardRailOptions {
   verifyTimeout?: string;
   maxIdleRounds?: string;
   maxCost?: string;
+  waitOnLimits?: boolean;
 }
 
 /** The help text after the options: what each guard rail does, with an example. */
@@ -31,6 +32,10 @@ Guard rails (all off by default; with none set a run is exactly the reference's)
   --max-cost 5               no round starts once the rounds' agents reported $5 spent in all; the run ends
                              budget-limited (exit 4) naming the limit and what was spent. Needs an agent that
                              reports cost (claude); with any other the run is refused before anything starts
+  --wait-on-limits           a round whose agent hit a usage or rate limit waits until the limit resets (plus
+                             1s; with no reset time, 1m doubling up to 30m), never past --max-time, then runs
+                             again with a fresh agent; the wait costs no round. Off: the run fails, its detail
+                             naming the limit and when it resets
 Durations: 90s, 30m, 2h, 1h30m, 1500ms, or bare seconds (90); at most 24d 20h 31m 23s 647ms.
 `;
 
@@ -47,6 +52,7 @@ export function addGuardRailOptions(command: Command): Command {
       '--max-idle-rounds <n>',
       'end the run after this many rounds in a row that leave the workspace unchanged (e.g. 3)',
     )
+    .option('--wait-on-limits', "wait out an agent's usage or rate limit, then run the round again")
     .option(
       '--max-cost <usd>',
       "the run's cost budget in US dollars: no round starts once it is spent (e.g. 5)",
@@ -90,5 +96,6 @@ export function guardRailConfig(options: GuardRailOptions): Partial<RalphConfigI
     };
   if (options.maxIdleRounds !== undefined) config.maxIdleRounds = idleRounds(options.maxIdleRounds);
   if (options.maxCost !== undefined) config.maxCostUsd = dollars(options.maxCost);
+  if (options.waitOnLimits === true) config.waitOnLimits = true;
   return config;
 }
