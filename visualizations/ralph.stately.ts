@@ -198,10 +198,13 @@ export const machine = createMachine({
       ],
     },
     waitingForLimit: {
-      description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the gate settles the run.',
+      description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.',
       on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
       after: { limitWait: { target: 'round', actions: 'repeatRound' } },
-      always: { target: 'nextRound', guard: 'timeBudgetIsSpent' },
+      always: [
+        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutWaiting' },
+        { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+      ],
     },
     stoppingRound: {
       description: 'A guard rail stopped the round (its timeout, or the run\'s time limit): holds the run open until the child has stopped, bounded like a cancellation, so that no child outlives the run.',

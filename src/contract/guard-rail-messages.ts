@@ -50,6 +50,11 @@ export function timeRanOutInRound(round: number, maxWallTimeMs: number): string 
   return `the ${formatDuration(maxWallTimeMs)} time limit ran out during round ${round}, before any round had reported; its child was stopped`;
 }
 
+/** The workflow failure of a run whose time limit ran out while its round waited for a usage limit, before any report. */
+export function timeRanOutWaitingForLimit(round: number, maxWallTimeMs: number): string {
+  return `the ${formatDuration(maxWallTimeMs)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
+}
+
 /** The detail of a run whose time limit ran out before its first round could start. */
 export function timeRanOutBeforeRounds(maxWallTimeMs: number): string {
   return `the ${formatDuration(maxWallTimeMs)} time limit ran out before round 1 started`;

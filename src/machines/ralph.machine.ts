@@ -15,6 +15,7 @@ import {
   roundTimedOut,
   timeRanOutBeforeRounds,
   timeRanOutInRound,
+  timeRanOutWaitingForLimit,
   verifyCouldNotStart,
 } from '../contract/guard-rail-messages.js';
 import {
@@ -626,6 +627,16 @@ export const ralphMachine = setup({
         detail,
       });
     }),
+    failTimeRanOutWaiting: assign(({ context }) => {
+      const detail = timeRanOutWaitingForLimit(context.round, context.guardRails.maxWallTimeMs as number);
+      return fail({
+        code: 'workflow-failed',
+        message: workflowFailed(detail),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail,
+      });
+    }),
     announceVerifyStarted: emit(({ context }) => ({
       type: 'verify-started' as const,
       runId: context.runId,
@@ -1170,10 +1181,13 @@ export const ralphMachine = setup({
     },
     waitingForLimit: {
       description:
-        "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the gate settles the run.",
+        "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.",
       on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
       after: { limitWait: { target: 'round', actions: 'repeatRound' } },
-      always: { guard: 'timeBudgetIsSpent', target: 'nextRound' },
+      always: [
+        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutWaiting' },
+        { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
+      ],
     },
     stoppingRound: {
       description:

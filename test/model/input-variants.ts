@@ -301,12 +301,12 @@ export const GUARD_RAIL_CALLS: readonly InputVariant[] = [
     { cap: 2 },
   ),
   call(
-    'cap 1, --wait-on-limits and a time limit of 2h',
+    'cap 2, --wait-on-limits and a time limit of 2h',
     {
-      args: { objective: 'Port the parser to Rust', maxRounds: 1 },
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
       config: config({ waitOnLimits: true, maxWallTimeMs: 7_200_000 }),
     },
-    { cap: 1 },
+    { cap: 2 },
   ),
   call(
     'cap 2, a verify command, an idle limit of 1 round and a time limit of 2h',

@@ -476,8 +476,9 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           phase = 'stopping';
         }
         if (phase === 'waitingForLimit') {
-          const next = gate();
-          if (next !== null) return next;
+          if (handoff !== null) return timeLimited();
+          const detail = `the ${duration(rails.maxWallTimeMs as number)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
+          return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
         }
         break;
       case EVENT.verified: {

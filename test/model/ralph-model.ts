@@ -63,8 +63,9 @@ export const USAGE_LIMIT_VARIANT = 'usage limit';
 /** What the model's usage-limited round says, and how long until its limit resets. */
 export const ROUND_LIMIT = {
   detail:
-    'mock-agent hit a usage or rate limit: usage limit reached; it resets at 2026-12-01T13:00:00.000Z (in 1h)',
-  retryInMs: 3_600_000,
+    'mock-agent hit a usage or rate limit: usage limit reached; it resets at 2026-12-01T12:01:00.000Z (in 1m)',
+  // Short beside the model's time limit (2h), which the simulated clock passes for real: no two timers race.
+  retryInMs: 60_000,
 };
 
 /** The verify command of the model's verify variant, and how a run of it may end. */

@@ -92,4 +92,48 @@ describe('ralph run --agent claude shows what each round of the real Claude Code
   });
 });
 
+describe('a round of the real Claude Code refused with HTTP 429 is recognised as a rate limit', () => {
+  // No retries inside claude (its default backs off for minutes): the limit reaches ralph at once.
+  const limited = [
+    {
+      when: () => true,
+      repeat: true,
+      reply: {
+        status: 429,
+        message: "This request would exceed your account's rate limit. Please try again later.",
+      },
+    },
+  ];
+  const run = (home: { env: NodeJS.ProcessEnv }, workspace: string, ...extra: string[]) =>
+    spawnRalph(
+      ['run', 'Keep going', '--agent', 'claude', '--claude-path', claudePath, '--cwd', workspace, ...extra],
+      {
+        env: { ...home.env, CLAUDE_CODE_MAX_RETRIES: '0' },
+      },
+    ).finished;
+
+  it("without --wait-on-limits: the reference's child failure, its detail naming the limit", async () => {
+    const { home, workspace } = await setUp(limited);
+    const out = await run(home, workspace);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('Ralph round 1 child failed before producing a structured report.');
+    expect(out.stderr).toContain(
+      "claude hit a usage or rate limit: API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.; it gave no reset time",
+    );
+  });
+
+  it('with --wait-on-limits the run waits (no reset time: the backoff), but never past --max-time', async () => {
+    const { home, workspace } = await setUp(limited);
+    const out = await run(home, workspace, '--wait-on-limits', '--max-time', '2s');
+    expect(out.stderr).toContain(
+      'ralph: round 1/256 hit a usage limit; waiting 1m for it to reset (--wait-on-limits), then running the round again with a fresh agent',
+    );
+    expect(out.stderr).toContain('the 2s time limit (--max-time) ran out');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(
+      'Ralph workflow failed: the 2s time limit ran out while round 1 waited for a usage limit to reset, before any round had reported',
+    );
+  });
+});
+
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&');
