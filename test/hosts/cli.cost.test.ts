@@ -1,7 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, PLAN_AGENT_COMMAND, ralph, type Workspace } from '../fixtures/cli-agents/harness.js';
+import {
+  makeWorkspace,
+  PLAN_AGENT_COMMAND,
+  ralph,
+  spawnRalph,
+  type Workspace,
+  waitUntil,
+} from '../fixtures/cli-agents/harness.js';
 
 const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/bin/claude', import.meta.url));
 const USAGE_AGENT = quote([
@@ -193,5 +200,36 @@ describe('--wait-on-limits waits out a usage limit, then runs the round again wi
     expect(stderr).toMatch(
       /claude hit a usage or rate limit: Claude AI usage limit reached\|\d+; it resets at \S+Z \(in /,
     );
+  });
+
+  it('Ctrl-C ends the wait at once: cancelled (exit 130), no round run again', async () => {
+    const ws = await workspace();
+    const run = spawnRalph(
+      [
+        'run',
+        'Finish',
+        '--agent',
+        'claude',
+        '--claude-path',
+        FAKE_CLAUDE,
+        '--cwd',
+        ws.dir,
+        '--wait-on-limits',
+      ],
+      {
+        env: {
+          ...process.env,
+          FAKE_CLAUDE_MODE: 'usage-limit-once',
+          FAKE_RESETS_IN: '3600',
+          RALPH_DEPTH: '',
+        },
+      },
+    );
+    await waitUntil(() => run.stderrSoFar().includes('hit a usage limit; waiting 1h'), 'the run to wait');
+    run.child.kill('SIGINT');
+    const out = await run.finished;
+    expect(out.code).toBe(130);
+    expect(out.stderr).toContain('Ralph workflow was cancelled');
+    expect(out.stderr.split('\n').filter((line) => line === 'ralph: round 1/256 started')).toHaveLength(1);
   });
 });
