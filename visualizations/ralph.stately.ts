@@ -37,6 +37,7 @@ export const machine = createMachine({
         { target: 'rejected', guard: 'providerIsNotRegistered', actions: 'refuse' },
         { target: 'rejected', guard: 'providerLacksStructuredOutput', actions: 'refuse' },
         { target: 'rejected', guard: 'providerInheritsParentContext', actions: 'refuse' },
+        { target: 'rejected', guard: 'costBudgetLacksCostReports', actions: 'refuse' },
         { target: 'rejected', guard: 'resumePointIsInvalid', actions: 'refuse' },
         { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
@@ -73,7 +74,15 @@ export const machine = createMachine({
       invoke: {
         id: 'awaitReport',
         src: 'awaitReport',
-        onDone: { target: 'reviewingReport', actions: 'reviewReport' },
+        onDone: [
+          {
+            target: 'waitingForLimit',
+            guard: 'roundHitLimitAndWaits',
+            actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+          },
+          { target: 'failed', guard: 'roundHitLimit', actions: ['recordUsage', 'failUsageLimit'] },
+          { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
+        ],
         onError: { target: 'failed', actions: 'failChild' },
       },
       on: { CANCEL: { target: 'cancelling' } },
@@ -119,6 +128,11 @@ export const machine = createMachine({
             'announceReport',
             { type: 'settle', params: { status: 'budget-limited' } },
           ],
+        },
+        {
+          target: 'budgetLimited',
+          guard: 'costBudgetIsSpent',
+          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
         },
         { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: ['acceptReport', 'announceReport'] },
         { target: 'round', actions: ['acceptReport', 'announceReport'] },
@@ -175,11 +189,21 @@ export const machine = createMachine({
       on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     nextRound: {
-      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
       always: [
         { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutBeforeRounds' },
         { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+        { target: 'budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
         { target: 'round' },
+      ],
+    },
+    waitingForLimit: {
+      description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.',
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+      always: [
+        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutWaiting' },
+        { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
       ],
     },
     stoppingRound: {
@@ -234,7 +258,7 @@ export const machine = createMachine({
     },
     budgetLimited: {
       type: 'final',
-      description: 'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
+      description: 'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit, the cost limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

@@ -1,6 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
-import type { ChildStarted, RoundRef } from '../machines/ralph.machine.js';
+import type { RalphUsage } from '../contract/usage.js';
+import { usageOf } from '../contract/usage.js';
+import type { ChildStarted, RoundOutcome, RoundRef } from '../machines/ralph.machine.js';
 
 /** One round's child as the bridge tracks it, outside the machine's serializable context. */
 interface RoundChild {
@@ -63,7 +65,7 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
     return { childId: child.id };
   });
 
-  const awaitReport = fromPromise<unknown, RoundRef>(async ({ input, signal }) => {
+  const awaitReport = fromPromise<RoundOutcome, RoundRef>(async ({ input, signal }) => {
     const children = runOf(input.runId)?.children;
     const child = children?.get(input.round);
     if (children === undefined || child === undefined)
@@ -73,7 +75,28 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
           'of a round does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
       );
     try {
-      return await linked(signal, child.controller, async () => (await child.started).report);
+      return await linked(signal, child.controller, async () => {
+        const run = await child.started;
+        let output: unknown;
+        try {
+          output = await run.report;
+        } catch (error) {
+          // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
+          // name, so that a copy of the package's error class is recognised too.
+          const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
+          if (limit?.name !== 'UsageLimitError' || signal.aborted) throw error;
+          const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
+          return { output: undefined, usage: null, limit: { detail: String(limit.message), retryInMs } };
+        }
+        // Read, not trusted: a provider of the host's own may hand back anything (or throw) here.
+        let usage: RalphUsage | null = null;
+        try {
+          usage = usageOf(run.usage?.());
+        } catch {
+          usage = null;
+        }
+        return { output, usage };
+      });
     } finally {
       if (!signal.aborted) children.delete(input.round);
     }

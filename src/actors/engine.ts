@@ -14,6 +14,7 @@ import type {
   RalphProgressEvent,
   SubagentProvider,
 } from '../contract/types.js';
+import type { RalphUsage } from '../contract/usage.js';
 import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
 import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
@@ -50,6 +51,8 @@ export interface RalphRun {
   dispose(): void;
   /** The running machine actor, for hosts that want to watch its snapshots. */
   actor: Actor<typeof ralphMachine> | null;
+  /** What the run's rounds said they used so far, summed; null while none said anything. */
+  usage(): RalphUsage | null;
 }
 
 /** How one run is started. */
@@ -137,6 +140,9 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
     maxWallTimeMs: config.maxWallTimeMs ?? null,
     verify: config.verify === undefined ? null : { ...config.verify, argv: [...config.verify.argv] },
     maxIdleRounds: config.maxIdleRounds ?? null,
+    // Only when set, so that the machine input of a run without it is the one it always was.
+    ...(config.maxCostUsd === undefined ? {} : { maxCostUsd: config.maxCostUsd }),
+    ...(config.waitOnLimits === true ? { waitOnLimits: true } : {}),
   };
 }
 
@@ -157,6 +163,7 @@ export function machineInputOf(
       registered: provider !== undefined,
       structuredOutput: provider?.capabilities.structuredOutput === true,
       inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
+      ...(provider?.capabilities.reportsCost === true ? { reportsCost: true } : {}),
     },
     maxRounds: config.maxRounds,
     maxHandoffChars: config.maxHandoffChars,
@@ -188,7 +195,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       const result = Promise.reject(
         new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }, { runId }),
       );
-      return { runId, result, cancel() {}, dispose() {}, actor: null };
+      return { runId, result, cancel() {}, dispose() {}, actor: null, usage: () => null };
     }
 
     let recording: ReturnType<typeof recorderFor> | undefined;
@@ -203,6 +210,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
           cancel() {},
           dispose() {},
           actor: null,
+          usage: () => null,
         };
       }
     }
@@ -288,6 +296,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
         cancel();
       },
       actor,
+      usage: () => actor.getSnapshot().context.usage,
     };
   }
 

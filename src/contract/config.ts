@@ -52,6 +52,16 @@ export const configSchema = z.strictObject({
   verify: verifySchema.optional(),
   /** This many consecutive `continue` rounds that leave the workspace unchanged end the run budget-limited. */
   maxIdleRounds: positiveInt.max(DEFAULT_MAX_ROUNDS).optional(),
+  /**
+   * The run's cost budget in US dollars: no round starts once what the rounds' agents said they cost has reached
+   * it. Needs a provider that declares `reportsCost`; a run with any other is refused before anything starts.
+   */
+  maxCostUsd: z.number().positive().finite().optional(),
+  /**
+   * A round that ended on a usage or rate limit waits for it to reset (plus a margin; with no reset time, a bounded
+   * backoff) and runs again with a fresh child, costing no round of the cap; off, such a round fails the run.
+   */
+  waitOnLimits: z.boolean().optional(),
 });
 
 /** The config as a deployment writes it. */

@@ -1,6 +1,7 @@
 import { formatDuration } from './duration.js';
 import { roundCount } from './messages.js';
 import type { RalphProgressEvent, VerifyOutcome } from './types.js';
+import { costText } from './usage.js';
 
 /**
  * The texts of the opt-in guard rails. The reference has none of them, so they follow its wording patterns
@@ -24,6 +25,16 @@ export function idleLimitLabel(maxIdleRounds: number): string {
   return `Ralph reached its ${idle} limit; the worker reported work remaining, but the workspace did not change in ${last}.`;
 }
 
+/** The budget-limited label of a run whose agents' reported cost reached its cost budget. */
+export function costLimitLabel(maxCostUsd: number, spentUsd: number): string {
+  return `Ralph reached its ${costText(maxCostUsd)} cost limit (${costText(spentUsd)} spent); the worker reported work remaining.`;
+}
+
+/** The refusal of a cost budget whose provider does not say what its rounds cost: the budget could not hold. */
+export function costBudgetNeedsCostReports(provider: string, maxCostUsd: number): string {
+  return `Ralph cannot hold the ${costText(maxCostUsd)} cost limit: subagent provider "${provider}" does not report what its rounds cost, so the budget would never stop the run. Use a provider that reports cost (claude, or a command agent whose provider is configured with reportsCost and that writes costUsd to RALPH_USAGE_FILE), or drop the cost limit.`;
+}
+
 /** The complete label of a run whose completion a verify command accepted (in place of the worker-report caveat). */
 export function verifiedCompleteLabel(rounds: number, argv: readonly string[]): string {
   return `Ralph complete: the worker reported the objective complete after ${roundCount(rounds)}, and the verify command \`${commandText(argv)}\` confirmed it (exit 0).`;
@@ -37,6 +48,11 @@ export function roundTimedOut(round: number, roundTimeoutMs: number): string {
 /** The detail of a run whose time limit ran out during a round, before any round had reported. */
 export function timeRanOutInRound(round: number, maxWallTimeMs: number): string {
   return `the ${formatDuration(maxWallTimeMs)} time limit ran out during round ${round}, before any round had reported; its child was stopped`;
+}
+
+/** The workflow failure of a run whose time limit ran out while its round waited for a usage limit, before any report. */
+export function timeRanOutWaitingForLimit(round: number, maxWallTimeMs: number): string {
+  return `the ${formatDuration(maxWallTimeMs)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
 }
 
 /** The detail of a run whose time limit ran out before its first round could start. */
@@ -92,6 +108,8 @@ export function guardRailProgressText(event: RalphProgressEvent): string | null 
       const verdict = event.passed ? 'completion verified' : 'completion not accepted';
       return `verify \`${commandText(event.command)}\` ${how} after ${formatDuration(event.durationMs)}: ${verdict}`;
     }
+    case 'limit-wait-started':
+      return `hit a usage limit; waiting ${formatDuration(event.waitMs)} for it to reset (--wait-on-limits), then running the round again with a fresh agent`;
     case 'workspace-unchanged':
       return `left the workspace unchanged (${event.idleRounds} of ${event.maxIdleRounds} idle rounds allowed in a row)`;
     default:

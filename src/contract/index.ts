@@ -11,4 +11,5 @@ export * from './report.js';
 export * from './report-review.js';
 export type * from './types.js';
 export * from './unreadable-report.js';
+export * from './usage.js';
 export * from './verify-handoff.js';

@@ -10,4 +10,5 @@ export const PROGRESS_EVENT_TYPES = [
   'verify-started',
   'verify-finished',
   'workspace-unchanged',
+  'limit-wait-started',
 ] as const satisfies readonly RalphProgressEvent['type'][];

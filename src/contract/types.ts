@@ -1,3 +1,5 @@
+import type { RalphUsage } from './usage.js';
+
 /** A reference to an agent: its id and the folder it works in. */
 export interface AgentRef {
   id: string;
@@ -47,12 +49,19 @@ export interface ChildStartOptions {
 export interface ChildRun {
   id: string;
   report: Promise<unknown>;
+  /**
+   * What the child said it used, read once `report` resolved (optional: a provider whose agent says nothing about
+   * it leaves it out, or returns null).
+   */
+  usage?: () => RalphUsage | null;
 }
 
 /** What a provider declares about the children it starts. */
 export interface ProviderCapabilities {
   structuredOutput: boolean;
   inheritsParentContext: boolean;
+  /** Its children say what each round cost (`costUsd`), so a cost budget can hold; absent means no. */
+  reportsCost?: boolean;
 }
 
 /** Something that can start fresh child agents. `start` rejecting is a provider-start failure. */
@@ -85,7 +94,17 @@ export interface RalphEnvelope {
 export type RalphProgressEvent =
   | { type: 'round-started'; runId: string; round: number; maxRounds: number }
   | { type: 'child-started'; runId: string; round: number; maxRounds: number; childId: string }
-  | { type: 'report-accepted'; runId: string; round: number; maxRounds: number; report: RalphReport }
+  | {
+      type: 'report-accepted';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      report: RalphReport;
+      /** What the round's agent said it used; only when it said. */
+      usage?: RalphUsage;
+      /** What the run's rounds used so far, this one included; only when any of them said. */
+      totalUsage?: RalphUsage;
+    }
   | GuardRailProgressEvent;
 
 /** A verify command as the deployment configures it: run in the workspace when a round reports complete. */
@@ -119,10 +138,18 @@ export interface GuardRails {
   verify: VerifySpec | null;
   /** This many consecutive `continue` rounds that leave the workspace unchanged end the run budget-limited. */
   maxIdleRounds: number | null;
+  /** The cost budget (USD): no round starts once the rounds' reported cost has reached it (absent: off). */
+  maxCostUsd?: number | null;
+  /** A round that hit a usage limit waits for its reset and runs again (absent or false: it fails the run). */
+  waitOnLimits?: boolean;
 }
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
-export type RalphLimit = { kind: 'time'; maxWallTimeMs: number } | { kind: 'idle'; maxIdleRounds: number };
+export type RalphLimit =
+  | { kind: 'time'; maxWallTimeMs: number }
+  | { kind: 'idle'; maxIdleRounds: number }
+  /** The cost budget, and what the rounds' agents said they cost in all when it stopped the run. */
+  | { kind: 'cost'; maxCostUsd: number; spentUsd: number };
 
 /** Progress only a run with a guard rail set reports. */
 export type GuardRailProgressEvent =
@@ -140,6 +167,16 @@ export type GuardRailProgressEvent =
       signal: string | null;
       timedOut: boolean;
       durationMs: number;
+    }
+  | {
+      type: 'limit-wait-started';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      /** How long the run waits before it runs the round again (ms). */
+      waitMs: number;
+      /** What the agent said of the limit, and when it resets. */
+      detail: string;
     }
   | {
       type: 'workspace-unchanged';

@@ -5,6 +5,7 @@ import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../con
 import { RalphError } from '../contract/errors.js';
 import { RALPH_GUIDANCE } from '../contract/guidance.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
+import type { RalphUsage } from '../contract/usage.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from '../render/cards.js';
@@ -25,6 +26,11 @@ export interface RalphExec {
   recordingHost?: Record<string, unknown>;
   /** Continues a run that did not settle (its id and resume point, e.g. from `resumePointOf`); args are its own. */
   resume?: RalphStartOptions['resume'];
+  /**
+   * Called once the run is over, before `execute` settles, with what its rounds said they used, summed (the
+   * rounds of a failed run included); not called when no round said anything.
+   */
+  onUsage?: (total: RalphUsage) => void;
 }
 
 /** What `createRalphTool` needs besides the config. */
@@ -105,6 +111,8 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
       return await run.result;
     } finally {
       run.dispose();
+      const total = run.usage();
+      if (total !== null) exec.onUsage?.(total);
     }
   }
 

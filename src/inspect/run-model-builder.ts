@@ -2,6 +2,7 @@ import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
 import type { RalphReport } from '../contract/types.js';
+import { usageOf } from '../contract/usage.js';
 import {
   FORCED_EXIT_TYPE,
   type RecordedLine,
@@ -38,6 +39,9 @@ const FINAL_OUTCOMES: Record<string, RunModelRound['outcome']> = {
 };
 
 type Context = Record<string, unknown>;
+
+/** The event that brings a round's report (and what its agent used). */
+const REPORT_DONE = 'xstate.done.actor.awaitReport';
 
 const asContext = (value: unknown): Context =>
   typeof value === 'object' && value !== null ? (value as Context) : {};
@@ -78,6 +82,7 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     agentsStarted: 0,
     path: [],
     rounds: [],
+    usage: null,
     ending: null,
   };
   let root: string | undefined;
@@ -133,12 +138,15 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
         startedAt: t,
         endedAt: null,
         report: null,
+        usage: null,
         outcome: 'running',
       });
     }
     const current = model.rounds[round - 1];
     if (current !== undefined && current.childId === null && typeof context.childId === 'string')
       current.childId = context.childId;
+    // Recordings made before usage was recorded have no total: their run stays at null.
+    model.usage = usageOf(context.usage);
 
     if (snapshot.status === 'done') {
       settle({ finalState: state, at: t, result: snapshot.output as RunEnding['result'] });
@@ -171,6 +179,12 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       enter(stateKey(line.value), line.t);
     } else if (line.type === '@xstate.snapshot') {
       onSnapshot(line);
+    } else if (line.type === '@xstate.event' && line.event.type === REPORT_DONE) {
+      // The round's usage is on the event that brought its report (the next round's start resets it in the
+      // context before any snapshot shows it); in a recording made before usage, the output is the bare report.
+      const round = model.rounds.at(-1);
+      const output = asContext(line.event.output);
+      if (round !== undefined) round.usage = usageOf(output.usage);
     }
     return model;
   }

@@ -1,5 +1,6 @@
 import type { RalphFailure } from '../contract/errors.js';
 import type { RalphEnvelope, RalphReport } from '../contract/types.js';
+import type { RalphUsage } from '../contract/usage.js';
 
 /**
  * What a person wants to know about one run, rebuilt from its recorded (or live) inspection events: the facts, the
@@ -21,6 +22,8 @@ export interface RunModel {
   path: { state: string; at: number }[];
   /** One entry per round started. */
   rounds: RunModelRound[];
+  /** What the rounds' agents said they used, summed; null when none said (and in recordings made before usage). */
+  usage: RalphUsage | null;
   /** Null while the run goes; its ending once it settled. */
   ending: RunEnding | null;
 }
@@ -35,6 +38,8 @@ export interface RunModelRound {
   endedAt: number | null;
   /** The accepted report (null until then, and for a round whose report or child failed). */
   report: RalphReport | null;
+  /** What its agent said it used; null when it said nothing, or has not reported yet. */
+  usage: RalphUsage | null;
   /** What became of the round. */
   outcome: 'running' | 'continue' | 'complete' | 'blocked' | 'budget-limited' | 'failed' | 'cancelled';
 }

@@ -10,10 +10,12 @@ import { MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
 import {
+  costBudgetNeedsCostReports,
   fingerprintFailed,
   roundTimedOut,
   timeRanOutBeforeRounds,
   timeRanOutInRound,
+  timeRanOutWaitingForLimit,
   verifyCouldNotStart,
 } from '../contract/guard-rail-messages.js';
 import {
@@ -43,6 +45,7 @@ import type {
   VerifyOutcome,
   VerifySpec,
 } from '../contract/types.js';
+import { addUsage, type RalphUsage } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 
 /** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
@@ -54,6 +57,8 @@ export interface ProviderSnapshot {
   registered: boolean;
   structuredOutput: boolean;
   inheritsParentContext: boolean;
+  /** Its children say what each round cost (absent: they do not), so a cost budget can hold. */
+  reportsCost?: boolean;
 }
 
 /** Everything a run starts from: plain data, so a run can be recorded and replayed. */
@@ -101,6 +106,38 @@ export const NO_GUARD_RAILS: GuardRails = Object.freeze({
 /** Why a round's child is being stopped by a guard rail. */
 export type RoundStopReason = 'round-timeout' | 'time-limit';
 
+/** What `awaitReport` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
+export interface RoundOutcome {
+  output: unknown;
+  usage: RalphUsage | null;
+  /** Set when the round ended on a usage or rate limit instead of a report. */
+  limit?: RoundLimit;
+}
+
+/** A round that ended on a usage or rate limit: what the agent said, and how long until the limit resets. */
+export interface RoundLimit {
+  /** The child failure's detail: the agent's words and when the limit resets. */
+  detail: string;
+  /** Time until the reset, from when the limit was recognised (ms); null when the agent gave none. */
+  retryInMs: number | null;
+}
+
+/** The margin added to a limit's reset time before the round runs again. */
+export const LIMIT_MARGIN_MS = 1_000;
+/** The first wait for a limit with no reset time; each further one in a row doubles, up to LIMIT_BACKOFF_MAX_MS. */
+export const LIMIT_BACKOFF_MS = 60_000;
+/** The longest wait for a limit with no reset time: 30 minutes. */
+export const LIMIT_BACKOFF_MAX_MS = 1_800_000;
+
+/** How long to wait for a limit: its reset plus the margin, or the backoff of the `waits`-th wait in a row. */
+export function limitWaitMs(limit: RoundLimit, waits: number): number {
+  const wait =
+    limit.retryInMs !== null
+      ? limit.retryInMs + LIMIT_MARGIN_MS
+      : Math.min(LIMIT_BACKOFF_MS * 2 ** Math.max(0, waits - 1), LIMIT_BACKOFF_MAX_MS);
+  return Math.min(wait, MAX_DURATION_MS);
+}
+
 /** The run's context: serializable, no functions, promises or controllers. */
 export interface RalphContext {
   runId: string;
@@ -136,6 +173,14 @@ export interface RalphContext {
   fingerprint: string | null;
   /** Consecutive rounds, up to now, that left the workspace unchanged. */
   idleRounds: number;
+  /** What this round's agent said it used, once its report came (null until then, or when it said nothing). */
+  roundUsage: RalphUsage | null;
+  /** What the run's rounds said they used, summed (null while none said anything). */
+  usage: RalphUsage | null;
+  /** Waits for a usage limit since the last accepted report (the backoff of a limit with no reset time doubles). */
+  limitWaits: number;
+  /** How long the current wait for a usage limit lasts (ms); null when the run is not waiting. */
+  limitWaitMs: number | null;
 }
 
 /** How a run ended: the envelope, or the failure, refusal or cancellation. */
@@ -215,6 +260,12 @@ function resumePointProblem(context: RalphContext): string | undefined {
 
 const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
 
+/** The run's cost budget (USD), or null when it has none. */
+const costBudgetOf = (context: RalphContext): number | null => context.guardRails.maxCostUsd ?? null;
+
+/** What the run's rounds said they cost so far (USD). */
+const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 0;
+
 /**
  * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
  * the first failing check speaks) and refused without starting anything. An accepted call runs rounds: `round`
@@ -239,6 +290,13 @@ const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { 
  * - Verify: a complete report goes to `verifying`, which runs the command; exit 0 completes the run, anything
  *   else hands the report and the failure to the next round (within the round cap), and a command that cannot
  *   start fails the workflow. CANCEL there waits in `cancellingVerify` until the command has stopped.
+ * - Cost: with a cost budget (`guardRails.maxCostUsd`) a provider that does not declare `reportsCost` is refused in
+ *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
+ *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
+ *   A round that is running is never stopped for cost: what it cost is known only once it reported.
+ * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
+ *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
+ *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
  * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
@@ -267,8 +325,8 @@ export const ralphMachine = setup({
   actors: {
     /** Starts one fresh child through the provider; rejects on a provider-start failure. */
     startChild: fromPromise<ChildStarted, ChildRequest>(notProvided('startChild')),
-    /** Resolves with the child's raw structured output; rejects on an ordinary child failure. */
-    awaitReport: fromPromise<unknown, RoundRef>(notProvided('awaitReport')),
+    /** Resolves with the child's raw structured output and its usage; rejects on an ordinary child failure. */
+    awaitReport: fromPromise<RoundOutcome, RoundRef>(notProvided('awaitReport')),
     /** Settles once a cancelled round's child has stopped. */
     awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
     /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
@@ -318,6 +376,15 @@ export const ralphMachine = setup({
     workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
       context.round > 0 && params.fingerprint === context.fingerprint,
     stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
+    roundHitLimitAndWaits: ({ context }, params: { limit: RoundLimit | undefined }) =>
+      params.limit !== undefined && context.guardRails.waitOnLimits === true,
+    roundHitLimit: (_, params: { limit: RoundLimit | undefined }) => params.limit !== undefined,
+    costBudgetLacksCostReports: ({ context }) =>
+      costBudgetOf(context) !== null && context.provider.reportsCost !== true,
+    costBudgetIsSpent: ({ context }) => {
+      const budget = costBudgetOf(context);
+      return budget !== null && spentUsdOf(context) >= budget;
+    },
   },
   actions: {
     refuse: assign((_, params: { message: string }) => fail({ code: 'refused', message: params.message })),
@@ -329,7 +396,12 @@ export const ralphMachine = setup({
       const from = context.resumeFrom as RalphResumePoint;
       return { round: from.round, handoff: from.handoff, agentsStarted: from.agentsStarted };
     }),
-    beginRound: assign(({ context }) => ({ round: context.round + 1, childId: null, review: null })),
+    beginRound: assign(({ context }) => ({
+      round: context.round + 1,
+      childId: null,
+      review: null,
+      roundUsage: null,
+    })),
     announceRound: emit(({ context }) => ({
       type: 'round-started' as const,
       runId: context.runId,
@@ -370,6 +442,10 @@ export const ralphMachine = setup({
     reviewReport: assign(({ context }, params: { output: unknown }) => ({
       review: reviewReport(params.output, context.maxHandoffChars),
     })),
+    recordUsage: assign(({ context }, params: { usage: RalphUsage | null }) => ({
+      roundUsage: params.usage,
+      usage: addUsage(context.usage, params.usage),
+    })),
     failMissingReport: assign(({ context }, params: { problem: string | undefined }) =>
       fail({
         code: 'workflow-failed',
@@ -398,13 +474,39 @@ export const ralphMachine = setup({
         lastHandoff: context.handoff,
       }),
     ),
-    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report })),
+    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report, limitWaits: 0 })),
+    failUsageLimit: assign(({ context }, params: { limit: RoundLimit }) =>
+      fail({
+        code: 'child-failed',
+        message: childFailureMessage(context.round, context.handoff),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail: params.limit.detail,
+      }),
+    ),
+    recordLimitWait: assign(({ context }, params: { limit: RoundLimit }) => ({
+      limitWaits: context.limitWaits + 1,
+      limitWaitMs: limitWaitMs(params.limit, context.limitWaits + 1),
+    })),
+    announceLimitWait: emit(({ context }, params: { limit: RoundLimit }) => ({
+      type: 'limit-wait-started' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+      waitMs: context.limitWaitMs as number,
+      detail: params.limit.detail,
+    })),
+    // The round is run again: it is started once more under its own number, so the wait costs no round of the cap.
+    repeatRound: assign(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
+    // Usage is added only when an agent said it, so a run whose agents say nothing emits the reference's event.
     announceReport: emit(({ context }) => ({
       type: 'report-accepted' as const,
       runId: context.runId,
       round: context.round,
       maxRounds: context.maxRounds,
       report: context.handoff as RalphReport,
+      ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
+      ...(context.usage === null ? {} : { totalUsage: context.usage }),
     })),
     settle: assign(({ context }, params: { status: RalphResultStatus }) => ({
       outcome: {
@@ -443,6 +545,25 @@ export const ralphMachine = setup({
             rounds: context.round,
             report: context.handoff as RalphReport,
             limit: { kind: 'idle' as const, maxIdleRounds: context.guardRails.maxIdleRounds as number },
+          },
+        },
+      },
+    })),
+    settleCostLimited: assign(({ context }) => ({
+      outcome: {
+        ok: true as const,
+        envelope: {
+          runId: context.runId,
+          agentsStarted: context.agentsStarted,
+          result: {
+            status: 'budget-limited' as const,
+            rounds: context.round,
+            report: context.handoff as RalphReport,
+            limit: {
+              kind: 'cost' as const,
+              maxCostUsd: costBudgetOf(context) as number,
+              spentUsd: spentUsdOf(context),
+            },
           },
         },
       },
@@ -498,6 +619,16 @@ export const ralphMachine = setup({
     ),
     failTimeRanOutBeforeRounds: assign(({ context }) => {
       const detail = timeRanOutBeforeRounds(context.guardRails.maxWallTimeMs as number);
+      return fail({
+        code: 'workflow-failed',
+        message: workflowFailed(detail),
+        round: context.round,
+        lastHandoff: context.handoff,
+        detail,
+      });
+    }),
+    failTimeRanOutWaiting: assign(({ context }) => {
+      const detail = timeRanOutWaitingForLimit(context.round, context.guardRails.maxWallTimeMs as number);
       return fail({
         code: 'workflow-failed',
         message: workflowFailed(detail),
@@ -586,6 +717,7 @@ export const ralphMachine = setup({
     // keeps that timer from ever taking a transition.
     roundTimeout: ({ context }) => context.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
     wallClock: ({ context }) => context.guardRails.maxWallTimeMs ?? MAX_DURATION_MS,
+    limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
   },
 }).createMachine({
   id: 'ralph',
@@ -615,6 +747,10 @@ export const ralphMachine = setup({
     stopReason: null,
     fingerprint: null,
     idleRounds: 0,
+    roundUsage: null,
+    usage: null,
+    limitWaits: 0,
+    limitWaitMs: null,
   }),
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
@@ -696,6 +832,16 @@ export const ralphMachine = setup({
           },
         },
         {
+          guard: 'costBudgetLacksCostReports',
+          target: 'rejected',
+          actions: {
+            type: 'refuse',
+            params: ({ context }) => ({
+              message: costBudgetNeedsCostReports(context.provider.name, costBudgetOf(context) as number),
+            }),
+          },
+        },
+        {
           guard: 'resumePointIsInvalid',
           target: 'rejected',
           actions: {
@@ -766,10 +912,41 @@ export const ralphMachine = setup({
         id: 'awaitReport',
         src: 'awaitReport',
         input: ({ context }) => ({ runId: context.runId, round: context.round }),
-        onDone: {
-          target: 'reviewingReport',
-          actions: { type: 'reviewReport', params: ({ event }) => ({ output: event.output }) },
-        },
+        onDone: [
+          {
+            guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => ({ limit: event.output.limit }) },
+            target: 'waitingForLimit',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              {
+                type: 'recordLimitWait',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+              {
+                type: 'announceLimitWait',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+            ],
+          },
+          {
+            guard: { type: 'roundHitLimit', params: ({ event }) => ({ limit: event.output.limit }) },
+            target: 'failed',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              {
+                type: 'failUsageLimit',
+                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
+              },
+            ],
+          },
+          {
+            target: 'reviewingReport',
+            actions: [
+              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
+              { type: 'reviewReport', params: ({ event }) => ({ output: event.output.output }) },
+            ],
+          },
+        ],
         onError: {
           target: 'failed',
           actions: { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
@@ -853,6 +1030,15 @@ export const ralphMachine = setup({
             { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
             'announceReport',
             { type: 'settle', params: { status: 'budget-limited' } },
+          ],
+        },
+        {
+          guard: 'costBudgetIsSpent',
+          target: 'budgetLimited',
+          actions: [
+            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'announceReport',
+            'settleCostLimited',
           ],
         },
         {
@@ -985,11 +1171,22 @@ export const ralphMachine = setup({
     },
     nextRound: {
       description:
-        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget is spent no round starts. Eventless: a run never rests here.',
+        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
       always: [
         { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutBeforeRounds' },
         { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
+        { guard: 'costBudgetIsSpent', target: 'budgetLimited', actions: 'settleCostLimited' },
         { target: 'round' },
+      ],
+    },
+    waitingForLimit: {
+      description:
+        "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.",
+      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
+      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+      always: [
+        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutWaiting' },
+        { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
       ],
     },
     stoppingRound: {
@@ -1059,7 +1256,7 @@ export const ralphMachine = setup({
     budgetLimited: {
       type: 'final',
       description:
-        'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit).',
+        'A limit was reached while the last report still had work remaining: the round cap, or a guard rail (the time limit, the idle limit, the cost limit).',
       tags: ['settled', 'succeeded'],
     },
     failed: {

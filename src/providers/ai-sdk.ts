@@ -1,11 +1,14 @@
 import {
+  APICallError,
   generateText,
   type JSONSchema7,
   jsonSchema,
   type LanguageModel,
+  type LanguageModelUsage,
   NoObjectGeneratedError,
   NoOutputGeneratedError,
   Output,
+  RetryError,
   stepCountIs,
   ToolChoiceViolationError,
 } from 'ai';
@@ -13,7 +16,9 @@ import { errorText } from '../contract/error-text.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
+import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
+import { retryAfterOf, type UsageLimit, UsageLimitError } from './usage-limit.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';
 
@@ -33,6 +38,8 @@ export interface AiSdkProviderOptions {
   maxToolOutputBytes?: number;
   /** Recursion guard: `start` refuses when this process already runs at this Ralph depth; default 3. */
   depthLimit?: number;
+  /** Retries of a failed model call, the AI SDK's own (default: the SDK's, 2); a 429 after them is a usage limit. */
+  maxRetries?: number;
   /** The environment whose RALPH_DEPTH the depth guard reads; default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -76,6 +83,29 @@ function reportFromUnparsedAnswer(text: string | undefined, finishReason: string
 }
 
 /**
+ * A model call refused with status 429 (the SDK's own retries included: the last of them), as a usage limit that
+ * resets when its `retry-after` header says; null for any other error.
+ */
+function rateLimitOf(error: unknown): UsageLimit | null {
+  const call = RetryError.isInstance(error) ? error.lastError : error;
+  if (!APICallError.isInstance(call) || call.statusCode !== 429) return null;
+  const headers = call.responseHeaders ?? {};
+  const retryAfter = Object.entries(headers).find(([key]) => key.toLowerCase() === 'retry-after')?.[1];
+  return { said: `status 429: ${call.message}`, resetsAt: retryAfterOf(retryAfter) };
+}
+
+/** What a round's model calls used, all steps summed, as the SDK counts it (tokens and steps; no cost). */
+function usageOfSteps(usage: LanguageModelUsage, steps: number): RalphUsage | null {
+  return usageOf({
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.inputTokenDetails?.cacheReadTokens,
+    cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens,
+    turns: steps,
+  });
+}
+
+/**
  * A provider whose children are fresh in-process agents on an AI SDK language model. Each round is one
  * `generateText` call that sees only the round prompt (no conversation, no parent history), works through
  * workspace tools confined to the calling agent's folder, and ends with a structured report requested with the
@@ -101,7 +131,12 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
   const baseEnv = options.baseEnv ?? process.env;
   const system = options.system ?? AI_SDK_CHILD_SYSTEM;
 
-  async function runRound(request: ChildRequest, root: string, start: ChildStartOptions): Promise<unknown> {
+  async function runRound(
+    request: ChildRequest,
+    root: string,
+    start: ChildStartOptions,
+    said: (usage: RalphUsage | null) => void,
+  ): Promise<unknown> {
     const { signal } = start;
     const commands = new Set<Promise<unknown>>();
     const tools = createWorkspaceTools({
@@ -138,12 +173,14 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
           description: 'The structured report that ends this Ralph round.',
         }),
         abortSignal: signal,
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
         onStepFinish: (step) => {
           stepsDone += 1;
           lastFinish = step.finishReason;
         },
       });
       if (signal.aborted) throw new Error('the round was aborted');
+      said(usageOfSteps(result.totalUsage, result.steps.length));
       return result.output;
     } catch (error) {
       if (signal.aborted) throw error;
@@ -163,6 +200,8 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
             : `the model ended step ${stepsDone} of ${maxSteps} with no final answer${finishNote(lastFinish)}`;
         return unreadableReport('missing', `${ended}: ${error.message}`);
       }
+      const limit = rateLimitOf(error);
+      if (limit !== null) throw new UsageLimitError(name, limit);
       throw error;
     } finally {
       await Promise.allSettled([...commands]);
@@ -176,10 +215,13 @@ export function aiSdkProvider(options: AiSdkProviderOptions): SubagentProvider {
       // A model's tools can run `ralph`, so an in-process child counts as one Ralph level, as a command child does.
       assertDepthAllowed(depthLimit, baseEnv);
       const root = await workspaceRoot(request.cwd);
-      const report = runRound(request, root, start);
+      let usage: RalphUsage | null = null;
+      const report = runRound(request, root, start, (used) => {
+        usage = used;
+      });
       // The run awaits the report later; until then its rejection is not an unhandled one.
       report.catch(() => {});
-      return { id: `${name}-${request.runId}-r${request.round}`, report };
+      return { id: `${name}-${request.runId}-r${request.round}`, report, usage: () => usage };
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { SubagentProvider } from '../contract/types.js';
+import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
 import { lastJsonObject } from './last-json-object.js';
+import { claudeLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Claude Code preset. */
 export interface ClaudeProviderOptions extends CommandPresetOptions {
@@ -63,6 +65,43 @@ export async function readClaudeResult({ stdout }: CommandOutputs): Promise<unkn
 }
 
 /**
+ * What Claude Code's `--output-format json` result says the round used: `total_cost_usd`, the `usage` tokens
+ * (`input_tokens`, `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`), `num_turns` and
+ * `duration_ms`; null when there is no result, or it says none of them.
+ */
+export async function readClaudeUsage({ stdout }: CommandOutputs): Promise<RalphUsage | null> {
+  const result = claudeResultObject(stdout);
+  if (result === undefined) return null;
+  const tokens =
+    typeof result.usage === 'object' && result.usage !== null
+      ? (result.usage as Record<string, unknown>)
+      : {};
+  return usageOf({
+    costUsd: result.total_cost_usd,
+    inputTokens: tokens.input_tokens,
+    outputTokens: tokens.output_tokens,
+    cacheReadTokens: tokens.cache_read_input_tokens,
+    cacheWriteTokens: tokens.cache_creation_input_tokens,
+    turns: result.num_turns,
+    durationMs: result.duration_ms,
+  });
+}
+
+/**
+ * Whether Claude Code's result says the round ended on a usage or rate limit (an error result whose text is one of
+ * its limit messages), and when it resets.
+ */
+export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null {
+  const result = claudeResultObject(stdout);
+  if (result === undefined) return null;
+  const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
+  if (result.is_error !== true && (subtype === undefined || subtype === 'success')) return null;
+  const errors = Array.isArray(result.errors) ? result.errors.map(String) : [];
+  const said = [...errors, typeof result.result === 'string' ? result.result : ''].filter(Boolean).join('; ');
+  return claudeLimitOf(said);
+}
+
+/**
  * Claude Code as a fresh child per round. The argv, and why each flag is there:
  * - `-p`: print mode, one non-interactive turn; with no prompt argument the prompt is read from stdin.
  * - `--output-format json`: one JSON result on stdout, carrying `subtype`, `is_error` and `structured_output`.
@@ -78,7 +117,8 @@ export async function readClaudeResult({ stdout }: CommandOutputs): Promise<unkn
  * - no `--setting-sources` by default: dropping the user source would also drop the user's `apiKeyHelper` and `env`
  *   (how many users authenticate or reach a gateway) and their permission rules, and MCP is already closed off
  *   above. `settingSources` passes it for hosts that want the child isolated from user-wide settings too.
- * RALPH_DEPTH guards recursion as well, should the child run `ralph` from a shell.
+ * RALPH_DEPTH guards recursion as well, should the child run `ralph` from a shell. Each round's usage is read off the
+ * same JSON result (`readClaudeUsage`), its cost included, so the provider declares `reportsCost`.
  */
 export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentProvider {
   return commandProvider({
@@ -101,5 +141,8 @@ export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentPro
       ...(options.extraArgs ?? []),
     ],
     readReport: readClaudeResult,
+    readUsage: readClaudeUsage,
+    usageLimitOf: claudeUsageLimit,
+    reportsCost: true,
   });
 }

@@ -1,5 +1,14 @@
 import type { SubagentProvider } from '../contract/types.js';
-import { type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  commandProvider,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  defaultReportReader,
+  passThrough,
+} from './command.js';
+import { codexLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Codex CLI preset. */
 export interface CodexProviderOptions extends CommandPresetOptions {
@@ -20,6 +29,93 @@ function disableMcpServer(name: string): string[] {
   return ['-c', `mcp_servers.${name}.enabled=false`, '-c', `mcp_servers.${name}.command="ralph"`];
 }
 
+/** The JSON events of `codex exec --json`, one a line; lines that are not a JSON object are skipped. */
+function codexEvents(stdout: string): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (typeof value === 'object' && value !== null) events.push(value as Record<string, unknown>);
+    } catch {
+      // A line cut by the output bound, or not an event: nothing to read from it.
+    }
+  }
+  return events;
+}
+
+/**
+ * What a codex round used: the `usage` of every `turn.completed` event (`input_tokens`, `cached_input_tokens`,
+ * `cache_write_input_tokens`, `output_tokens`), summed, and the turns counted; codex reports no cost.
+ */
+export async function readCodexUsage({ stdout }: CommandOutputs): Promise<RalphUsage | null> {
+  let total: RalphUsage | null = null;
+  for (const event of codexEvents(stdout)) {
+    if (event.type !== 'turn.completed') continue;
+    const usage = (typeof event.usage === 'object' && event.usage !== null ? event.usage : {}) as Record<
+      string,
+      unknown
+    >;
+    const turn = usageOf({
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      cacheReadTokens: usage.cached_input_tokens,
+      cacheWriteTokens: usage.cache_write_input_tokens,
+    });
+    total = addUsage(total, { ...turn, turns: 1 });
+  }
+  return total;
+}
+
+/**
+ * What a failed codex round said: its stderr, then the errors of its JSON event stream (`error` events, and a
+ * `turn.failed` whose message no `error` event gave) as `ERROR: <message>` lines, as codex prints them without
+ * `--json`.
+ */
+export function codexFailureStderr({ stdout, stderr }: CommandOutputs): string {
+  const errors: string[] = [];
+  for (const event of codexEvents(stdout)) {
+    const failed = event.error as { message?: unknown } | undefined;
+    const message =
+      event.type === 'error' ? event.message : event.type === 'turn.failed' ? failed?.message : undefined;
+    if (typeof message === 'string' && !errors.includes(message)) errors.push(message);
+  }
+  if (errors.length === 0) return stderr;
+  const lines = errors.map((message) => `ERROR: ${message}`).join('\n');
+  return stderr.trim() === '' ? lines : `${stderr.trimEnd()}\n${lines}`;
+}
+
+/** Whether a codex round ended on a usage or rate limit (an error on its event stream says so), and when it resets. */
+export function codexUsageLimit(outputs: CommandOutputs): UsageLimit | null {
+  for (const line of codexFailureStderr({ ...outputs, stderr: '' }).split('\n')) {
+    const limit = codexLimitOf(line.replace(/^ERROR: /, ''));
+    if (limit !== null) return limit;
+  }
+  return null;
+}
+
+/** The text of the last `agent_message` item on codex's JSON event stream: its final message. */
+function lastAgentMessage(stdout: string): string | undefined {
+  let text: string | undefined;
+  for (const event of codexEvents(stdout)) {
+    const item = event.item as { type?: unknown; text?: unknown } | undefined;
+    if (event.type === 'item.completed' && item?.type === 'agent_message' && typeof item.text === 'string')
+      text = item.text;
+  }
+  return text;
+}
+
+/**
+ * The report of a codex round: the report file `-o` wrote, else its final message as the JSON event stream
+ * carries it (with `--json` stdout holds events, so the protocol's fallback reads the final message, not the
+ * last event).
+ */
+export function codexReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
+  const read = defaultReportReader(maxBytes);
+  return (outputs: CommandOutputs): Promise<unknown> =>
+    read({ ...outputs, stdout: lastAgentMessage(outputs.stdout) ?? '' });
+}
+
 /**
  * The Codex CLI as a fresh child per round. The argv, and why each flag is there:
  * - `exec`: the non-interactive mode; it never asks for approval and exits when the turn ends.
@@ -27,6 +123,8 @@ function disableMcpServer(name: string): string[] {
  *   OpenAI's strict structured output needs); the final message is JSON of that shape.
  * - `-o <RALPH_REPORT_FILE>` (`--output-last-message`): codex writes that final message to the report file, where
  *   the command protocol reads the report (stdout, which also gets it, is the fallback).
+ * - `--json`: stdout is codex's JSON event stream, whose `turn.completed` events say what each turn used
+ *   (`readCodexUsage`); the report still comes from the `-o` file, or else the stream's final message.
  * - `-C <cwd>`: the calling agent's folder is the workspace root, whatever codex's own cwd resolution does.
  * - `--skip-git-repo-check`: the workspace need not be a git repository.
  * - `--ephemeral`: no session rollout files are persisted, so nothing can be resumed: each round is fresh.
@@ -49,6 +147,7 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
     ...passThrough(options),
     args: ({ request, schemaFile, reportFile }) => [
       'exec',
+      '--json',
       '--output-schema',
       schemaFile,
       '-o',
@@ -63,5 +162,9 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
       ...(options.extraArgs ?? []),
       '-',
     ],
+    readReport: codexReportReader(options.maxOutputBytes),
+    readUsage: readCodexUsage,
+    failureStderr: codexFailureStderr,
+    usageLimitOf: codexUsageLimit,
   });
 }

@@ -7,12 +7,14 @@ import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
+import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
 import { isDirectory } from './directory.js';
 import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
 import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
+import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -24,6 +26,8 @@ const FAILURE_TAIL_CHARS = 2_000;
 export interface CommandOutputs {
   /** The path in RALPH_REPORT_FILE (it may not exist). */
   reportFile: string;
+  /** The path in RALPH_USAGE_FILE (it may not exist); always set by the command provider. */
+  usageFile?: string;
   /** The kept tail of standard output. */
   stdout: string;
   /** The kept tail of standard error. */
@@ -54,6 +58,23 @@ export interface CommandProviderOptions {
   depthLimit?: number;
   /** Preset hook: turn the finished process's outputs into the raw report (default: report file, else last JSON object on stdout). */
   readReport?: (outputs: CommandOutputs) => Promise<unknown>;
+  /**
+   * Preset hook: what the finished process said it used (default: the JSON object in RALPH_USAGE_FILE, if the
+   * child wrote one). Read once the report was; a throw or null means nothing is known.
+   */
+  readUsage?: (outputs: CommandOutputs) => Promise<RalphUsage | null>;
+  /**
+   * Preset hook: what a failed child said on stderr, as its failure quotes it (default: its stderr), for an agent
+   * that reports its errors elsewhere (codex --json puts them on its stdout event stream).
+   */
+  failureStderr?: (outputs: CommandOutputs) => string;
+  /**
+   * Preset hook: whether the finished process ended on a usage or rate limit, and when it resets. A limit rejects
+   * the report with a UsageLimitError (a child failure whose detail says so), whatever the exit code.
+   */
+  usageLimitOf?: (outputs: CommandOutputs) => UsageLimit | null;
+  /** Its agents say what each round cost (`costUsd`), so a cost budget can hold (default false). */
+  reportsCost?: boolean;
   /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
   args?: (context: CommandArgsContext) => readonly string[];
   /** The environment the child inherits and the depth guard reads; default `process.env`. */
@@ -142,6 +163,22 @@ function readRegularFileBounded(path: string, limit: number): string | undefined
   }
 }
 
+/**
+ * The command agent protocol's usage: the JSON object in the usage file, its fields that are numbers (see
+ * RalphUsage); null when the child wrote none, or nothing readable (a usage file never fails a round).
+ */
+export function defaultUsageReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
+  return async ({ usageFile }: CommandOutputs): Promise<RalphUsage | null> => {
+    if (usageFile === undefined) return null;
+    try {
+      const text = await readBounded(usageFile, maxBytes);
+      return text === undefined ? null : usageOf(JSON.parse(text));
+    } catch {
+      return null;
+    }
+  };
+}
+
 /** Reads at most `limit` bytes of a file; undefined when it does not exist. */
 async function readBounded(path: string, limit: number): Promise<string | undefined> {
   const quick = readRegularFileBounded(path, limit);
@@ -206,7 +243,8 @@ function assertDirectory(cwd: string): void {
 /**
  * A provider that starts one fresh process per round, following the command agent protocol: argv without a shell,
  * in the calling agent's folder, in a process group of its own; the round prompt on stdin; RALPH_RUN_ID,
- * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE and RALPH_DEPTH in its environment. Exit 0 →
+ * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE, RALPH_USAGE_FILE and RALPH_DEPTH in its
+ * environment (the usage file is optional: what the child used, read once it reported). Exit 0 →
  * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
@@ -232,6 +270,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
   );
   const depthLimit = positiveSafeInteger(options.depthLimit ?? DEFAULT_DEPTH_LIMIT, 'depthLimit');
   const readReport = options.readReport ?? defaultReportReader(maxOutputBytes);
+  const readUsage = options.readUsage ?? defaultUsageReader(maxOutputBytes);
   const shown = JSON.stringify(program);
 
   async function start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions) {
@@ -242,7 +281,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     await sweepOrphanedRoundsOnce();
 
     const folder = takeRoundFolder(`${JSON.stringify(request.outputSchema, null, 2)}\n`);
-    const { schemaFile, reportFile } = folder;
+    const { schemaFile, reportFile, usageFile } = folder;
     let child: GroupProcess;
     try {
       const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
@@ -256,6 +295,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           RALPH_MAX_ROUNDS: String(request.maxRounds),
           RALPH_SCHEMA_FILE: schemaFile,
           RALPH_REPORT_FILE: reportFile,
+          RALPH_USAGE_FILE: usageFile,
           [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1),
         },
         input: request.prompt,
@@ -271,17 +311,27 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       throw error;
     }
 
+    /** What the child said it used, once the report was read. */
+    let usage: RalphUsage | null = null;
     // The round is over only when its whole group is: `exited` waits for that, within a bound.
     const report = child.exited.then(async ({ code, signal: killedBy, stdout, stderr }) => {
       try {
         const outputs: CommandOutputs = {
           reportFile,
+          usageFile,
           stdout: stdout.text(),
           stderr: stderr.text(),
           exitCode: code ?? -1,
         };
-        if (killedBy !== null || code !== 0) throw failureOf(shown, code, killedBy, outputs);
-        return await readReport(outputs);
+        const limit = killedBy === null ? (options.usageLimitOf?.(outputs) ?? null) : null;
+        if (limit !== null) throw new UsageLimitError(options.name ?? 'command', limit);
+        if (killedBy !== null || code !== 0) {
+          const said = options.failureStderr?.(outputs) ?? outputs.stderr;
+          throw failureOf(shown, code, killedBy, { ...outputs, stderr: said });
+        }
+        const raw = await readReport(outputs);
+        usage = await readUsage(outputs).catch(() => null);
+        return raw;
       } finally {
         folder.release();
       }
@@ -293,13 +343,18 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       id: `${request.runId}-r${request.round}-pid${child.pid}`,
       pid: child.pid,
       report,
+      usage: () => usage,
     };
     return run;
   }
 
   return {
     name: options.name ?? 'command',
-    capabilities: { structuredOutput: true, inheritsParentContext: false },
+    capabilities: {
+      structuredOutput: true,
+      inheritsParentContext: false,
+      ...(options.reportsCost === true ? { reportsCost: true } : {}),
+    },
     start,
   };
 }

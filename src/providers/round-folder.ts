@@ -49,6 +49,9 @@ const SCHEMA_FILE = 'report.schema.json';
 /** The name of the report file in a round folder. */
 const REPORT_FILE = 'report.json';
 
+/** The name of the optional usage file in a round folder. */
+const USAGE_FILE = 'usage.json';
+
 /** How long a released round folder waits for the next round before it is removed. */
 const IDLE_FOLDER_MS = 1_000;
 
@@ -59,6 +62,8 @@ export interface RoundFolder {
   schemaFile: string;
   /** Where the child writes its report (RALPH_REPORT_FILE); nothing is there when the round starts. */
   reportFile: string;
+  /** Where the child may write what it used (RALPH_USAGE_FILE); nothing is there when the round starts. */
+  usageFile: string;
   /**
    * Records the round's process group, so a sweep after this host's death can kill it. Synchronous (a small
    * overwrite, some tens of µs), so it can run in the tick the group is born in and leave no turn of the event loop
@@ -172,7 +177,7 @@ function newFolder(base: string, schemaText: string, host: HostIdentity | null):
  * folder it cannot judge, so the rewrite needs no rename. Where /proc cannot identify processes (not Linux) nothing
  * is recorded and nothing will be swept.
  *
- * Folders are reused. At the round's end the report file is unlinked and the folder renamed to a `ralph-spare-*`
+ * Folders are reused. At the round's end the report and usage files are unlinked and the folder renamed to a `ralph-spare-*`
  * name, so no path the round saw exists past its end; the next round renames a spare to a fresh `ralph-round-*`
  * name, its owner record and schema file in place. A spare is removed after a second unused, or at the host's exit;
  * a SIGKILLed host's spares are swept like its round folders. Per round that is two renames, an unlink and the
@@ -193,6 +198,7 @@ export function takeRoundFolder(schemaText: string): RoundFolder {
   const ownerFile = join(dir, ROUND_OWNER_FILE);
   const schemaFile = join(dir, SCHEMA_FILE);
   const reportFile = join(dir, REPORT_FILE);
+  const usageFile = join(dir, USAGE_FILE);
   let schemaStat: Stats | undefined;
   try {
     schemaStat = statSync(schemaFile);
@@ -204,6 +210,7 @@ export function takeRoundFolder(schemaText: string): RoundFolder {
     dir,
     schemaFile,
     reportFile,
+    usageFile,
     recordGroup(pid) {
       const startTime = procStat(pid)?.startTime;
       if (host === null || startTime === undefined) return;
@@ -225,6 +232,7 @@ export function takeRoundFolder(schemaText: string): RoundFolder {
           now.mtimeMs === schemaStat.mtimeMs;
         if (!same) throw new Error('the schema file changed');
         unlinkIfThere(reportFile);
+        unlinkIfThere(usageFile);
         const renamed = freshName(base, SPARE_FOLDER_PREFIX);
         renameSync(dir, renamed);
         idle.push({ base, dir: renamed, schemaText });

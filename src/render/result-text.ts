@@ -1,5 +1,10 @@
 import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
-import { idleLimitLabel, timeLimitLabel, verifiedCompleteLabel } from '../contract/guard-rail-messages.js';
+import {
+  costLimitLabel,
+  idleLimitLabel,
+  timeLimitLabel,
+  verifiedCompleteLabel,
+} from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
 import type { RalphEnvelope } from '../contract/types.js';
 import { truncateText } from './truncate.js';
@@ -19,6 +24,7 @@ export function resultLabel(envelope: RalphEnvelope): string {
     case 'budget-limited':
       if (limit?.kind === 'time') return timeLimitLabel(limit.maxWallTimeMs);
       if (limit?.kind === 'idle') return idleLimitLabel(limit.maxIdleRounds);
+      if (limit?.kind === 'cost') return costLimitLabel(limit.maxCostUsd, limit.spentUsd);
       return budgetLimitedLabel(rounds);
   }
 }

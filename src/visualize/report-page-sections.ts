@@ -1,4 +1,5 @@
 import type { RalphReport } from '../contract/types.js';
+import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
 import { resultLabel } from '../render/result-text.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
@@ -91,6 +92,7 @@ function facts(model: RunModel): string {
         : `${model.rounds.length} of ${model.maxRounds}`,
     ) +
     fact('Agents started', String(model.agentsStarted)) +
+    (model.usage === null ? '' : fact('Used in all', escapeHtml(usageText(model.usage)))) +
     fact('Started', `<time>${escapeHtml(model.startedAt)}</time>`) +
     fact('Duration', duration) +
     fact(
@@ -174,7 +176,20 @@ const OUTCOME_LABELS: Record<RunModelRound['outcome'], string> = {
   cancelled: 'cancelled',
 };
 
-function roundEntry(model: RunModel, round: RunModelRound, open: boolean): string {
+/** A round's usage cell: its cost when its agent said it, else its tokens, else a dash. */
+function usageCell(usage: RalphUsage | null): string {
+  if (usage === null) return '<span class="used none">–</span>';
+  const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+  const shown =
+    usage.costUsd !== undefined
+      ? costText(usage.costUsd)
+      : tokens > 0
+        ? `${tokens.toLocaleString('en-US')} tok`
+        : '–';
+  return `<span class="used" title="${escapeHtml(usageText(usage))}">${shown}</span>`;
+}
+
+function roundEntry(model: RunModel, round: RunModelRound, open: boolean, withUsage: boolean): string {
   const clock = wallClock(model.startedAt, round.startedAt);
   const duration = round.endedAt === null ? 'running' : formatDuration(round.endedAt - round.startedAt);
   const summary = round.report?.summary ?? roundWithoutReport(round);
@@ -188,6 +203,7 @@ function roundEntry(model: RunModel, round: RunModelRound, open: boolean): strin
     `<summary><span class="n">${round.round}</span>` +
     `<span class="at"${clock === undefined ? '' : ` title="${clock}"`}>${formatOffset(round.startedAt)}</span>` +
     `<span class="dur">${duration}</span>` +
+    (withUsage ? usageCell(round.usage) : '') +
     `<span class="badge outcome-${round.outcome}">${OUTCOME_LABELS[round.outcome]}</span>` +
     `<span class="sum">${escapeHtml(summary)}</span></summary>` +
     `<div class="body">${body}</div></details>`
@@ -221,15 +237,17 @@ function timeline(model: RunModel): string {
     return '<section class="card" id="timeline"><h2>Rounds</h2><p class="none">No round started.</p></section>';
   }
   const openAll = rounds.length <= OPEN_ALL_UP_TO;
+  // The usage column is there only when some agent said what it used, so a report of such a run keeps its look.
+  const withUsage = model.usage !== null || rounds.some((round) => round.usage !== null);
   const entries = rounds.map((round, index) =>
-    roundEntry(model, round, openAll || index === rounds.length - 1),
+    roundEntry(model, round, openAll || index === rounds.length - 1, withUsage),
   );
   return (
-    `<section class="card" id="timeline"><div class="timeline-head"><h2>Rounds <span class="count">${rounds.length}</span></h2>` +
+    `<section class="card${withUsage ? ' with-usage' : ''}" id="timeline"><div class="timeline-head"><h2>Rounds <span class="count">${rounds.length}</span></h2>` +
     `<span class="tools"><button type="button" data-details="open">Expand all</button>` +
     `<button type="button" data-details="close">Collapse all</button></span></div>` +
     (rounds.length > 1 ? strip(rounds) : '') +
-    `<div class="columns" aria-hidden="true"><span>#</span><span>start</span><span>duration</span><span>outcome</span><span>summary</span></div>` +
+    `<div class="columns" aria-hidden="true"><span>#</span><span>start</span><span>duration</span>${withUsage ? '<span>used</span>' : ''}<span>outcome</span><span>summary</span></div>` +
     `<div class="rounds">${entries.join('')}</div></section>`
   );
 }

@@ -93,6 +93,9 @@ button:hover { background: var(--mute-bg); }
 .cell.outcome-cancelled { background: var(--mute); }
 .columns, .round > summary { display: grid; grid-template-columns: 3rem 5rem 5.5rem 8rem minmax(0, 1fr);
   gap: 10px; align-items: baseline; }
+.with-usage .columns, .with-usage .round > summary {
+  grid-template-columns: 3rem 5rem 5.5rem 5.5rem 8rem minmax(0, 1fr); }
+.round .used { font-variant-numeric: tabular-nums; font-size: 12.5px; }
 .columns { font-size: 12px; color: var(--muted); padding: 0 8px 4px 26px; border-bottom: 1px solid var(--line); }
 .round { border-bottom: 1px solid var(--line); }
 .round > summary { padding: 5px 8px 5px 26px; cursor: pointer; list-style: none; position: relative; }

@@ -190,14 +190,15 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     const run = await completeRun();
     const [, reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
     const text = editLine(run.text, reportDone as number, (line) => {
-      const event = line.event as { output: RalphReport };
-      const output: RalphReport = {
-        ...event.output,
+      // awaitReport resolves with the raw report and what the round used.
+      const event = line.event as { output: { output: RalphReport; usage: unknown } };
+      const report: RalphReport = {
+        ...event.output.output,
         status: 'complete',
         evidence: ['edited'],
         nextSteps: [],
       };
-      return { ...line, event: { ...event, output } };
+      return { ...line, event: { ...event, output: { ...event.output, output: report } } };
     });
     const turn = rootLines(text, '@xstate.microstep').filter((line) => line > (reportDone as number))[1];
     const error = refusal(text);

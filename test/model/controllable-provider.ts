@@ -5,6 +5,7 @@ import type {
   ProviderCapabilities,
   SubagentProvider,
 } from '../../src/contract/types.js';
+import type { RalphUsage } from '../../src/contract/usage.js';
 
 /** A promise the test settles by hand. */
 interface Deferred<T> {
@@ -45,6 +46,8 @@ export interface ControlledChild {
   terminationGraceMs: number;
   start: Deferred<ChildRun>;
   report: Deferred<unknown> | null;
+  /** What the child says it used, once it reported (null: nothing). */
+  usage: RalphUsage | null;
 }
 
 /** A provider whose starts and children do exactly what the test says, when it says it. */
@@ -58,10 +61,12 @@ export interface ControllableProvider extends SubagentProvider {
   startChild(childId: string): void;
   /** The provider fails to start the latest child. */
   failStart(message: string): void;
-  /** The latest child hands back `output` as its structured output. */
-  report(output: unknown): void;
+  /** The latest child hands back `output` as its structured output, saying it used `usage`. */
+  report(output: unknown, usage?: RalphUsage | null): void;
   /** The latest child fails before producing a report. */
   failChild(message: string): void;
+  /** The latest child fails with this error (a usage limit). */
+  failChildWith(error: Error): void;
   /** The latest child, aborted, stops: its pending start or its report rejects. */
   stopAborted(): void;
   /** Settles everything still pending, as a child ignoring its abort would do at some later point. */
@@ -97,23 +102,34 @@ export function createControllableProvider(
       return children.filter((c) => !c.start.settled || (c.report !== null && !c.report.settled)).length;
     },
     start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions): Promise<ChildRun> {
-      const child: ControlledChild = { request, signal, terminationGraceMs, start: deferred(), report: null };
+      const child: ControlledChild = {
+        request,
+        signal,
+        terminationGraceMs,
+        start: deferred(),
+        report: null,
+        usage: null,
+      };
       children.push(child);
       return child.start.promise;
     },
     startChild(childId) {
       const child = latest();
       child.report = deferred();
-      child.start.resolve({ id: childId, report: child.report.promise });
+      child.start.resolve({ id: childId, report: child.report.promise, usage: () => child.usage });
     },
     failStart(message) {
       latest().start.reject(new Error(message));
     },
-    report(output) {
+    report(output, usage = null) {
+      latest().usage = usage;
       latestReport().resolve(output);
     },
     failChild(message) {
       latestReport().reject(new Error(message));
+    },
+    failChildWith(error) {
+      latestReport().reject(error);
     },
     stopAborted() {
       const child = latest();

@@ -71,6 +71,7 @@ const RESUMED_HANDOFF = {
   nextSteps: ['port the parser'],
   blocker: null,
 };
+const NO_COST = `Ralph cannot hold the $2.00 cost limit: subagent provider "${PROVIDER_NAME}" does not report what its rounds cost, so the budget would never stop the run. Use a provider that reports cost (claude, or a command agent whose provider is configured with reportsCost and that writes costUsd to RALPH_USAGE_FILE), or drop the cost limit.`;
 const INHERITS = `Ralph subagent provider "${PROVIDER_NAME}" inherits parent context; Ralph requires a fresh provider`;
 
 /** Calls the checks refuse before anything starts, one per check, and some that fail several checks at once. */
@@ -129,6 +130,11 @@ export const REFUSED_CALLS: readonly InputVariant[] = [
     'a provider that inherits the parent context',
     { provider: { registered: true, capabilities: { structuredOutput: true, inheritsParentContext: true } } },
     INHERITS,
+  ),
+  refused(
+    'a cost limit with a provider that does not report cost',
+    { config: config({ maxCostUsd: 2 }) },
+    NO_COST,
   ),
   refused(
     'every check failing: the objective speaks first',
@@ -279,6 +285,28 @@ export const GUARD_RAIL_CALLS: readonly InputVariant[] = [
     'cap 3 and an idle limit of 2 rounds',
     { args: { objective: 'Port the parser to Rust', maxRounds: 3 }, config: config({ maxIdleRounds: 2 }) },
     { cap: 3 },
+  ),
+  call(
+    'cap 3, a verify command and a cost limit of $1 (every round says it cost $1)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 3 },
+      config: config({ verify: { argv: ['npm', 'test'] }, maxCostUsd: 1 }),
+      provider: { registered: true, capabilities: { ...FRESH, reportsCost: true } },
+    },
+    { cap: 3 },
+  ),
+  call(
+    'cap 2 and --wait-on-limits',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 2 }, config: config({ waitOnLimits: true }) },
+    { cap: 2 },
+  ),
+  call(
+    'cap 2, --wait-on-limits and a time limit of 2h',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ waitOnLimits: true, maxWallTimeMs: 7_200_000 }),
+    },
+    { cap: 2 },
   ),
   call(
     'cap 2, a verify command, an idle limit of 1 round and a time limit of 2h',

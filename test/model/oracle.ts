@@ -7,9 +7,17 @@ import type {
   RalphResultStatus,
   VerifyOutcome,
 } from '../../src/contract/types.js';
+import type { RalphUsage } from '../../src/contract/usage.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
-import { EVENT, type ModelEvent, VERIFY_ARGV } from './ralph-model.js';
+import {
+  EVENT,
+  type ModelEvent,
+  ROUND_LIMIT,
+  ROUND_USAGE,
+  USAGE_LIMIT_VARIANT,
+  VERIFY_ARGV,
+} from './ralph-model.js';
 import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
@@ -41,6 +49,8 @@ export interface Expected {
 /** What the offers of a state depend on besides the state: the guard rails that are on, and the budget. */
 export interface OfferContext {
   roundTimeout: boolean;
+  /** The usage-limit report is still offered (the model allows one wait in a row). */
+  limitOffered: boolean;
   /** The wall clock is on and has not run out yet. */
   wallClockRunning: boolean;
   /** A fingerprint of the workspace was taken, so a round can leave it unchanged. */
@@ -67,6 +77,7 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return [
         'CANCEL',
         ...REPORT_VARIANTS.map((v) => `report: ${v.name}`),
+        ...(rails.limitOffered ? [`report: ${USAGE_LIMIT_VARIANT}`] : []),
         'child fails',
         ...timeout('working'),
         ...clock,
@@ -77,6 +88,8 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return ['child stops', 'stop fails', 'stop deadline passes', ...clock];
     case 'verifying':
       return ['CANCEL', 'verify passes', 'verify fails', 'verify times out', 'verify cannot start', ...clock];
+    case 'waitingForLimit':
+      return ['CANCEL', 'the limit resets', ...clock];
     case 'cancellingVerify':
       return ['verify stops', 'verify stop fails', 'verify stop deadline passes', ...clock];
     case 'fingerprinting':
@@ -107,6 +120,7 @@ export function expectedTags(state: string): string[] {
     case 'verifying':
     case 'cancellingVerify':
     case 'fingerprinting':
+    case 'waitingForLimit':
       return [];
     case 'complete':
     case 'blocked':
@@ -197,12 +211,27 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let review: unknown = null;
   const rails = variant.config;
   const verifyTimeoutMs = rails.verify?.timeoutMs ?? 0;
-  type Phase = 'round' | 'cancelling' | 'stopping' | 'verifying' | 'cancellingVerify' | 'fingerprinting';
+  type Phase =
+    | 'round'
+    | 'cancelling'
+    | 'stopping'
+    | 'verifying'
+    | 'cancellingVerify'
+    | 'fingerprinting'
+    | 'waitingForLimit';
   let phase: Phase = 'round';
   let outOfTime = false;
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
   let fingerprint: string | null = null;
   let idleRounds = 0;
+  /** Reports that came in this run (a resumed run counts its own): every one says it used ROUND_USAGE. */
+  let reportsIn = 0;
+  const totalUsage = (): RalphUsage => {
+    const total: RalphUsage = {};
+    for (const [field, amount] of Object.entries(ROUND_USAGE))
+      total[field as keyof RalphUsage] = amount * reportsIn;
+    return total;
+  };
 
   const beginRound = () => {
     round += 1;
@@ -249,13 +278,29 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
     }
     if (outOfTime) return timeLimited();
+    if (costSpent()) return costLimited();
     beginRound();
     phase = 'round';
     return null;
   };
-  /** After a round left work remaining: the round cap, then the idle watch, then the time limit. */
-  const afterRound = (): Expected | null => {
+  /** The cost budget is on and the rounds' reported cost has reached it (every round in the model costs $1). */
+  const costSpent = () =>
+    rails.maxCostUsd !== undefined && (ROUND_USAGE.costUsd as number) * reportsIn >= rails.maxCostUsd;
+  const costLimited = () =>
+    settled('budgetLimited', 'budget-limited', handoff as RalphReport, {
+      limit: {
+        kind: 'cost',
+        maxCostUsd: rails.maxCostUsd as number,
+        spentUsd: (ROUND_USAGE.costUsd as number) * reportsIn,
+      },
+    });
+  /**
+   * After a round left work remaining: the round cap, then (right after a report) the cost budget, then the idle
+   * watch, then the gate (the time limit and the cost budget).
+   */
+  const afterRound = (afterReport: boolean): Expected | null => {
     if (round >= cap) return settled('budgetLimited', 'budget-limited', handoff as RalphReport);
+    if (afterReport && costSpent()) return costLimited();
     if (rails.maxIdleRounds !== undefined) {
       phase = 'fingerprinting';
       return null;
@@ -316,6 +361,25 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           detail: String(event.error),
         });
       case EVENT.reported: {
+        if (event.variant === USAGE_LIMIT_VARIANT) {
+          if (rails.waitOnLimits !== true)
+            return failed({
+              code: 'child-failed',
+              message: childFailed(round, handoff),
+              detail: ROUND_LIMIT.detail,
+            });
+          progress.push({
+            type: 'limit-wait-started',
+            runId,
+            round,
+            maxRounds: cap,
+            waitMs: ROUND_LIMIT.retryInMs + 1_000,
+            detail: ROUND_LIMIT.detail,
+          });
+          phase = 'waitingForLimit';
+          break;
+        }
+        reportsIn += 1;
         const { verdict, output } = reportVariant(String(event.variant));
         if (verdict.kind === 'missing') {
           review =
@@ -349,7 +413,15 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         }
         review = { verdict: 'accepted', report };
         handoff = report;
-        progress.push({ type: 'report-accepted', runId, round, maxRounds: cap, report });
+        progress.push({
+          type: 'report-accepted',
+          runId,
+          round,
+          maxRounds: cap,
+          report,
+          usage: ROUND_USAGE,
+          totalUsage: totalUsage(),
+        });
         if (verdict.status === 'complete' && rails.verify !== undefined) {
           progress.push({ type: 'verify-started', runId, round, maxRounds: cap, command: VERIFY_ARGV });
           phase = 'verifying';
@@ -357,12 +429,18 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         }
         if (verdict.status === 'complete') return settled('complete', 'complete', report);
         if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
-        const next = afterRound();
+        const next = afterRound(true);
         if (next !== null) return next;
         break;
       }
+      case EVENT.limitWaitOver:
+        // The round runs again under its own number: the wait costs no round of the cap.
+        round -= 1;
+        beginRound();
+        phase = 'round';
+        break;
       case EVENT.cancel:
-        if (phase === 'fingerprinting') return cancelled(false);
+        if (phase === 'fingerprinting' || phase === 'waitingForLimit') return cancelled(false);
         phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
         break;
       case EVENT.childStopped:
@@ -397,6 +475,11 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           stopReason = 'time-limit';
           phase = 'stopping';
         }
+        if (phase === 'waitingForLimit') {
+          if (handoff !== null) return timeLimited();
+          const detail = `the ${duration(rails.maxWallTimeMs as number)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
+          return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
+        }
         break;
       case EVENT.verified: {
         const outcome = event.output as VerifyOutcome;
@@ -421,7 +504,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           JSON.stringify(handoff).length,
           'the handoff after a failed verify fits the cap',
         ).toBeLessThanOrEqual(maxHandoffChars);
-        const next = afterRound();
+        const next = afterRound(false);
         if (next !== null) return next;
         break;
       }

@@ -1,11 +1,13 @@
 import { type ActorLogic, fromPromise, type SnapshotFrom } from 'xstate';
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
 import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
+import type { RalphUsage } from '../../src/contract/usage.js';
 import {
   type ChildStarted,
   type FingerprintRequest,
   type RalphEvent,
   type RalphMachineInput,
+  type RoundOutcome,
   type RoundRef,
   ralphMachine,
   type VerifyRequest,
@@ -53,7 +55,18 @@ export const EVENT = {
   verifyStopDeadline: 'xstate.after.cancelDeadline.ralph.cancellingVerify',
   fingerprinted: 'xstate.done.actor.fingerprintWorkspace',
   fingerprintFailed: 'xstate.error.actor.fingerprintWorkspace',
+  limitWaitOver: 'xstate.after.limitWait.ralph.waitingForLimit',
 } as const;
+
+/** The variant name of a round that ended on a usage limit (a done event whose outcome carries the limit). */
+export const USAGE_LIMIT_VARIANT = 'usage limit';
+/** What the model's usage-limited round says, and how long until its limit resets. */
+export const ROUND_LIMIT = {
+  detail:
+    'mock-agent hit a usage or rate limit: usage limit reached; it resets at 2026-12-01T12:01:00.000Z (in 1m)',
+  // Short beside the model's time limit (2h), which the simulated clock passes for real: no two timers race.
+  retryInMs: 60_000,
+};
 
 /** The verify command of the model's verify variant, and how a run of it may end. */
 export const VERIFY_ARGV = ['npm', 'test'];
@@ -80,6 +93,9 @@ export const VERIFY_OUTCOMES: readonly { name: string; outcome: VerifyOutcome }[
 /** The fingerprint a workspace has after `round` when that round changed it. */
 export const fingerprintAfter = (round: number): string => `fingerprint-after-round-${round}`;
 
+/** What every round's child says it used in the model: a cost budget of the model is spent in whole rounds. */
+export const ROUND_USAGE: RalphUsage = { costUsd: 1, inputTokens: 1_000, outputTokens: 100, turns: 2 };
+
 /** What a provider says when it cannot start a child. */
 export const START_ERROR = 'spawn mock-agent ENOENT';
 /** What a child that fails before its report dies of. */
@@ -99,7 +115,22 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       output: { childId: childIdOf(snapshot.context.round) } satisfies ChildStarted,
     },
     { type: EVENT.startFailed, error: START_ERROR },
-    ...REPORT_VARIANTS.map((v) => ({ type: EVENT.reported, output: v.output, variant: v.name })),
+    ...REPORT_VARIANTS.map((v) => ({
+      type: EVENT.reported,
+      output: { output: v.output, usage: ROUND_USAGE } satisfies RoundOutcome,
+      variant: v.name,
+    })),
+    // At most one wait in a row, so that the model stays finite (each wait starts one more child).
+    ...(snapshot.context.limitWaits < 1
+      ? [
+          {
+            type: EVENT.reported,
+            output: { output: undefined, usage: null, limit: ROUND_LIMIT } satisfies RoundOutcome,
+            variant: USAGE_LIMIT_VARIANT,
+          },
+        ]
+      : []),
+    { type: EVENT.limitWaitOver },
     { type: EVENT.childFailed, error: CHILD_ERROR },
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
@@ -131,7 +162,7 @@ const neverSettles = <TOutput, TInput>() => fromPromise<TOutput, TInput>(() => n
 export const modelMachine = ralphMachine.provide({
   actors: {
     startChild: neverSettles<ChildStarted, ChildRequest>(),
-    awaitReport: neverSettles<unknown, RoundRef>(),
+    awaitReport: neverSettles<RoundOutcome, RoundRef>(),
     awaitChildStopped: neverSettles<void, RoundRef>(),
     runVerify: neverSettles<VerifyOutcome, VerifyRequest>(),
     awaitVerifyStopped: neverSettles<void, RoundRef>(),
@@ -230,6 +261,8 @@ export function describeEvent(event: ModelEvent): string {
       return `workspace ${event.variant}`;
     case EVENT.fingerprintFailed:
       return 'fingerprint fails';
+    case EVENT.limitWaitOver:
+      return 'the limit resets';
     default:
       return event.type;
   }

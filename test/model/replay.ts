@@ -20,6 +20,7 @@ import type {
 import {
   type FingerprintRequest,
   KILL_MARGIN_MS,
+  type RoundOutcome,
   type RoundRef,
   ralphMachine,
   type VerifyRequest,
@@ -147,6 +148,7 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
   const { guardRails, outOfTime, fingerprint } = real.context;
   const rails = {
     roundTimeout: guardRails.roundTimeoutMs !== null,
+    limitOffered: real.context.limitWaits < 1,
     wallClockRunning: guardRails.maxWallTimeMs !== null && !outOfTime,
     fingerprinted: fingerprint !== null,
   };
@@ -171,6 +173,10 @@ function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
       limit.maxIdleRounds === 1
         ? 'Ralph reached its 1 idle round limit; the worker reported work remaining, but the workspace did not change in the last round.'
         : `Ralph reached its ${limit.maxIdleRounds} idle rounds limit; the worker reported work remaining, but the workspace did not change in the last ${limit.maxIdleRounds} rounds.`,
+    );
+  else if (status === 'budget-limited' && limit?.kind === 'cost')
+    expect(text.split('\n')[0]).toBe(
+      `Ralph reached its $${limit.maxCostUsd.toFixed(2)} cost limit ($${limit.spentUsd.toFixed(2)} spent); the worker reported work remaining.`,
     );
   else if (status === 'budget-limited')
     expect(text.split('\n')[0]).toBe(
@@ -248,7 +254,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         await settle();
         if (from === 'verifying')
           expect(driven.latestVerify().signal.aborted, `${where}: the verify command was stopped`).toBe(true);
-        else if (from !== 'fingerprinting')
+        else if (from !== 'fingerprinting' && from !== 'waitingForLimit')
           expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
         return;
       }
@@ -259,7 +265,22 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         child().failStart(String(event.error));
         return;
       case EVENT.reported:
-        child().report(event.output);
+        {
+          const { output, usage, limit } = event.output as RoundOutcome;
+          if (limit === undefined) child().report(output, usage);
+          else {
+            // The provider's own error: recognised when the reset was an hour ahead.
+            const now = new Date('2026-12-01T12:00:00.000Z');
+            const resetsAt = new Date(now.getTime() + (limit.retryInMs as number));
+            child().failChildWith(
+              Object.assign(new Error(limit.detail), {
+                name: 'UsageLimitError',
+                resetsAt,
+                retryInMs: limit.retryInMs,
+              }),
+            );
+          }
+        }
         return;
       case EVENT.childFailed:
         child().failChild(String(event.error));
@@ -281,6 +302,9 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         clock.increment(1);
         return;
       }
+      case EVENT.limitWaitOver:
+        await passTimer(actor.getSnapshot().context.limitWaitMs as number, 'waitingForLimit', where);
+        return;
       case EVENT.startTimedOut:
         await passTimer(input.guardRails?.roundTimeoutMs as number, 'round', where);
         return;

@@ -25,6 +25,7 @@ if (suite !== null && xstate !== null) {
       'ralph.verifying',
       'ralph.fingerprinting',
       'ralph.nextRound',
+      'ralph.waitingForLimit',
       'ralph.stoppingRound',
       'ralph.roundStopped',
       'ralph.cancellingVerify',
@@ -57,17 +58,20 @@ if (suite !== null && xstate !== null) {
       'ralph.validating on always #5 [providerIsNotRegistered] → ralph.rejected',
       'ralph.validating on always #6 [providerLacksStructuredOutput] → ralph.rejected',
       'ralph.validating on always #7 [providerInheritsParentContext] → ralph.rejected',
-      'ralph.validating on always #8 [resumePointIsInvalid] → ralph.rejected',
-      'ralph.validating on always #9 [isResuming] → ralph.round',
-      'ralph.validating on always #10 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.validating on always #11 → ralph.round',
+      'ralph.validating on always #8 [costBudgetLacksCostReports] → ralph.rejected',
+      'ralph.validating on always #9 [resumePointIsInvalid] → ralph.rejected',
+      'ralph.validating on always #10 [isResuming] → ralph.round',
+      'ralph.validating on always #11 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.validating on always #12 → ralph.round',
       'ralph.round on CANCEL #0 → ralph.cancelling',
       'ralph.round on done:startChild #0 → ralph.awaitingReport',
       'ralph.round on error:startChild #0 → ralph.failed',
       'ralph.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
       'ralph.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
       'ralph.awaitingReport on CANCEL #0 → ralph.cancelling',
-      'ralph.awaitingReport on done:awaitReport #0 → ralph.reviewingReport',
+      'ralph.awaitingReport on done:awaitReport #0 [roundHitLimitAndWaits] → ralph.waitingForLimit',
+      'ralph.awaitingReport on done:awaitReport #1 [roundHitLimit] → ralph.failed',
+      'ralph.awaitingReport on done:awaitReport #2 → ralph.reviewingReport',
       'ralph.awaitingReport on error:awaitReport #0 → ralph.failed',
       'ralph.awaitingReport on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
       'ralph.awaitingReport on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
@@ -78,8 +82,9 @@ if (suite !== null && xstate !== null) {
       'ralph.reviewingReport on always #4 [reportIsComplete] → ralph.complete',
       'ralph.reviewingReport on always #5 [reportIsBlocked] → ralph.blocked',
       'ralph.reviewingReport on always #6 [roundCapReached] → ralph.budgetLimited',
-      'ralph.reviewingReport on always #7 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.reviewingReport on always #8 → ralph.round',
+      'ralph.reviewingReport on always #7 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.reviewingReport on always #8 [idleWatchIsOn] → ralph.fingerprinting',
+      'ralph.reviewingReport on always #9 → ralph.round',
       'ralph.verifying on CANCEL #0 → ralph.cancellingVerify',
       'ralph.verifying on done:runVerify #0 [verifyPassed] → ralph.complete',
       'ralph.verifying on done:runVerify #1 [roundCapReached] → ralph.budgetLimited',
@@ -93,7 +98,12 @@ if (suite !== null && xstate !== null) {
       'ralph.fingerprinting on error:fingerprintWorkspace #0 → ralph.failed',
       'ralph.nextRound on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
       'ralph.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.nextRound on always #2 → ralph.round',
+      'ralph.nextRound on always #2 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.nextRound on always #3 → ralph.round',
+      'ralph.waitingForLimit on CANCEL #0 → ralph.cancelled',
+      'ralph.waitingForLimit on after:limitWait #0 → ralph.round',
+      'ralph.waitingForLimit on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
+      'ralph.waitingForLimit on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
       'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
@@ -153,6 +163,7 @@ if (suite !== null && xstate !== null) {
         'xstate.error.actor.fingerprintWorkspace',
       ],
       nextRound: [],
+      waitingForLimit: ['CANCEL', 'xstate.after.limitWait.ralph.waitingForLimit'],
       stoppingRound: [
         'xstate.done.actor.awaitChildStopped',
         'xstate.error.actor.awaitChildStopped',
@@ -206,6 +217,7 @@ if (suite !== null && xstate !== null) {
       verifying: [],
       fingerprinting: [],
       nextRound: [],
+      waitingForLimit: [],
       stoppingRound: ['childRunning'],
       roundStopped: [],
       cancellingVerify: [],
@@ -253,19 +265,25 @@ if (suite !== null && xstate !== null) {
     ]);
   });
 
-  test('the report is reviewed once, on the way into reviewingReport, which takes no event and invokes nothing', () => {
+  test('the report is reviewed once, after its usage is recorded, on the way into reviewingReport, which takes no event and invokes nothing', () => {
     const awaiting = ralphMachine.root.states.awaitingReport;
     const reviewing = ralphMachine.root.states.reviewingReport;
     if (awaiting === undefined || reviewing === undefined) throw new Error('a report state is missing');
     const done = [...awaiting.transitions.values()]
       .flat()
       .filter((t) => t.eventType.startsWith('xstate.done'));
-    expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([['reviewReport']]);
+    // What the round used is recorded first, so that the decision that follows can weigh it (the cost budget); a
+    // round that hit a usage limit has no report to review.
+    expect(done.map((t) => t.actions.map((a) => (a as { type: string }).type))).toEqual([
+      ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+      ['recordUsage', 'failUsageLimit'],
+      ['recordUsage', 'reviewReport'],
+    ]);
     // Eventless only: a run never rests here, so CANCEL (or anything else) cannot arrive while it is here.
     expect([...reviewing.transitions.keys()]).toEqual([]);
     expect(reviewing.invoke).toEqual([]);
     expect(reviewing.after).toEqual([]);
-    expect(reviewing.always?.length).toBe(9);
+    expect(reviewing.always?.length).toBe(10);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {

@@ -63,7 +63,12 @@ describe('the claude preset runs Claude Code as a fresh, non-interactive, non-pe
   it('passes the documented argv, the prompt on stdin, and reads the report from structured_output', async () => {
     const provider = claude();
     expect(provider.name).toBe('claude');
-    expect(provider.capabilities).toEqual({ structuredOutput: true, inheritsParentContext: false });
+    // Claude Code says what each round cost, so a cost budget can hold over it.
+    expect(provider.capabilities).toEqual({
+      structuredOutput: true,
+      inheritsParentContext: false,
+      reportsCost: true,
+    });
     const envelope = await toolOver(provider).execute(
       { objective: 'fix the bug', maxRounds: 3 },
       { agent: agent() },
@@ -203,6 +208,7 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
     if (seen === undefined) throw new Error('the fake codex did not run');
     expect(seen.argv).toEqual([
       'exec',
+      '--json',
       '--output-schema',
       seen.env.RALPH_SCHEMA_FILE,
       '-o',
@@ -239,7 +245,7 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
     );
     await toolOver(provider).execute({ objective: 'x' }, { agent: agent() });
     const [seen] = await records();
-    expect(seen?.argv.slice(9)).toEqual([
+    expect(seen?.argv.slice(10)).toEqual([
       '--sandbox',
       'danger-full-access',
       '-c',

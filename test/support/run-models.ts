@@ -20,6 +20,7 @@ const base = (objective: string | null, maxRounds: number | null): RunModel => (
   agentsStarted: 0,
   path: [{ state: 'validating', at: 0 }],
   rounds: [],
+  usage: null,
   ending: null,
 });
 
@@ -45,6 +46,7 @@ function addRound(model: RunModel, report: RalphReport | null, outcome: RunModel
     startedAt,
     endedAt,
     report,
+    usage: null,
     outcome,
   });
 }

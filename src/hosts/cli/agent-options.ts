@@ -7,6 +7,7 @@ export const AGENT_PRESETS = ['claude', 'codex', 'example'] as const;
 export interface AgentOptions {
   agent?: (typeof AGENT_PRESETS)[number];
   agentCommand?: string;
+  agentReportsCost?: boolean;
   claudePath?: string;
   codexPath?: string;
   cwd?: string;
@@ -25,6 +26,10 @@ export function addAgentOptions(command: Command): Command {
     .option(
       '--agent-command <cmd>',
       'any agent command following the command agent protocol (split into argv, never run by a shell)',
+    )
+    .option(
+      '--agent-reports-cost',
+      'the --agent-command agent writes its costUsd to RALPH_USAGE_FILE every round, so --max-cost can hold',
     )
     .option('--claude-path <path>', 'the claude executable for --agent claude (default: claude on PATH)')
     .option('--codex-path <path>', 'the codex executable for --agent codex (default: codex on PATH)')

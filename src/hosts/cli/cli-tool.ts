@@ -25,7 +25,11 @@ const refuse = (message: string): RalphError => new RalphError({ code: 'refused'
 /** The provider the agent options name; refused when they name none, or two. */
 export function providerFor(options: AgentOptions): SubagentProvider {
   if (options.agent !== undefined && options.agentCommand !== undefined) throw refuse(AGENT_CONFLICT);
-  if (options.agentCommand !== undefined) return commandProvider({ command: options.agentCommand });
+  if (options.agentCommand !== undefined)
+    return commandProvider({
+      command: options.agentCommand,
+      ...(options.agentReportsCost === true ? { reportsCost: true } : {}),
+    });
   switch (options.agent) {
     case 'claude':
       return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });

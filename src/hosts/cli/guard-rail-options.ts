@@ -11,6 +11,8 @@ export interface GuardRailOptions {
   verify?: string;
   verifyTimeout?: string;
   maxIdleRounds?: string;
+  maxCost?: string;
+  waitOnLimits?: boolean;
 }
 
 /** The help text after the options: what each guard rail does, with an example. */
@@ -27,6 +29,13 @@ Guard rails (all off by default; with none set a run is exactly the reference's)
   --verify-timeout 5m        how long the verify command may run before it counts as failed (default 10m)
   --max-idle-rounds 3        3 rounds in a row that report continue and leave the workspace unchanged (its git
                              state, or a hash of its files) end the run budget-limited (exit 4)
+  --max-cost 5               no round starts once the rounds' agents reported $5 spent in all; the run ends
+                             budget-limited (exit 4) naming the limit and what was spent. Needs an agent that
+                             reports cost (claude); with any other the run is refused before anything starts
+  --wait-on-limits           a round whose agent hit a usage or rate limit waits until the limit resets (plus
+                             1s; with no reset time, 1m doubling up to 30m), never past --max-time, then runs
+                             again with a fresh agent; the wait costs no round. Off: the run fails, its detail
+                             naming the limit and when it resets
 Durations: 90s, 30m, 2h, 1h30m, 1500ms, or bare seconds (90); at most 24d 20h 31m 23s 647ms.
 `;
 
@@ -42,7 +51,23 @@ export function addGuardRailOptions(command: Command): Command {
     .option(
       '--max-idle-rounds <n>',
       'end the run after this many rounds in a row that leave the workspace unchanged (e.g. 3)',
+    )
+    .option('--wait-on-limits', "wait out an agent's usage or rate limit, then run the round again")
+    .option(
+      '--max-cost <usd>',
+      "the run's cost budget in US dollars: no round starts once it is spent (e.g. 5)",
     );
+}
+
+/** A positive amount of US dollars, as `--max-cost` takes it (`5`, `2.50`, `$5`). */
+function dollars(text: string): number {
+  const trimmed = text.trim().replace(/^\$/, '');
+  const value = /^\d+(\.\d+)?$|^\.\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0)
+    throw refuse(
+      `--max-cost must be a positive amount of US dollars, e.g. 5 or 2.50 (got ${JSON.stringify(text)})`,
+    );
+  return value;
 }
 
 /** A whole number of rounds from 1 to 256, as `--max-idle-rounds` takes it. */
@@ -70,5 +95,7 @@ export function guardRailConfig(options: GuardRailOptions): Partial<RalphConfigI
         : { timeoutMs: parseDuration(options.verifyTimeout, '--verify-timeout') }),
     };
   if (options.maxIdleRounds !== undefined) config.maxIdleRounds = idleRounds(options.maxIdleRounds);
+  if (options.maxCost !== undefined) config.maxCostUsd = dollars(options.maxCost);
+  if (options.waitOnLimits === true) config.waitOnLimits = true;
   return config;
 }

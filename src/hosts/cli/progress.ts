@@ -1,6 +1,7 @@
 import { WriteStream } from 'node:tty';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
+import { costText, type RalphUsage, usageSuffix, usageText } from '../../contract/usage.js';
 
 /** Where `ralph run` writes its progress, and how. */
 export interface ProgressOptions {
@@ -15,6 +16,8 @@ export interface ProgressReporter {
   onProgress(event: RalphProgressEvent): void;
   /** A line of the CLI's own (cancelling, forced). */
   note(text: string): void;
+  /** The line of what the run used in all, once it is over (given only when an agent said what it used). */
+  usageTotal(total: RalphUsage): void;
   /** Clears the live line and stops redrawing it; safe to call twice. */
   stop(): void;
 }
@@ -72,12 +75,15 @@ export function createProgressReporter(
   /** The round that is running; null before the first and between rounds. */
   let current: { round: number; maxRounds: number; since: number } | null = null;
   let rounds = 0;
+  /** What the run's rounds said they used so far (undefined while none said). */
+  let spent: RalphUsage | undefined;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
   /** The live line: the round that is running and how long it and the whole run have taken. */
   const status = (): string => {
-    const total = formatElapsed(now() - startedAt);
+    const cost = spent?.costUsd === undefined ? '' : ` · ${costText(spent.costUsd)} spent`;
+    const total = `${formatElapsed(now() - startedAt)}${cost}`;
     if (current === null)
       return `${prefix} ${rounds === 0 ? 'starting' : 'between rounds'} ${paint('2', total)}`;
     const round = formatElapsed(now() - current.since);
@@ -112,7 +118,11 @@ export function createProgressReporter(
           rounds = event.round;
           const { status: reported, summary } = event.report;
           const label = paint(STATUS_COLOR[reported], reported);
-          print(`round ${event.round}/${event.maxRounds} reported ${label}: ${oneLine(summary)}`);
+          if (event.totalUsage !== undefined) spent = event.totalUsage;
+          const used = usageSuffix(event.usage, event.totalUsage);
+          print(
+            `round ${event.round}/${event.maxRounds} reported ${label}: ${oneLine(summary)}${used === '' ? '' : paint('2', used)}`,
+          );
           break;
         }
         case 'child-started':
@@ -126,6 +136,10 @@ export function createProgressReporter(
     },
     note(text) {
       print(options.color ? paint('33', text) : text);
+    },
+    usageTotal(total) {
+      const text = usageText(total);
+      if (text !== '') print(`used in all: ${text}`);
     },
     stop() {
       if (stopped) return;

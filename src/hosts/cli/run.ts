@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import type { RalphUsage } from '../../contract/usage.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
@@ -119,15 +120,21 @@ export async function runCommand(
         forced = setTimeout(exitCancelled, FORCED_SETTLE_MS);
       },
     });
+    let used: RalphUsage | undefined;
     try {
       const envelope = await tool.execute(args, {
         agent,
         signal: controller.signal,
         onProgress: progress.onProgress,
+        onUsage: (total) => {
+          used = total;
+        },
         ...recordingOption(recording, inspector),
         ...(recording === undefined ? {} : { recordingHost: recordingHostOf(options) }),
         ...(continued === undefined ? {} : { resume: continued.resume }),
       });
+      // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
+      if (used !== undefined) progress.usageTotal(used);
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
       process.stdout.write(`${text}\n`);

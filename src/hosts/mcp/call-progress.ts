@@ -1,6 +1,7 @@
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent } from '../../contract/types.js';
+import { usageSuffix } from '../../contract/usage.js';
 
 /** The progress notifications of one call: sent in round order, each delivered before the call's result. */
 export interface CallProgress {
@@ -32,11 +33,30 @@ export interface ProgressLink {
 function progressMessage(event: RalphProgressEvent): string | null {
   if (event.type === 'report-accepted') {
     const { status, summary } = event.report;
-    return `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}`;
+    return `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}${usageSuffix(event.usage, event.totalUsage)}`;
   }
   const text = guardRailProgressText(event);
   if (text === null) return null;
   return event.type === 'time-limit-reached' ? text : `Round ${event.round}/${event.maxRounds} ${text}`;
+}
+
+/**
+ * The `_meta` key under which a call's result carries what its run used in all (a RalphUsage), and a progress
+ * notification of an accepted report what its round used and the run so far (`{ round?, total? }`); each is there
+ * only when an agent said what it used.
+ */
+export const USAGE_META_KEY = 'ralph-machine/usage';
+
+/** The `_meta` of a report's progress notification: what its round and the run so far used, when known. */
+function usageMeta(event: RalphProgressEvent): Record<string, unknown> | undefined {
+  if (event.type !== 'report-accepted') return undefined;
+  if (event.usage === undefined && event.totalUsage === undefined) return undefined;
+  return {
+    [USAGE_META_KEY]: {
+      ...(event.usage === undefined ? {} : { round: event.usage }),
+      ...(event.totalUsage === undefined ? {} : { total: event.totalUsage }),
+    },
+  };
 }
 
 /** Resolves when `work` settles or `signal` aborts, whichever comes first; never rejects. */
@@ -73,9 +93,11 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
       const message = progressMessage(event);
       if (message === null) return;
       last = event.type === 'report-accepted' ? event.round : last + (Math.floor(last) + 1 - last) / 2;
+      const meta = usageMeta(event);
       const notification: ServerNotification = {
         method: 'notifications/progress',
         params: {
+          ...(meta === undefined ? {} : { _meta: meta }),
           progressToken: token,
           progress: last,
           total: event.maxRounds,

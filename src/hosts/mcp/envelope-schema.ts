@@ -25,7 +25,7 @@ export const envelopeJsonSchema = Object.freeze({
         report: { ...reportObjectSchema, description: 'The last round report, as validated.' },
         limit: {
           description:
-            'Only when a guard rail, not the round cap, ended the run budget-limited: the time limit or the idle limit.',
+            'Only when a guard rail, not the round cap, ended the run budget-limited: the time limit, the idle limit or the cost limit (with what was spent, USD).',
           oneOf: [
             {
               type: 'object',
@@ -37,6 +37,16 @@ export const envelopeJsonSchema = Object.freeze({
               type: 'object',
               properties: { kind: { const: 'idle' }, maxIdleRounds: { type: 'integer', minimum: 1 } },
               required: ['kind', 'maxIdleRounds'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: {
+                kind: { const: 'cost' },
+                maxCostUsd: { type: 'number', exclusiveMinimum: 0 },
+                spentUsd: { type: 'number', minimum: 0 },
+              },
+              required: ['kind', 'maxCostUsd', 'spentUsd'],
               additionalProperties: false,
             },
           ],

@@ -4,8 +4,9 @@ import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
 import type { AgentRef } from '../../contract/types.js';
+import type { RalphUsage } from '../../contract/usage.js';
 import type { RalphTool } from '../tool.js';
-import { callProgress } from './call-progress.js';
+import { callProgress, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
 
 /** What the MCP server answers for. */
@@ -99,11 +100,15 @@ export async function createRalphMcpServer(
         }),
       signal,
     });
+    let used: RalphUsage | undefined;
     const call = tool
       .execute(args, {
         agent: options.agent,
         signal,
         ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
+        onUsage: (total) => {
+          used = total;
+        },
       })
       .then((envelope): CallToolResult => {
         const { text } = tool.render.result(args, envelope);
@@ -111,6 +116,8 @@ export async function createRalphMcpServer(
         return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
       }, errorResult)
       .then(async (result) => {
+        // What the run used travels beside the result, never in it: the envelope stays the reference's.
+        if (used !== undefined) result._meta = { ...result._meta, [USAGE_META_KEY]: used };
         // A round's progress reaches the client before the call's result, success or error alike.
         await progress?.delivered();
         return result;

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { addUsage, costText, usageOf, usageSuffix, usageText } from '../../src/contract/usage.js';
+
+describe('a round usage is read from what an agent wrote, never trusted', () => {
+  it('keeps the known fields that are finite non-negative numbers and drops everything else', () => {
+    expect(
+      usageOf({ costUsd: 0.5, inputTokens: 10, outputTokens: -1, turns: '3', durationMs: Number.NaN, x: 1 }),
+    ).toEqual({ costUsd: 0.5, inputTokens: 10 });
+  });
+
+  it('is null when nothing usable is there', () => {
+    for (const value of [null, undefined, 3, 'text', [], {}, { costUsd: -2 }])
+      expect(usageOf(value)).toBeNull();
+  });
+});
+
+describe('usages add up field by field', () => {
+  it('a field either side has is in the sum; one neither has is not', () => {
+    expect(addUsage({ costUsd: 0.25, inputTokens: 100 }, { inputTokens: 50, turns: 2 })).toEqual({
+      costUsd: 0.25,
+      inputTokens: 150,
+      turns: 2,
+    });
+  });
+
+  it('null is nothing: the sum of nothing is null', () => {
+    expect(addUsage(null, null)).toBeNull();
+    expect(addUsage(null, { turns: 1 })).toEqual({ turns: 1 });
+    expect(addUsage({ turns: 1 }, null)).toEqual({ turns: 1 });
+  });
+});
+
+describe('a usage in a few words', () => {
+  it('shows the cost, the tokens in and out and the turns', () => {
+    expect(
+      usageText({ costUsd: 0.0123, inputTokens: 1200, outputTokens: 340, turns: 3, durationMs: 5 }),
+    ).toBe('$0.0123 · 1,200 in / 340 out tokens · 3 turns');
+    expect(usageText({ turns: 1 })).toBe('1 turn');
+    expect(costText(12.345)).toBe('$12.35');
+    expect(costText(0.05)).toBe('$0.05');
+    expect(costText(0.000135)).toBe('$0.000135');
+    expect(costText(0)).toBe('$0.00');
+  });
+
+  it('a progress line gets the round and the run total, or nothing when nothing is known', () => {
+    expect(usageSuffix({ costUsd: 0.25 }, { costUsd: 0.5 })).toBe(' [$0.25; run total $0.50]');
+    expect(usageSuffix(undefined, { costUsd: 0.5 })).toBe(' [run total $0.50]');
+    expect(usageSuffix(undefined, undefined)).toBe('');
+    expect(usageSuffix({ durationMs: 3 }, { durationMs: 3 })).toBe('');
+  });
+});
