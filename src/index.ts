@@ -30,6 +30,7 @@ export {
   KILL_MARGIN_MS,
   NO_GUARD_RAILS,
   type ProviderSnapshot,
+  type RalphCallContext,
   type RalphContext,
   type RalphEvent,
   type RalphMachine,

@@ -49,7 +49,8 @@ const asContext = (value: unknown): Context =>
 /** The objective as the call had it: the accepted one, or what it sent (null when it sent none). */
 function objectiveOf(context: Context): string | null {
   if (typeof context.objective === 'string' && context.objective !== '') return context.objective;
-  const sent = context.objectiveInput;
+  // Recordings before the call was nested in `call` keep it at the top.
+  const sent = asContext(context.call).objectiveInput ?? context.objectiveInput;
   if (sent === undefined || sent === null) return null;
   return typeof sent === 'string' ? sent : JSON.stringify(sent);
 }

@@ -145,7 +145,8 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
   const next = offeredEvents(real)
     .filter((event) => takes(real, event))
     .map(describeEvent);
-  const { guardRails, outOfTime, fingerprint } = real.context;
+  const { outOfTime, fingerprint } = real.context;
+  const { guardRails } = real.context.call;
   const rails = {
     roundTimeout: guardRails.roundTimeoutMs !== null,
     limitOffered: real.context.limitWaits < 1,
