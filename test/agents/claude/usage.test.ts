@@ -136,4 +136,54 @@ describe('a round of the real Claude Code refused with HTTP 429 is recognised as
   });
 });
 
+describe('--wait-on-limits waits out a usage limit of the real Claude Code, then runs the round again', () => {
+  it('a 429 that says when to try again: the round waits that long, runs again with a fresh claude, and the loop completes', async () => {
+    const completeReport = {
+      status: 'complete',
+      summary: 'ROUND-1: done after the limit reset',
+      evidence: ['the second claude answered'],
+      nextSteps: [],
+      blocker: null,
+    };
+    const { home, workspace, server } = await setUp([
+      // The first request of the run is refused; every later one is answered.
+      {
+        when: () => true,
+        reply: { status: 429, message: 'You have hit your usage limit. Please try again in 2 seconds.' },
+      },
+      {
+        when: (request: MessagesRequest) => inRound(1)(request) && isFirstTurn(request),
+        reply: { toolUse: { name: 'StructuredOutput', input: completeReport } },
+      },
+    ]);
+    const out = await spawnRalph(
+      [
+        'run',
+        'Finish it',
+        '--agent',
+        'claude',
+        '--claude-path',
+        claudePath,
+        '--cwd',
+        workspace,
+        '--max-rounds',
+        '2',
+        '--wait-on-limits',
+        '--json',
+      ],
+      { env: { ...home.env, CLAUDE_CODE_MAX_RETRIES: '0' } },
+    ).finished;
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/ralph: round 1\/2 hit a usage limit; waiting \d+s? ?\d*m?s? for it to reset/);
+    const envelope = JSON.parse(out.stdout) as {
+      agentsStarted: number;
+      result: { status: string; rounds: number };
+    };
+    // The wait cost no round of the cap: round 1 ran twice, with two children, and the run is still at round 1.
+    expect(envelope.result).toMatchObject({ status: 'complete', rounds: 1 });
+    expect(envelope.agentsStarted).toBe(2);
+    expect(server.pendingTurns()).toBe(0);
+  });
+});
+
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\$]/g, '\\$&');
