@@ -271,6 +271,25 @@ function resumePointProblem(context: RalphContext): string | undefined {
 
 const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
 
+/**
+ * The run settled with an envelope: the reference's fields, then what a guard rail adds (`limit`, `verifiedBy`), so
+ * a reference run's envelope is byte for byte the reference's.
+ */
+const settled = (
+  context: RalphContext,
+  status: RalphResultStatus,
+  added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy'> = {},
+): { outcome: RalphOutput } => ({
+  outcome: {
+    ok: true,
+    envelope: {
+      runId: context.runId,
+      agentsStarted: context.agentsStarted,
+      result: { status, rounds: context.round, report: context.handoff as RalphReport, ...added },
+    },
+  },
+});
+
 /** The run's cost budget (USD), or null when it has none. */
 const costBudgetOf = (context: RalphContext): number | null => context.call.guardRails.maxCostUsd ?? null;
 
@@ -521,81 +540,26 @@ export const ralphMachine = setup({
       ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
       ...(context.usage === null ? {} : { totalUsage: context.usage }),
     })),
-    settle: assign(({ context }, params: { status: RalphResultStatus }) => ({
-      outcome: {
-        ok: true as const,
-        envelope: {
-          runId: context.runId,
-          agentsStarted: context.agentsStarted,
-          result: { status: params.status, rounds: context.round, report: context.handoff as RalphReport },
-        },
-      },
-    })),
+    settle: assign(({ context }, params: { status: RalphResultStatus }) => settled(context, params.status)),
     // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
-    settleTimeLimited: assign(({ context }) => ({
-      outcome: {
-        ok: true as const,
-        envelope: {
-          runId: context.runId,
-          agentsStarted: context.agentsStarted,
-          result: {
-            status: 'budget-limited' as const,
-            rounds: context.round,
-            report: context.handoff as RalphReport,
-            limit: { kind: 'time' as const, maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number },
-          },
-        },
-      },
-    })),
-    settleIdleLimited: assign(({ context }) => ({
-      outcome: {
-        ok: true as const,
-        envelope: {
-          runId: context.runId,
-          agentsStarted: context.agentsStarted,
-          result: {
-            status: 'budget-limited' as const,
-            rounds: context.round,
-            report: context.handoff as RalphReport,
-            limit: { kind: 'idle' as const, maxIdleRounds: context.call.guardRails.maxIdleRounds as number },
-          },
-        },
-      },
-    })),
-    settleCostLimited: assign(({ context }) => ({
-      outcome: {
-        ok: true as const,
-        envelope: {
-          runId: context.runId,
-          agentsStarted: context.agentsStarted,
-          result: {
-            status: 'budget-limited' as const,
-            rounds: context.round,
-            report: context.handoff as RalphReport,
-            limit: {
-              kind: 'cost' as const,
-              maxCostUsd: costBudgetOf(context) as number,
-              spentUsd: spentUsdOf(context),
-            },
-          },
-        },
-      },
-    })),
-    settleVerified: assign(({ context }) => ({
-      outcome: {
-        ok: true as const,
-        envelope: {
-          runId: context.runId,
-          agentsStarted: context.agentsStarted,
-          result: {
-            status: 'complete' as const,
-            rounds: context.round,
-            report: context.handoff as RalphReport,
-            verifiedBy: [...(context.call.guardRails.verify as VerifySpec).argv],
-          },
-        },
-      },
-    })),
+    settleTimeLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: { kind: 'time', maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number },
+      }),
+    ),
+    settleIdleLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: { kind: 'idle', maxIdleRounds: context.call.guardRails.maxIdleRounds as number },
+      }),
+    ),
+    settleCostLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: { kind: 'cost', maxCostUsd: costBudgetOf(context) as number, spentUsd: spentUsdOf(context) },
+      }),
+    ),
+    settleVerified: assign(({ context }) =>
+      settled(context, 'complete', { verifiedBy: [...(context.call.guardRails.verify as VerifySpec).argv] }),
+    ),
     markOutOfTime: assign({ outOfTime: true }),
     announceTimeLimit: emit(({ context }) => ({
       type: 'time-limit-reached' as const,

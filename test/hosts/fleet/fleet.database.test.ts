@@ -1,38 +1,19 @@
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
-import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 import {
   AGENT_COMMAND,
-  type AgentWorkspace,
-  agentWorkspace,
-  killAgents,
-  type RalphProcess,
   ralph,
   spawnRalph,
   startWorker,
   stopWorker,
+  useFleetScene,
   waitAllGone,
   waitFor,
 } from './harness.js';
 
-let pg: TestPostgres;
-const workers: RalphProcess[] = [];
-const spawned: RalphProcess[] = [];
-const workspaces: AgentWorkspace[] = [];
-
-beforeAll(async () => {
-  pg = await startTestPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  for (const worker of [...workers, ...spawned]) worker.child.kill('SIGKILL');
-  await Promise.all([...workers, ...spawned].map((worker) => worker.exited));
-  for (const ws of workspaces) killAgents(ws);
-  await Promise.all(workspaces.map((ws) => ws.cleanup()));
-  await pg?.destroy();
-}, 60_000);
+const scene = useFleetScene();
 
 /** A loopback port nothing listens on. */
 function closedPort(): Promise<number> {
@@ -52,8 +33,7 @@ describe("the fleet's database", () => {
     expect(worker.stderr).toMatch(
       /^ralph worker: cannot reach the database at postgres:\/\/ralph@127\.0\.0\.1:\d+\/fleet: .*ECONNREFUSED.*\n$/,
     );
-    const ws = await agentWorkspace();
-    workspaces.push(ws);
+    const ws = await scene.workspace();
     const submit = await ralph([
       'submit',
       'x',
@@ -73,11 +53,10 @@ describe("the fleet's database", () => {
   }, 30_000);
 
   it('lost in the middle of a run: the worker reports it, and the run goes on once it is back', async () => {
-    const url = pg.url.replace(/\/ralph$/, '/lost');
-    const ws = await agentWorkspace();
-    workspaces.push(ws);
+    const url = scene.databaseFor('lost');
+    const ws = await scene.workspace();
     const worker = await startWorker(url, 'survivor', { env: { FLEET_AGENT_HOLD_ROUND: '2' } });
-    workers.push(worker);
+    scene.processes.push(worker);
     const submitted = await ralph([
       'submit',
       'Count to five',
@@ -91,13 +70,13 @@ describe("the fleet's database", () => {
     const id = submitted.stdout.trim();
     await waitFor(() => ws.holders(2).length === 1, "round 2's agent");
     const waiting = spawnRalph(['wait', id, '--json', '--database-url', url]);
-    spawned.push(waiting);
+    scene.processes.push(waiting);
     await waitFor(
       () => waiting.stderr().includes(`ralph wait: ${id} running on survivor`),
       'ralph wait to wait',
     );
 
-    await pg.stop();
+    await scene.pg.stop();
     await waitFor(
       () => worker.stderr().includes('lost the database'),
       'the worker to report the database lost',
@@ -109,7 +88,7 @@ describe("the fleet's database", () => {
     // Round 2 ends while the database is away: its result is written once it is back.
     await ws.release();
     await waitFor(() => ws.log().some((line) => line.startsWith('end 2 ')), 'round 2 to end');
-    await pg.start();
+    await scene.pg.start();
 
     const { code } = await waiting.exited;
     expect(code).toBe(0);
@@ -128,9 +107,9 @@ describe("the fleet's database", () => {
   }, 90_000);
 
   it('refuses a second live worker under an id already held, in one line, exit 1', async () => {
-    const url = pg.url.replace(/\/ralph$/, '/ids');
+    const url = scene.databaseFor('ids');
     const holder = await startWorker(url, 'only-one');
-    workers.push(holder);
+    scene.processes.push(holder);
     const second = await ralph(['worker', '--database-url', url, '--worker-id', 'only-one']);
     expect(second.code).toBe(1);
     expect(second.stderr).toBe(
@@ -141,11 +120,10 @@ describe("the fleet's database", () => {
   }, 30_000);
 
   it('a worker that finds its lease taken over (it was cut off) kills its agent and exits 1', async () => {
-    const url = pg.url.replace(/\/ralph$/, '/fenced');
-    const ws = await agentWorkspace();
-    workspaces.push(ws);
+    const url = scene.databaseFor('fenced');
+    const ws = await scene.workspace();
     const worker = await startWorker(url, 'cut-off', { env: { FLEET_AGENT_HOLD_ROUND: '1' } });
-    workers.push(worker);
+    scene.processes.push(worker);
     await ralph(['submit', 'Wait', '--database-url', url, '--agent-command', AGENT_COMMAND, '--cwd', ws.dir]);
     const [agent] = await waitFor(() => ws.holders(1).length === 1 && ws.holders(1), "round 1's agent");
     // What another worker does when it takes over: the row is no longer this worker's.

@@ -1,46 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRalphFleet, type RalphFleet } from '../../../src/fleet.js';
+import { describe, expect, it } from 'vitest';
+import { createRalphFleet } from '../../../src/fleet.js';
 import { WORKFLOW_CANCELLED } from '../../../src/index.js';
-import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 import {
   AGENT_COMMAND,
-  type AgentWorkspace,
-  agentWorkspace,
   isRunning,
-  killAgents,
-  type RalphProcess,
   ralph,
   startWorker,
   stopWorker,
+  useFleetScene,
   waitAllGone,
   waitFor,
 } from './harness.js';
 
-let pg: TestPostgres;
-const workers: RalphProcess[] = [];
-const workspaces: AgentWorkspace[] = [];
-const fleets: RalphFleet[] = [];
-
-beforeAll(async () => {
-  pg = await startTestPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  for (const worker of workers) worker.child.kill('SIGKILL');
-  await Promise.all(workers.map((worker) => worker.exited));
-  for (const ws of workspaces) killAgents(ws);
-  await Promise.all(fleets.map((fleet) => fleet.close()));
-  await Promise.all(workspaces.map((ws) => ws.cleanup()));
-  await pg?.destroy();
-}, 60_000);
-
-const databaseFor = (name: string) => pg.url.replace(/\/ralph$/, `/${name}`);
-
-async function workspace(): Promise<AgentWorkspace> {
-  const ws = await agentWorkspace();
-  workspaces.push(ws);
-  return ws;
-}
+const scene = useFleetScene();
+const { databaseFor, workspace, fleets } = scene;
+const workers = scene.processes;
 
 async function worker(url: string, id: string, env: NodeJS.ProcessEnv, extra: string[] = []) {
   const started = await startWorker(url, id, { env, extra });

@@ -1,45 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_COMMAND,
   type AgentWorkspace,
-  agentWorkspace,
   isRunning,
-  killAgents,
   type RalphProcess,
   ralph,
   reaperOf,
   startWorker,
   stopWorker,
+  useFleetScene,
   waitAllGone,
   waitFor,
 } from './harness.js';
 
-let pg: TestPostgres;
-const workers: RalphProcess[] = [];
-const workspaces: AgentWorkspace[] = [];
-
-beforeAll(async () => {
-  pg = await startTestPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  for (const worker of workers) worker.child.kill('SIGKILL');
-  await Promise.all(workers.map((worker) => worker.exited));
-  // A failed test must not leave its agents behind (killed with their workers, they would run on as orphans).
-  for (const ws of workspaces) killAgents(ws);
-  await Promise.all(workspaces.map((ws) => ws.cleanup()));
-  await pg?.destroy();
-}, 60_000);
-
-/** A database of its own for one test, on the shared server. */
-const databaseFor = (name: string) => pg.url.replace(/\/ralph$/, `/${name}`);
-
-async function workspace(): Promise<AgentWorkspace> {
-  const ws = await agentWorkspace();
-  workspaces.push(ws);
-  return ws;
-}
+const scene = useFleetScene();
+const { databaseFor, workspace } = scene;
+const workers = scene.processes;
 
 /**
  * The temp folder the workers of one test keep their round folders in: their own, so that the sweep of another

@@ -4,7 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { isRunning } from '../../providers/processes.js';
+import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
 
 /** The built CLI. */
 export const CLI = fileURLToPath(new URL('../../../dist/hosts/cli/main.js', import.meta.url));
@@ -163,3 +165,50 @@ export function killAgents(ws: AgentWorkspace): void {
 }
 
 export { isRunning };
+
+/** What a fleet test file shares: one Postgres server, and everything its tests start, cleaned up after them. */
+export interface FleetScene {
+  /** The file's Postgres server (started before its first test). */
+  readonly pg: TestPostgres;
+  /** Ralph processes (workers, waiting clients) to kill once the file's tests are done. */
+  processes: RalphProcess[];
+  /** Library fleets to close once the file's tests are done. */
+  fleets: { close(): Promise<void> }[];
+  /** A database of its own for one test, on the shared server. */
+  databaseFor(name: string): string;
+  /** A fresh agent workspace, whose agents are killed and folder removed after the file's tests. */
+  workspace(): Promise<AgentWorkspace>;
+}
+
+/** Starts the file's Postgres before its tests; afterwards kills what they started and stops it. */
+export function useFleetScene(): FleetScene {
+  let pg: TestPostgres | undefined;
+  const workspaces: AgentWorkspace[] = [];
+  const scene: FleetScene = {
+    get pg() {
+      if (pg === undefined) throw new Error('the fleet scene has no Postgres yet (use it inside a test)');
+      return pg;
+    },
+    processes: [],
+    fleets: [],
+    databaseFor: (name) => scene.pg.url.replace(/\/ralph$/, `/${name}`),
+    async workspace() {
+      const ws = await agentWorkspace();
+      workspaces.push(ws);
+      return ws;
+    },
+  };
+  beforeAll(async () => {
+    pg = await startTestPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    for (const process of scene.processes) process.child.kill('SIGKILL');
+    await Promise.all(scene.processes.map((process) => process.exited));
+    // A failed test must not leave its agents behind (killed with their workers, they would run on as orphans).
+    for (const ws of workspaces) killAgents(ws);
+    await Promise.all(scene.fleets.map((fleet) => fleet.close()));
+    await Promise.all(workspaces.map((ws) => ws.cleanup()));
+    await pg?.destroy();
+  }, 60_000);
+  return scene;
+}
