@@ -4,6 +4,17 @@
  */
 export const DATABASE_ENV = /^(RALPH_DATABASE_URL|DBOS_SYSTEM_DATABASE_URL|DBOS_DATABASE_URL|PG[A-Z_]*)$/;
 
+/** The variables that name a fleet's database and nothing else: no agent of any ralph host needs them. */
+const FLEET_URLS = ['RALPH_DATABASE_URL', 'DBOS_SYSTEM_DATABASE_URL', 'DBOS_DATABASE_URL'] as const;
+
+/**
+ * Takes the fleet's database URLs out of a `ralph run` or `ralph mcp` process's environment, so that its agents cannot
+ * queue runs on a fleet. The `PG*` variables stay: a workspace's own tests may need them.
+ */
+export function removeFleetUrls(env: NodeJS.ProcessEnv = process.env): void {
+  for (const name of FLEET_URLS) delete env[name];
+}
+
 /** The `PG*` variables `pg` would read for a part the URL leaves out, and the URL part each one fills. */
 const FOLDED = [
   ['PGUSER', 'username'],

@@ -147,6 +147,14 @@ describe("the fleet's credentials stay with the worker", () => {
     await stopWorker(worker);
   }, 60_000);
 
+  it("ralph run's agents do not get the fleet's URL from the user's shell either (PG* stay, for the workspace's tests)", async () => {
+    const ws = await scene.workspace();
+    const env = { RALPH_DATABASE_URL: 'postgres://me:secret@fleet/ralph', PGDATABASE: 'app_test' };
+    const run = await ralph(['run', 'Look around', '--agent-command', ENV_AGENT, '--cwd', ws.dir], env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(ws.dir, 'env.json'), 'utf8'))).toEqual({ PGDATABASE: 'app_test' });
+  });
+
   it('a password in --database-url gets a warning naming the safer ways', async () => {
     const url = scene.databaseFor('warned').replace('ralph@', 'ralph:secret@');
     const listed = await ralph(['runs', '--database-url', url]);
