@@ -49,7 +49,7 @@ const invocations = (dir: string): Invocation[] =>
 const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 
 /** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded. */
-async function hostHungInRound3(dir: string) {
+async function hostHungInRound3(dir: string, env: NodeJS.ProcessEnv = cleanEnv()) {
   const file = join(dir, 'run.jsonl');
   const host = spawnRalph(
     [
@@ -64,7 +64,7 @@ async function hostHungInRound3(dir: string) {
       '--record',
       file,
     ],
-    { env: cleanEnv() },
+    { env },
   );
   const hungPid = await waitUntil(
     () => existsSync(join(dir, 'hung.pid')) && Number(readFileSync(join(dir, 'hung.pid'), 'utf8')),
@@ -82,14 +82,17 @@ async function hostHungInRound3(dir: string) {
 describe('ralph resume: a run whose host died goes on from its last accepted report', () => {
   it('after a kill -9 in round 3 of 5: rounds 1-2 are not run again, round 3 is, with a fresh child, once the old one is gone', async () => {
     const dir = await workspace();
-    const { file, host, hungPid } = await hostHungInRound3(dir);
+    // A temp folder of its own: a ralph process of another test on this machine sweeps /tmp, and could kill the
+    // orphan before the resume does (and says so).
+    const env = cleanEnv({ TMPDIR: await workspace() });
+    const { file, host, hungPid } = await hostHungInRound3(dir, env);
     host.child.kill('SIGKILL');
     await host.finished;
     // The host died with no exit hook: its round-3 agent is an orphan, still working.
     expect(isRunning(hungPid)).toBe(true);
     const runId = headerOf(file).runId;
 
-    const resumed = await ralph(['resume', file, '--json', '--trust-recording'], { env: cleanEnv() });
+    const resumed = await ralph(['resume', file, '--json', '--trust-recording'], { env });
     expect(resumed.stderr).toContain('round 3/6 started');
     // It says where it picks up, and that it killed what the dead host left running, before round 3 starts.
     expect(resumed.stderr).toContain(
@@ -185,6 +188,11 @@ describe('ralph resume: a recording is data; it runs only what the user consents
     expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
     expect(existsSync(`${pwned}-agent`)).toBe(false);
     expect(existsSync(`${file}.1`)).toBe(false);
+    // Replay and report read the same file and stay inert: nothing it names runs.
+    await ralph(['replay', file], { env: cleanEnv() });
+    await ralph(['report', file, '-o', join(dir, 'run.html')], { env: cleanEnv() });
+    expect(existsSync(`${pwned}-agent`) || existsSync(`${pwned}-verify`)).toBe(false);
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
   });
 
   it('an agent given on the command line replaces every recorded command: the recorded verify never runs', async () => {
