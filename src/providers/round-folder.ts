@@ -293,6 +293,14 @@ async function leadersNaming(dir: string): Promise<number[]> {
   return leaders;
 }
 
+/** Who hears of each orphaned process group a sweep killed: `ralph resume` says it killed the agent left behind. */
+let orphanKilled: ((groupPid: number, owner: RoundOwner) => void) | undefined;
+
+/** Sets (or with undefined clears) the listener told of each orphaned process group a sweep killed, once it is gone. */
+export function onOrphanKilled(listener: ((groupPid: number, owner: RoundOwner) => void) | undefined): void {
+  orphanKilled = listener;
+}
+
 /** Cleans up one round folder if its host is dead; true when it was removed. */
 async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
   const owner = await ownerRecorded(dir);
@@ -315,6 +323,7 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
     // for ends only once the orphaned agent is gone, so a resumed round never works beside the one it replaces.
     const deadline = Date.now() + SWEEP_KILL_WAIT_MS;
     await Promise.all(killed.map((pid) => untilGroupGone(pid, deadline)));
+    for (const pid of killed) orphanKilled?.(pid, owner);
   }
   // From another boot, every process it names is long gone: only the folder is left to remove.
   await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,7 @@ const invocations = (dir: string): Invocation[] =>
 const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 
 /** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded. */
-async function hostHungInRound3(dir: string) {
+async function hostHungInRound3(dir: string, env: NodeJS.ProcessEnv = cleanEnv()) {
   const file = join(dir, 'run.jsonl');
   const host = spawnRalph(
     [
@@ -64,7 +64,7 @@ async function hostHungInRound3(dir: string) {
       '--record',
       file,
     ],
-    { env: cleanEnv() },
+    { env },
   );
   const hungPid = await waitUntil(
     () => existsSync(join(dir, 'hung.pid')) && Number(readFileSync(join(dir, 'hung.pid'), 'utf8')),
@@ -82,15 +82,23 @@ async function hostHungInRound3(dir: string) {
 describe('ralph resume: a run whose host died goes on from its last accepted report', () => {
   it('after a kill -9 in round 3 of 5: rounds 1-2 are not run again, round 3 is, with a fresh child, once the old one is gone', async () => {
     const dir = await workspace();
-    const { file, host, hungPid } = await hostHungInRound3(dir);
+    // A temp folder of its own: a ralph process of another test on this machine sweeps /tmp, and could kill the
+    // orphan before the resume does (and says so).
+    const env = cleanEnv({ TMPDIR: await workspace() });
+    const { file, host, hungPid } = await hostHungInRound3(dir, env);
     host.child.kill('SIGKILL');
     await host.finished;
     // The host died with no exit hook: its round-3 agent is an orphan, still working.
     expect(isRunning(hungPid)).toBe(true);
     const runId = headerOf(file).runId;
 
-    const resumed = await ralph(['resume', file, '--json'], { env: cleanEnv() });
+    const resumed = await ralph(['resume', file, '--json', '--trust-recording'], { env });
     expect(resumed.stderr).toContain('round 3/6 started');
+    // It says where it picks up, and that it killed what the dead host left running, before round 3 starts.
+    expect(resumed.stderr).toContain(
+      `ralph resume: resuming run ${runId} from round 3\n` +
+        `ralph resume: killed the agent the dead host left behind (process group ${hungPid})\n`,
+    );
     expect(resumed.code).toBe(0);
     const envelope = JSON.parse(resumed.stdout);
     expect(envelope).toMatchObject({
@@ -110,7 +118,7 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     // The resumed run was recorded in the file, under the same run id; the recording it resumed from is kept.
     expect(headerOf(file).runId).toBe(runId);
     expect(headerOf(`${file}.1`).runId).toBe(runId);
-    const again = await ralph(['resume', file], { env: cleanEnv() });
+    const again = await ralph(['resume', file, '--trust-recording'], { env: cleanEnv() });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`ralph resume ${file}: Ralph run ${runId} already settled (complete)`);
   });
@@ -119,7 +127,7 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     const dir = await workspace();
     const { file, host, hungPid } = await hostHungInRound3(dir);
     try {
-      const refused = await ralph(['resume', file], { env: cleanEnv() });
+      const refused = await ralph(['resume', file, '--trust-recording'], { env: cleanEnv() });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/is still running in process \d+; stop it first/);
       expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
@@ -138,5 +146,67 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     const missing = await ralph(['resume', join(dir, 'nope.jsonl')], { env: cleanEnv() });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/ralph resume .*nope\.jsonl: cannot read the recording \(ENOENT/);
+  });
+});
+
+/**
+ * The recording of a host killed in round 3, its header's `ralph run` options then edited by `edit` (given the
+ * workspace), as someone sharing the file could.
+ */
+async function editedRecording(edit: (run: Record<string, unknown>, dir: string) => void) {
+  const dir = await workspace();
+  const { file, host } = await hostHungInRound3(dir);
+  host.child.kill('SIGKILL');
+  await host.finished;
+  const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+  const header = JSON.parse(first as string);
+  edit(header.host.ralphRun, dir);
+  writeFileSync(file, [JSON.stringify(header), ...rest].join('\n'));
+  return { dir, file };
+}
+
+describe('ralph resume: a recording is data; it runs only what the user consents to or gives here', () => {
+  it('without --trust-recording: shows what the recording would run, exits 2 and starts nothing', async () => {
+    const { dir, file } = await editedRecording((run, ws) => {
+      run.agentCommand = `/bin/sh -c 'touch ${join(ws, 'pwned')}-agent'`;
+      run.verify = `/bin/sh -c 'touch ${join(ws, 'pwned')}-verify'\u001b[2K`;
+    });
+    const pwned = join(dir, 'pwned');
+
+    const refused = await ralph(['resume', file], { env: cleanEnv() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `ralph resume ${file}: the recording names the commands to run; nothing was started\n` +
+        'Resuming it would run:\n' +
+        `  agent command: ${JSON.stringify(`/bin/sh -c 'touch ${pwned}-agent'`)}\n` +
+        `  verify command: ${JSON.stringify(`/bin/sh -c 'touch ${pwned}-verify'\u001b[2K`)}\n` +
+        `  in the workspace: ${JSON.stringify(dir)}\n` +
+        'Pass --trust-recording to run them, or give the agent here (--agent or --agent-command), which replaces every recorded command.\n',
+    );
+    // The escape shows quoted (\u001b), never raw.
+    expect(refused.stderr).not.toContain('\u001b');
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
+    expect(existsSync(`${pwned}-agent`)).toBe(false);
+    expect(existsSync(`${file}.1`)).toBe(false);
+    // Replay and report read the same file and stay inert: nothing it names runs.
+    await ralph(['replay', file], { env: cleanEnv() });
+    await ralph(['report', file, '-o', join(dir, 'run.html')], { env: cleanEnv() });
+    expect(existsSync(`${pwned}-agent`) || existsSync(`${pwned}-verify`)).toBe(false);
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3]);
+  });
+
+  it('an agent given on the command line replaces every recorded command: the recorded verify never runs', async () => {
+    const { dir, file } = await editedRecording((run, ws) => {
+      run.verify = `/bin/sh -c 'touch ${join(ws, 'pwned-verify')}'`;
+      run.claudePath = '/bin/false';
+    });
+    const pwned = join(dir, 'pwned-verify');
+
+    const resumed = await ralph(['resume', file, '--json', '--agent-command', AGENT_COMMAND], {
+      env: cleanEnv(),
+    });
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ result: { status: 'complete', rounds: 5 } });
+    expect(existsSync(pwned)).toBe(false);
   });
 });

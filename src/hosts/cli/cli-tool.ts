@@ -6,6 +6,7 @@ import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
 import { createProviderRegistry } from '../../providers/registry.js';
+import { removeFleetUrls } from '../fleet/database-env.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -61,6 +62,8 @@ export function createCliTool(
 ): CliTool {
   const provider = providerFor(options);
   const cwd = workspaceFor(options);
+  // A fleet's URL in the user's shell is no agent's business: with it, an agent could queue commands on every worker.
+  removeFleetUrls();
   const guardRails = guardRailConfig(options);
   const providers = createProviderRegistry();
   providers.register(provider);

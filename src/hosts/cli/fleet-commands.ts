@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import { addAgentOptions } from './agent-options.js';
+import { type Command, InvalidArgumentError } from 'commander';
+import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import type { SubmitOptions } from './submit-command.js';
 import type { WaitOptions } from './wait-command.js';
@@ -10,10 +10,34 @@ const DATABASE_URL = [
   "the fleet's Postgres database, postgres://user@host:port/db (default: $RALPH_DATABASE_URL)",
 ] as const;
 
+const DATABASE_URL_FILE = [
+  '--database-url-file <file>',
+  'read the database URL from this file (its first line), so its password is not on the command line',
+] as const;
+
+/** `--agent` of `ralph worker`: each occurrence adds a preset. */
+function collectPreset(value: string, previous: string[] | undefined): string[] {
+  if (!(AGENT_PRESETS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`Allowed choices are ${AGENT_PRESETS.join(', ')}.`);
+  return [...(previous ?? []), value];
+}
+
+/** Adds the database options to a fleet command. */
+const withDatabase = (command: Command): Command =>
+  command.option(...DATABASE_URL).option(...DATABASE_URL_FILE);
+
 const FLEET_HELP = `
 A fleet runs Ralph loops as durable DBOS workflows in Postgres: workers on any number of machines take runs from one
 queue; a worker that dies is recovered by restarting it under the same --worker-id, or by a live worker once its
 lease ran out. Every worker must see the workspace (--cwd) at the same path.
+`;
+
+const WORKER_HELP = `
+A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
+--agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
+their submitter chose. A run asking for anything else ends refused, starting nothing. Anyone who can write to the
+fleet's database can queue runs: give write access only to those you would let run these agents on every worker.
+The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
 `;
 
 /**
@@ -21,10 +45,20 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
-  program
-    .command('worker')
-    .description('run fleet runs from the queue in Postgres (DBOS), until stopped')
-    .option(...DATABASE_URL)
+  withDatabase(
+    program.command('worker').description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
+  )
+    .option(
+      '--agent <name>',
+      'a preset this worker runs: claude, codex or example (repeatable)',
+      collectPreset,
+    )
+    .option('--claude-path <path>', "this worker's claude executable (default: claude on PATH)")
+    .option('--codex-path <path>', "this worker's codex executable (default: codex on PATH)")
+    .option(
+      '--allow-agent-command',
+      'also run runs submitted with --agent-command: any command their submitter chose',
+    )
     .option('--worker-id <id>', "this worker's unique, stable id (default: <hostname>-<n>, the first free n)")
     .option(
       '--concurrency <n>',
@@ -34,7 +68,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--lease <duration>',
       'how long a silent worker keeps its runs before live ones take them (default 30s)',
     )
-    .addHelpText('after', FLEET_HELP)
+    .addHelpText('after', `${WORKER_HELP}${FLEET_HELP}`)
     .action(async (options: WorkerOptions) => {
       const { workerCommand } = await import('./worker-command.js');
       setExitCode(await workerCommand(options));
@@ -46,7 +80,8 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       .description('enqueue a Ralph loop on a fleet and print its run id')
       .argument('[objective]', 'the immutable objective every round works toward')
       .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-      .option(...DATABASE_URL),
+      .option(...DATABASE_URL)
+      .option(...DATABASE_URL_FILE),
   ).action(async (objective: string | undefined, options: SubmitOptions) => {
     const { submitCommand } = await import('./submit-command.js');
     setExitCode(await submitCommand(objective, options));
@@ -58,6 +93,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .argument('<id>', 'the run id ralph submit printed')
     .option('--json', 'print the status as JSON')
     .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
     .action(async (id: string, options: FleetOptions & { json?: boolean }) => {
       const { statusCommand } = await import('./status-command.js');
       setExitCode(await statusCommand(id, options));
@@ -69,6 +105,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .argument('<id>', 'the run id ralph submit printed')
     .option('--json', 'print the result envelope as JSON instead of the text')
     .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
     .action(async (id: string, options: WaitOptions) => {
       const { waitCommand } = await import('./wait-command.js');
       setExitCode(await waitCommand(id, options));
@@ -79,6 +116,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .description('cancel a fleet run: the worker running it stops its child')
     .argument('<id>', 'the run id ralph submit printed')
     .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
     .action(async (id: string, options: FleetOptions) => {
       const { cancelCommand } = await import('./cancel-command.js');
       setExitCode(await cancelCommand(id, options));
@@ -90,6 +128,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .option('--limit <n>', 'how many runs (default 20)')
     .option('--json', 'print them as JSON')
     .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
     .action(async (options: FleetOptions & { json?: boolean; limit?: string }) => {
       const { runsCommand } = await import('./runs-command.js');
       setExitCode(await runsCommand(options));

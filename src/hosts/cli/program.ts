@@ -46,11 +46,13 @@ The guard rails below are the server's settings for every call; a call still sen
 const RESUME_EXAMPLES = `
 Examples:
   $ ralph run "Port the parser to Rust" --agent claude --record run.jsonl    # the host dies in round 3
-  $ ralph resume run.jsonl                                                     # round 3 again, then on
+  $ ralph resume run.jsonl --trust-recording                                   # round 3 again, then on
+  $ ralph resume run.jsonl --agent claude                                      # the same, with your own agent
 
 The run keeps its id, objective and round cap; the last accepted report is the next round's handoff. A round
-that was going on is run again with a fresh child once what is left of the old one has been killed. The agent
-options are the recorded run's unless given here. The resumed run is recorded to the same file (the one resumed
+that was going on is run again with a fresh child once what is left of the old one has been killed. A recording
+is data: what it names to run (agent, command, binary paths, verify command) runs only with --trust-recording;
+an agent given here replaces all of it. The resumed run is recorded to the same file (the one resumed
 from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
 `;
 
@@ -118,7 +120,11 @@ export async function runCli(argv: string[]): Promise<number> {
       .option('--json', 'print the result envelope as JSON instead of the text')
       .option('--record <file>', 'record the resumed run here instead of in <file>')
       .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
+      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
+      .option(
+        '--trust-recording',
+        'run the agent, binary paths and verify command the recording names (shown when refused without it)',
+      ),
   )
     .addHelpText('after', RESUME_EXAMPLES)
     .action(async (file: string, options: ResumeOptions) => {

@@ -4,6 +4,7 @@ import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
 import { procStat, thisHost } from '../../providers/process-identity.js';
+import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../providers/round-folder.js';
 import type { AgentOptions } from './agent-options.js';
 import { reportFailure } from './report-failure.js';
 import { type RunOptions, runCommand } from './run.js';
@@ -14,7 +15,22 @@ export interface ResumeOptions extends AgentOptions {
   record?: string;
   inspect?: string | boolean;
   inspectKeep?: boolean;
+  /** Consent to run what the recording names (its agent, command, binary paths, verify command). */
+  trustRecording?: boolean;
 }
+
+/** The recorded options that say what runs: all replaced when an agent is given on the command line. */
+const RECORDED_COMMANDS = [
+  'agent',
+  'agentCommand',
+  'agentReportsCost',
+  'claudePath',
+  'codexPath',
+  'verify',
+] as const;
+
+/** The options that say where output goes: never taken from a recording (ralph run does not record them). */
+const OUTPUT_OPTIONS = ['json', 'record', 'inspect', 'inspectKeep', 'trustRecording'] as const;
 
 const refused = (path: string, problem: string) =>
   new RalphError({ code: 'refused', message: `ralph resume ${path}: ${problem}` });
@@ -35,6 +51,48 @@ function recordedHostRuns(host: unknown): number | undefined {
   return stat !== null && stat.state !== 'Z' && stat.startTime === recorded.startTime
     ? recorded.pid
     : undefined;
+}
+
+/**
+ * What the recorded options would run, one line each, every value JSON-quoted (a shared file may hide a command
+ * behind terminal escapes or line breaks; quoted, they show).
+ */
+export function recordedCommands(run: RunOptions): string[] {
+  const lines: string[] = [];
+  const shown = (value: unknown) => JSON.stringify(value);
+  if (run.agentCommand !== undefined) lines.push(`agent command: ${shown(run.agentCommand)}`);
+  if (run.agent !== undefined) lines.push(`agent: ${shown(run.agent)}`);
+  if (run.claudePath !== undefined) lines.push(`claude path: ${shown(run.claudePath)}`);
+  if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
+  if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
+  if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
+  return lines;
+}
+
+/** Refusal: the recording names what to run, and the user neither consented nor gave the agent here. */
+function consentRefused(path: string, run: RunOptions): RalphError {
+  const lines = recordedCommands(run).map((line) => `  ${line}`);
+  return new RalphError({
+    code: 'refused',
+    message: `ralph resume ${path}: the recording names the commands to run; nothing was started`,
+    detail: [
+      'Resuming it would run:',
+      ...lines,
+      'Pass --trust-recording to run them, or give the agent here (--agent or --agent-command), which replaces every recorded command.',
+    ].join('\n'),
+  });
+}
+
+/**
+ * The options the resumed run starts with: the recorded ones (never its output options), where the user consented;
+ * an agent given here replaces every recorded command, verify and binary paths included.
+ */
+function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptions): RunOptions {
+  const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
+  if (!agentGiven && options.trustRecording !== true) throw consentRefused(path, recorded);
+  const dropped = new Set<string>([...OUTPUT_OPTIONS, ...(agentGiven ? RECORDED_COMMANDS : [])]);
+  const kept = Object.fromEntries(Object.entries(recorded).filter(([key]) => !dropped.has(key)));
+  return { ...kept, ...definedOnly(options), record: options.record ?? path };
 }
 
 /** The first free `FILE.N`, where the recording being resumed is kept. */
@@ -86,14 +144,11 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
     if (args === null || typeof args !== 'object')
       throw refused(path, 'the recorded call has no arguments to continue');
 
-    const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
-    const recordedRun = run as RunOptions;
-    const merged: RunOptions = {
-      ...(agentGiven ? omitAgent(recordedRun) : recordedRun),
-      ...definedOnly(options),
-      record: options.record ?? path,
-    };
+    const merged = resumedOptions(path, run as RunOptions, options);
     if (options.record === undefined || options.record === path) renameSync(path, keptName(path));
+    const nextRound = recorded.point.round + 1;
+    process.stderr.write(`ralph resume: resuming run ${recorded.runId} from round ${nextRound}\n`);
+    await sweepLeftBehind(host?.process);
     return await runCommand(undefined, merged, {
       args: args as Record<string, unknown>,
       resume: { runId: recorded.runId, point: recorded.point },
@@ -103,11 +158,26 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
   }
 }
 
-function omitAgent(options: RunOptions): RunOptions {
-  const { agent: _agent, agentCommand: _command, ...rest } = options;
-  return rest;
+/**
+ * Kills what the dead host left running (the sweep every first round waits for, run here first) and says so: a
+ * group whose round folder names the recorded host is "the agent left behind"; other dead hosts' orphans go quietly.
+ */
+async function sweepLeftBehind(host: unknown): Promise<void> {
+  const recorded = host as { pid?: unknown; startTime?: unknown } | null | undefined;
+  onOrphanKilled((groupPid, owner) => {
+    if (owner.host.pid !== recorded?.pid || owner.host.startTime !== recorded?.startTime) return;
+    process.stderr.write(
+      `ralph resume: killed the agent the dead host left behind (process group ${groupPid})\n`,
+    );
+  });
+  try {
+    await sweepOrphanedRoundsOnce();
+  } finally {
+    onOrphanKilled(undefined);
+  }
 }
 
 function definedOnly(options: ResumeOptions): Partial<RunOptions> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const { trustRecording: _consent, ...rest } = options;
+  return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
 }

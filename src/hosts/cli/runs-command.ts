@@ -12,6 +12,10 @@ export function runsCommand(options: FleetOptions & { json?: boolean; limit?: st
       process.stdout.write(`${JSON.stringify({ runs, workers }, null, 2)}\n`);
       return 0;
     }
+    if (runs.length === 0 && workers.length === 0) {
+      process.stdout.write('no runs, no workers\n');
+      return 0;
+    }
     for (const run of runs) process.stdout.write(`${statusLine(run)}\n`);
     for (const worker of workers) {
       const state = worker.expired ? 'lease expired' : 'live';

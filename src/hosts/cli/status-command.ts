@@ -1,11 +1,12 @@
 import type { FleetRunStatus } from '../fleet/fleet.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
 
-/** One line of a run's status: id, state, worker and rounds done. */
+/** One line of a run's status: id, state, worker and rounds done; why it failed or was refused, or its error. */
 export function statusLine(status: FleetRunStatus): string {
   const worker = status.workerId === undefined || status.state === 'queued' ? '' : ` on ${status.workerId}`;
   const rounds = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
-  const error = status.error === undefined ? '' : `: ${status.error}`;
+  const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;
+  const error = why === undefined || status.state === 'cancelled' ? '' : `: ${why}`;
   return `${status.runId} ${status.state}${worker}, ${rounds}${error}`;
 }
 

@@ -1,7 +1,14 @@
+import { RalphError } from '../../contract/errors.js';
 import type { FleetSubmission } from '../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
-import { type FleetOptions, reportFleetFailure, withFleet } from './fleet-cli.js';
+import {
+  anyWorkerLive,
+  type FleetOptions,
+  NO_LIVE_WORKER,
+  reportFleetFailure,
+  withFleet,
+} from './fleet-cli.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The options of `ralph submit`. */
@@ -14,8 +21,18 @@ export interface SubmitOptions extends AgentOptions, FleetOptions {
  * run` checks them: one agent named, the workspace a folder), the workspace resolved to an absolute path.
  */
 export function submissionOf(objective: string | undefined, options: SubmitOptions): FleetSubmission {
-  const { databaseUrl: _url, maxRounds, graceMs, cwd: _cwd, ...agent } = options;
+  const { databaseUrl: _url, databaseUrlFile: _file, maxRounds, graceMs, cwd: _cwd, ...agent } = options;
   providerFor(options);
+  for (const [given, flag] of [
+    [options.claudePath, '--claude-path'],
+    [options.codexPath, '--codex-path'],
+  ] as const) {
+    if (given !== undefined)
+      throw new RalphError({
+        code: 'refused',
+        message: `ralph submit ${flag}: the executable is the worker's to choose (ralph worker ${flag}); nothing was submitted`,
+      });
+  }
   const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
   if (maxRounds !== undefined) submission.maxRounds = parseNumberOption(maxRounds);
   if (graceMs !== undefined) submission.terminationGraceMs = parseNumberOption(graceMs);
@@ -31,9 +48,14 @@ export async function submitCommand(objective: string | undefined, options: Subm
   } catch (error) {
     return reportFleetFailure(error);
   }
-  return withFleet(options, async (fleet) => {
-    const runId = await fleet.submit(submission);
-    process.stdout.write(`${runId}\n`);
-    return 0;
-  });
+  return withFleet(
+    options,
+    async (fleet) => {
+      const runId = await fleet.submit(submission);
+      process.stdout.write(`${runId}\n`);
+      if (!(await anyWorkerLive(fleet))) process.stderr.write(`ralph submit: ${NO_LIVE_WORKER}\n`);
+      return 0;
+    },
+    { create: true },
+  );
 }

@@ -5,7 +5,7 @@ import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import { renderResultCard } from '../../render/cards.js';
 import { isSettledState } from '../fleet/fleet.js';
 import { EXIT, exitCodeForStatus } from './exit-codes.js';
-import { type FleetOptions, withFleet } from './fleet-cli.js';
+import { anyWorkerLive, type FleetOptions, NO_LIVE_WORKER, withFleet } from './fleet-cli.js';
 import { reportFailure } from './report-failure.js';
 import { statusLine } from './status-command.js';
 
@@ -24,6 +24,8 @@ export function waitCommand(id: string, options: WaitOptions): Promise<number> {
   return withFleet(options, async (fleet) => {
     const first = await fleet.status(id);
     if (!isSettledState(first.state)) process.stderr.write(`ralph wait: ${statusLine(first)}\n`);
+    if (first.state === 'queued' && !(await anyWorkerLive(fleet)))
+      process.stderr.write(`ralph wait: ${NO_LIVE_WORKER}\n`);
     const status = await fleet.wait(id, {
       onDatabase(event, error) {
         process.stderr.write(

@@ -1,13 +1,12 @@
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
-import type { AgentOptions } from './agent-options.js';
-import { providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
 import { parseNumberOption } from './numbers.js';
+import { type WorkerAgentOptions, workerProviderFactory } from './worker-agents.js';
 
-/** The options of `ralph worker`. */
-export interface WorkerOptions extends FleetOptions {
+/** The options of `ralph worker`: the database, the worker's id and limits, and the agents it offers. */
+export interface WorkerOptions extends FleetOptions, WorkerAgentOptions {
   workerId?: string;
   concurrency?: string;
   lease?: string;
@@ -22,6 +21,8 @@ export interface WorkerOptions extends FleetOptions {
 export async function workerCommand(options: WorkerOptions): Promise<number> {
   quietDeprecations();
   try {
+    // What this worker runs is its own choice, refused before the database is asked when it offers nothing.
+    const providerFor = workerProviderFactory(options);
     const databaseUrl = databaseUrlOf(options);
     const concurrency = options.concurrency === undefined ? 1 : parseNumberOption(options.concurrency);
     if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
@@ -35,8 +36,8 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     const { startRalphWorker } = await import('../fleet/worker.js');
     const worker = await startRalphWorker({
       databaseUrl,
-      // A run's agent is what `ralph submit` stored: the agent options of `ralph run`, the workspace aside.
-      providerFor: (agent) => providerFor(agent as AgentOptions),
+      // A run's agent is what `ralph submit` stored; the worker runs it only if it offers it.
+      providerFor,
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

@@ -1,4 +1,5 @@
 import { errorText } from '../../contract/error-text.js';
+import { LEASE_TABLE } from './constants.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
 
 /** A fleet failure the CLI prints as one line and exits 1 for: the database unreachable, a worker id taken. */
@@ -27,10 +28,10 @@ function reasonOf(error: unknown): string {
 
 /**
  * Checks that the database answers before DBOS is started (which would otherwise retry for a long while): a
- * FleetError naming the URL and the reason when it does not. A database that does not exist yet is fine: DBOS
- * creates it on first launch.
+ * FleetError naming the URL and the reason when it does not. Resolves with whether the database exists: one that does
+ * not exist yet is fine where it may be created (DBOS creates it on first launch).
  */
-export async function assertDatabaseReachable(databaseUrl: string, what: string): Promise<void> {
+export async function assertDatabaseReachable(databaseUrl: string, what: string): Promise<boolean> {
   let pool: PgPool;
   try {
     pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
@@ -40,12 +41,27 @@ export async function assertDatabaseReachable(databaseUrl: string, what: string)
   pool.on('error', () => {});
   try {
     await pool.query('SELECT 1');
+    return true;
   } catch (error) {
-    if ((error as { code?: unknown }).code !== '3D000') {
-      throw new FleetError(
-        `${what}: cannot reach the database at ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`,
-      );
-    }
+    if ((error as { code?: unknown }).code === '3D000') return false;
+    throw new FleetError(
+      `${what}: cannot reach the database at ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`,
+    );
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+/** Which of the fleet's tables a database holds: DBOS's runs, and the workers' leases. */
+export async function fleetTables(databaseUrl: string): Promise<{ runs: boolean; workers: boolean }> {
+  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  pool.on('error', () => {});
+  try {
+    const { rows } = await pool.query<{ runs: boolean; workers: boolean }>(
+      "SELECT to_regclass('dbos.workflow_status') IS NOT NULL AS runs, to_regclass($1) IS NOT NULL AS workers",
+      [LEASE_TABLE],
+    );
+    return rows[0] ?? { runs: false, workers: false };
   } finally {
     await pool.end().catch(() => {});
   }
@@ -60,15 +76,20 @@ const REPEAT_MS = 60_000;
 
 /**
  * A DBOS logger that keeps the worker's stderr to the lines that matter: warnings and errors, one line each, each
- * at most once a minute, and none of those about the database connection, which the worker reports itself.
+ * at most once a minute, and none of those about the database connection, which the worker reports itself, nor
+ * those the worker says are `expected` (a cancelled run's outcome not recorded).
  */
-export function stderrLogger(prefix: string, write: (line: string) => void) {
+export function stderrLogger(
+  prefix: string,
+  write: (line: string) => void,
+  expected: (line: string) => boolean = () => false,
+) {
   const written = new Map<string, number>();
   const line = (level: string, entry: unknown) => {
     const text =
       entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
     const first = text.split('\n')[0] ?? '';
-    if (CONNECTION_TROUBLE.test(first)) return;
+    if (CONNECTION_TROUBLE.test(first) || expected(first)) return;
     const key = `${level}:${first.replace(/\d+/g, '#')}`;
     const now = Date.now();
     if (now - (written.get(key) ?? Number.NEGATIVE_INFINITY) < REPEAT_MS) return;

@@ -1,7 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
-import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
+import {
+  assertDatabaseReachable,
+  FleetError,
+  fleetTables,
+  prepareDatabase,
+  redactedUrl,
+} from './database.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -116,15 +122,54 @@ function errorOf(status: WorkflowStatus): string | undefined {
   return typeof error === 'string' ? error : String(error.message ?? 'the run failed');
 }
 
+const noSuchRun = (runId: string) => new FleetError(`ralph: there is no fleet run ${runId}`);
+
+/** A fleet whose database holds no runs yet (no worker or submit has used it): nothing to list, no run to find. */
+function emptyFleet(): RalphFleet {
+  const none = async (runId: string): Promise<never> => {
+    throw noSuchRun(runId);
+  };
+  return {
+    submit: async () => {
+      throw new FleetError('ralph: this fleet client was opened read-only');
+    },
+    status: none,
+    wait: none,
+    cancel: none,
+    list: async () => [],
+    workers: async () => [],
+    close: async () => {},
+  };
+}
+
 /**
- * Connects to a fleet's database (DBOS's tables are created when missing). A FleetError (one line) when the
- * database cannot be reached.
+ * Connects to a fleet's database. With `create` (the default; `ralph submit`) the database and DBOS's tables are
+ * created when missing; without it (the read-only commands) a missing database is a FleetError and one without the
+ * fleet's tables an empty fleet, so that a typo in the URL creates nothing. A FleetError (one line) when the database
+ * cannot be reached.
  */
-export async function createRalphFleet({ databaseUrl }: { databaseUrl: string }): Promise<RalphFleet> {
+export async function createRalphFleet({
+  databaseUrl,
+  create = true,
+}: {
+  databaseUrl: string;
+  create?: boolean;
+}): Promise<RalphFleet> {
   const what = 'ralph';
-  await assertDatabaseReachable(databaseUrl, what);
+  const exists = await assertDatabaseReachable(databaseUrl, what);
+  let tables = { runs: true, workers: true };
+  if (!create) {
+    if (!exists) {
+      throw new FleetError(
+        `${what}: there is no database at ${redactedUrl(databaseUrl)}; is the URL right? (a fleet's database is ` +
+          'created by its first ralph worker or ralph submit)',
+      );
+    }
+    tables = await fleetTables(databaseUrl);
+    if (!tables.runs) return emptyFleet();
+  }
   const { DBOS, DBOSClient } = await loadDbos();
-  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
+  if (create) await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
   const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
   const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});
@@ -137,7 +182,8 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
     return {
       runId: status.workflowID,
       state,
-      workerId: status.executorId,
+      // A run no worker has taken yet has an empty executor id.
+      workerId: status.executorId === '' ? undefined : status.executorId,
       roundsDone: steps?.filter((step) => step.name.startsWith('round-')).length ?? 0,
       objective: input?.objective,
       createdAt: status.createdAt,
@@ -149,9 +195,7 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
 
   const status = async (runId: string): Promise<FleetRunStatus> => {
     const found = await client.getWorkflow(runId);
-    if (found === undefined || found.workflowName !== FLEET_WORKFLOW) {
-      throw new FleetError(`ralph: there is no fleet run ${runId}`);
-    }
+    if (found === undefined || found.workflowName !== FLEET_WORKFLOW) throw noSuchRun(runId);
     return toStatus(found);
   };
 
@@ -204,6 +248,7 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
       return Promise.all(runs.map(toStatus));
     },
     async workers() {
+      if (!tables.workers) return [];
       await leases.ensure();
       return leases.all();
     },

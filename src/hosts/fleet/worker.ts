@@ -11,6 +11,7 @@ import {
   MIN_LEASE_MS,
 } from './constants.js';
 import { assertDatabaseReachable, FleetError, prepareDatabase, stderrLogger } from './database.js';
+import { takeDatabaseSettings } from './database-env.js';
 import {
   holderGoneHere,
   holderHere,
@@ -21,7 +22,7 @@ import {
 } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
-import type { FleetProviderFactory, FleetRunInput } from './run-input.js';
+import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
 
@@ -61,6 +62,16 @@ export interface RalphWorker {
 }
 
 const NOTICE = 'ralph worker';
+
+/** How a run ended, for the worker's line about it: its status and rounds, or its failure's kind and message. */
+function outcomeText(outcome: FleetOutcome): string {
+  if (outcome.ok) {
+    const { status, rounds } = outcome.envelope.result;
+    return `${status} after ${rounds} round${rounds === 1 ? '' : 's'}`;
+  }
+  const { code, message } = outcome.failure;
+  return code === 'cancelled' ? 'cancelled' : `${code === 'refused' ? 'refused' : 'failed'}: ${message}`;
+}
 
 /** The first free default id of this host: `<hostname>-1`, `-2`, …; free when unheld, expired, or its holder died. */
 async function claimWorkerId(
@@ -106,13 +117,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new FleetError(`${NOTICE}: the concurrency must be a whole number of at least 1`);
   }
-  await assertDatabaseReachable(options.databaseUrl, NOTICE);
+  // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
+  const databaseUrl = takeDatabaseSettings(options.databaseUrl);
+  await assertDatabaseReachable(databaseUrl, NOTICE);
   const { DBOS } = await loadDbos();
   // Creates the database and DBOS's tables on the first launch, before the lease table goes next to them.
-  await prepareDatabase(options.databaseUrl, () => DBOS.migrate(options.databaseUrl), 'always');
+  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'always');
 
   const pool = createPgPool({
-    connectionString: options.databaseUrl,
+    connectionString: databaseUrl,
     max: 2,
     connectionTimeoutMillis: 5_000,
   });
@@ -135,25 +148,41 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   // From here on, this worker killed by SIGKILL has its agents killed at once by its reaper.
   const reaper = startReaper();
 
+  // The runs this worker saw cancelled: DBOS then warns that their outcome was not recorded, as expected.
+  const cancelled = new Set<string>();
+  const expectedWarning = (line: string) => {
+    const id = /^Workflow (\S+) outcome was not recorded: the workflow is no longer owned/.exec(line)?.[1];
+    return id !== undefined && cancelled.delete(id);
+  };
   DBOS.setConfig({
     name: FLEET_APP_NAME,
-    systemDatabaseUrl: options.databaseUrl,
+    systemDatabaseUrl: databaseUrl,
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
     runAdminServer: false,
-    logger: stderrLogger(NOTICE, notice),
+    logger: stderrLogger(NOTICE, notice, expectedWarning),
   });
   DBOS.registerWorkflow(
-    async (input: FleetRunInput) =>
-      runFleetRun(input, {
-        workflowId: DBOS.workflowID ?? 'unknown',
+    async (input: FleetRunInput) => {
+      const runId = DBOS.workflowID ?? 'unknown';
+      notice(`${NOTICE} ${workerId}: running ${runId}`);
+      const outcome = await runFleetRun(input, {
+        workflowId: runId,
         providerFor: options.providerFor,
         workerId,
         steps: {
           runStep: (body, name) => DBOS.runStep(body, { name }),
           cancelSignal: () => DBOS.stepStatus?.cancelSignal,
         },
-      }),
+      });
+      if (!outcome.ok && outcome.failure.code === 'cancelled') {
+        cancelled.add(runId);
+        // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.
+        if (cancelled.size > 256) cancelled.delete(cancelled.values().next().value as string);
+      }
+      notice(`${NOTICE} ${workerId}: ${runId} ${outcomeText(outcome)}`);
+      return outcome;
+    },
     { name: FLEET_WORKFLOW },
   );
   try {

@@ -28,7 +28,7 @@ function closedPort(): Promise<number> {
 describe("the fleet's database", () => {
   it('down at start: the worker and the client say so in one line and exit 1', async () => {
     const url = `postgres://ralph@127.0.0.1:${await closedPort()}/fleet`;
-    const worker = await ralph(['worker', '--database-url', url]);
+    const worker = await ralph(['worker', '--database-url', url, '--allow-agent-command']);
     expect(worker.code).toBe(1);
     expect(worker.stderr).toMatch(
       /^ralph worker: cannot reach the database at postgres:\/\/ralph@127\.0\.0\.1:\d+\/fleet: .*ECONNREFUSED.*\n$/,
@@ -110,7 +110,14 @@ describe("the fleet's database", () => {
     const url = scene.databaseFor('ids');
     const holder = await startWorker(url, 'only-one');
     scene.processes.push(holder);
-    const second = await ralph(['worker', '--database-url', url, '--worker-id', 'only-one']);
+    const second = await ralph([
+      'worker',
+      '--database-url',
+      url,
+      '--worker-id',
+      'only-one',
+      '--allow-agent-command',
+    ]);
     expect(second.code).toBe(1);
     expect(second.stderr).toBe(
       `ralph worker: worker id only-one is held by a live worker (pid ${holder.pid} on ${hostname()}); ` +

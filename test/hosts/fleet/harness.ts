@@ -106,14 +106,34 @@ export async function ralph(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { code, stdout: spawned.stdout(), stderr: spawned.stderr() };
 }
 
-/** Starts `ralph worker` and waits until it takes runs. */
+/** `ralph submit`s a run of `command` (default: the counting agent) working in `cwd`. */
+export function submitRun(
+  url: string,
+  cwd: string,
+  { objective = 'Count to five', command = AGENT_COMMAND, extra = [] as string[] } = {},
+) {
+  return ralph([
+    'submit',
+    objective,
+    '--database-url',
+    url,
+    '--agent-command',
+    command,
+    '--cwd',
+    cwd,
+    ...extra,
+  ]);
+}
+
+/** Starts `ralph worker` (offering --agent-command runs unless `offer` says otherwise); waits until it takes runs. */
 export async function startWorker(
   databaseUrl: string,
   workerId: string,
-  { lease = '2s', env = {}, extra = [] as string[] } = {},
+  { lease = '2s', env = {}, extra = [] as string[], offer = ['--allow-agent-command'] } = {},
 ): Promise<RalphProcess> {
+  // What the worker offers: by default --agent-command runs (the counting agent's), which a worker runs only if allowed.
   const worker = spawnRalph(
-    ['worker', '--database-url', databaseUrl, '--worker-id', workerId, '--lease', lease, ...extra],
+    ['worker', '--database-url', databaseUrl, '--worker-id', workerId, '--lease', lease, ...offer, ...extra],
     env,
   );
   await waitFor(

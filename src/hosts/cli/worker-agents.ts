@@ -1,0 +1,72 @@
+import { RalphError } from '../../contract/errors.js';
+import type { SubagentProvider } from '../../contract/types.js';
+import type { FleetJson, FleetProviderFactory } from '../fleet/run-input.js';
+import type { AGENT_PRESETS } from './agent-options.js';
+import { providerFor } from './cli-tool.js';
+import { AGENT_CONFLICT } from './messages.js';
+
+type Preset = (typeof AGENT_PRESETS)[number];
+
+/** What a worker offers to run: its own choice, never a submitted run's. */
+export interface WorkerAgentOptions {
+  /** The presets it runs (`--agent`, repeatable). */
+  agent?: Preset[];
+  /** Its own claude and codex executables: a submitted run's paths are never used. */
+  claudePath?: string;
+  codexPath?: string;
+  /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
+  allowAgentCommand?: boolean;
+}
+
+/** Refusal: `ralph worker` was started offering no agent. */
+export const WORKER_AGENTS_MISSING =
+  'ralph worker needs the agents it will run: pass --agent claude|codex|example (repeatable; --claude-path and ' +
+  '--codex-path set their executables), and --allow-agent-command to also run runs submitted with --agent-command';
+
+/** What the worker offers, as its refusals name it. */
+function offered(options: WorkerAgentOptions): string {
+  const presets = options.agent ?? [];
+  const names = presets.map((name) => `--agent ${name}`);
+  if (options.allowAgentCommand === true) names.push('--agent-command runs');
+  return names.join(', ');
+}
+
+const refusedRun = (what: string, options: WorkerAgentOptions) =>
+  new RalphError({
+    code: 'refused',
+    message: `ralph fleet: this worker does not run ${what}; it offers ${offered(options)}. Nothing was started`,
+  });
+
+/**
+ * The worker's provider factory: a run gets the preset it names if the worker offers it (with the worker's own
+ * executable), or its `--agent-command` if the worker allows those; anything else settles the run refused, starting
+ * nothing. Refused (exit 2) when the options offer nothing.
+ */
+export function workerProviderFactory(options: WorkerAgentOptions): FleetProviderFactory {
+  if ((options.agent ?? []).length === 0 && options.allowAgentCommand !== true) {
+    throw new RalphError({ code: 'refused', message: WORKER_AGENTS_MISSING });
+  }
+  return (agent: FleetJson): SubagentProvider => {
+    const asked = (typeof agent === 'object' && agent !== null && !Array.isArray(agent) ? agent : {}) as {
+      agent?: unknown;
+      agentCommand?: unknown;
+      agentReportsCost?: unknown;
+    };
+    if (asked.agentCommand !== undefined) {
+      if (options.allowAgentCommand !== true)
+        throw refusedRun('runs submitted with --agent-command', options);
+      if (asked.agent !== undefined) throw new RalphError({ code: 'refused', message: AGENT_CONFLICT });
+      return providerFor({
+        agentCommand: String(asked.agentCommand),
+        ...(asked.agentReportsCost === true ? { agentReportsCost: true } : {}),
+      });
+    }
+    const preset = (options.agent ?? []).find((name) => name === asked.agent);
+    if (preset === undefined) throw refusedRun(`the agent ${JSON.stringify(asked.agent ?? null)}`, options);
+    return providerFor({
+      agent: preset,
+      ...(options.claudePath === undefined ? {} : { claudePath: options.claudePath }),
+      ...(options.codexPath === undefined ? {} : { codexPath: options.codexPath }),
+    });
+  };
+}
