@@ -3,6 +3,7 @@ import {
   costLimitLabel,
   idleLimitLabel,
   timeLimitLabel,
+  uncountedSpendNote,
   verifiedCompleteLabel,
 } from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
@@ -31,8 +32,12 @@ export function resultLabel(envelope: RalphEnvelope): string {
 
 /** The full native result text: the label, the rounds run, and the pretty-printed final report. */
 export function renderFullResultText(envelope: RalphEnvelope): string {
+  const { limit } = envelope.result;
+  // A resumed run's cost figure leaves out what the interrupted rounds spent: the text says so.
+  const uncounted = limit?.kind === 'cost' ? (limit.uncountedRounds ?? []) : [];
   return [
     resultLabel(envelope),
+    ...(uncounted.length === 0 ? [] : [uncountedSpendNote(uncounted)]),
     `Rounds: ${envelope.result.rounds}`,
     '',
     'Final report:',

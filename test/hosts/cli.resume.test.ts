@@ -48,8 +48,11 @@ const invocations = (dir: string): Invocation[] =>
 
 const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 
-/** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded. */
-async function hostHungInRound3(dir: string) {
+/**
+ * `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded.
+ * `extra` adds run options, `env` the agent's environment.
+ */
+async function hostHungInRound3(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = cleanEnv()) {
   const file = join(dir, 'run.jsonl');
   const host = spawnRalph(
     [
@@ -63,8 +66,9 @@ async function hostHungInRound3(dir: string) {
       dir,
       '--record',
       file,
+      ...extra,
     ],
-    { env: cleanEnv() },
+    { env },
   );
   const hungPid = await waitUntil(
     () => existsSync(join(dir, 'hung.pid')) && Number(readFileSync(join(dir, 'hung.pid'), 'utf8')),
@@ -113,6 +117,38 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     const again = await ralph(['resume', file], { env: cleanEnv() });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`ralph resume ${file}: Ralph run ${runId} already settled (complete)`);
+  });
+
+  it('a cost-limited run carries what its recording says was spent: $0.40 a round, $1 limit, killed in round 3', async () => {
+    const dir = await workspace();
+    const env = { ...cleanEnv(), ROUND_COST: '0.4' };
+    const { file, host } = await hostHungInRound3(dir, ['--agent-reports-cost', '--max-cost', '1'], env);
+    host.child.kill('SIGKILL');
+    await host.finished;
+
+    // Rounds 1-2 reported $0.80; round 3 again brings it to $1.20, past the limit: no round 4 starts.
+    const resumed = await ralph(['resume', file, '--json'], { env });
+    expect(resumed.code, resumed.stderr).toBe(4);
+    const envelope = JSON.parse(resumed.stdout);
+    expect(envelope.result).toMatchObject({ status: 'budget-limited', rounds: 3 });
+    expect(envelope.result.limit).toEqual({
+      kind: 'cost',
+      maxCostUsd: 1,
+      spentUsd: 1.2,
+      uncountedRounds: [3],
+    });
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3, 3]);
+    expect(resumed.stderr).toContain(
+      'ralph: round 3/6 reported continue: round 3 done [$0.40; run total $1.20]',
+    );
+    expect(resumed.stderr).toContain('ralph: used in all: $1.20');
+    // The text names the figure, and says what it leaves out rather than hide it.
+    const replayed = await ralph(['replay', file], { env });
+    expect(replayed.stdout.split('\n').slice(0, 3)).toEqual([
+      'Ralph reached its $1.00 cost limit ($1.20 spent); the worker reported work remaining.',
+      "Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).",
+      'Rounds: 3',
+    ]);
   });
 
   it('refuses a run whose host still runs, and starts nothing', async () => {
