@@ -50,8 +50,8 @@ export interface ChildRun {
   id: string;
   report: Promise<unknown>;
   /**
-   * What the child said it used, read once `report` resolved (optional: a provider whose agent says nothing about
-   * it leaves it out, or returns null).
+   * What the child said it used, read once `report` settled, resolved or rejected: what a failed round's agent said
+   * it spent counts too (optional: a provider whose agent says nothing about it leaves it out, or returns null).
    */
   usage?: () => RalphUsage | null;
 }

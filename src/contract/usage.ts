@@ -77,6 +77,14 @@ export function usageOf(value: unknown): RalphUsage | null {
 }
 
 /**
+ * What a failed round's agent said it used, carried as `usage` on the error its round failed with; null when it said
+ * nothing (or the error carries no usage): a round counts what its agent said whether or not a report came.
+ */
+export function usageOfFailure(error: unknown): RalphUsage | null {
+  return typeof error === 'object' && error !== null ? usageOf((error as { usage?: unknown }).usage) : null;
+}
+
+/**
  * The sum of two usages: a field is in the sum when either has it (an agent that reports no cost for a round
  * does not erase what earlier rounds cost); null only when both are null. The cost is summed exactly (`sumUsd`).
  */

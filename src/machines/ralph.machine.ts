@@ -45,7 +45,7 @@ import type {
   VerifyOutcome,
   VerifySpec,
 } from '../contract/types.js';
-import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
+import { addUsage, type RalphUsage, usageOf, usageOfFailure } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 
 /** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
@@ -343,7 +343,9 @@ const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
  * - Cost: with a cost budget (`guardRails.maxCostUsd`) a provider that does not declare `reportsCost` is refused in
  *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
  *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
- *   A round that is running is never stopped for cost: what it cost is known only once it reported.
+ *   A round that is running is never stopped for cost: what it cost is known only once it reported. What a round's
+ *   agent said it spent counts whether or not its report is accepted (`recordUsage` on a malformed report, a usage
+ *   limit and a child failure too: a failed round's usage travels on its error).
  * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
  *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
  *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
@@ -965,9 +967,13 @@ export const ralphMachine = setup({
             ],
           },
         ],
+        // What the failed round's agent said it spent counts though no report came (it travels on the error).
         onError: {
           target: 'failed',
-          actions: { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+          actions: [
+            { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
+            { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+          ],
         },
       },
       on: { CANCEL: 'cancelling' },
