@@ -149,6 +149,12 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
       "Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).",
       'Rounds: 3',
     ]);
+    // So does the report page.
+    const page = join(dir, 'run.html');
+    expect((await ralph(['report', file, '-o', page], { env })).code).toBe(0);
+    expect(readFileSync(page, 'utf8')).toContain(
+      '<p class="note">Not counted: what round 3 spent before the run&#39;s host stopped; it is unknown (the round was run again).</p>',
+    );
   });
 
   it('refuses a run whose host still runs, and starts nothing', async () => {
