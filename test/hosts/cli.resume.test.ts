@@ -141,7 +141,9 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     expect(resumed.stderr).toContain(
       'ralph: round 3/6 reported continue: round 3 done [$0.40; run total $1.20]',
     );
-    expect(resumed.stderr).toContain('ralph: used in all: $1.20');
+    expect(resumed.stderr).toContain(
+      "ralph: used in all: $1.20\nralph: Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).\n",
+    );
     // The text names the figure, and says what it leaves out rather than hide it.
     const replayed = await ralph(['replay', file], { env });
     expect(replayed.stdout.split('\n').slice(0, 3)).toEqual([
