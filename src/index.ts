@@ -77,5 +77,5 @@ export {
   type ScriptedStep,
 } from './providers/scripted.js';
 export { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from './render/cards.js';
-export { renderFullResultText, renderResultText, resultLabel } from './render/result-text.js';
+export { renderFullResultText, renderResultText, resultLabel, resultNote } from './render/result-text.js';
 export { truncateText } from './render/truncate.js';

@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import {
   PLAN_AGENT_COMMAND,
   type PlanStep,
   type Workspace,
+  waitUntil,
   waitUntilGone,
 } from './fixtures/cli-agents/harness.js';
 
@@ -50,9 +52,9 @@ describe('the guard rails of the installed ralph', () => {
   });
 
   /** Runs the installed `ralph` to its end; stdio piped, so its progress comes as plain lines. */
-  const ralph = (args: string[]): Promise<Finished> =>
+  const ralph = (args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Finished> =>
     new Promise((resolve, reject) => {
-      const child = spawn(bin, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(bin, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -191,6 +193,86 @@ describe('the guard rails of the installed ralph', () => {
     expect(end.stderr).toContain(
       'ralph: round 3/256 left the workspace unchanged (3 of 3 idle rounds allowed in a row)',
     );
+  });
+
+  it("idle detection with a recording and logs in the workspace: ralph's own files are no change, 2 idle rounds end it", async () => {
+    const workspace = await emptyFolder('ralph-guard-idle-own-');
+    // Run from the workspace, as the README's example is: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`.
+    const child = spawn(
+      bin,
+      [
+        'run',
+        'Wait for something to happen',
+        '--agent-command',
+        guardAgent('idle'),
+        '--record',
+        'run.jsonl',
+      ].concat(['--max-idle-rounds', '2', '--max-rounds', '20']),
+      {
+        cwd: workspace,
+        stdio: [
+          'ignore',
+          openSync(join(workspace, 'ralph.log'), 'w'),
+          openSync(join(workspace, 'ralph.err'), 'w'),
+        ],
+      },
+    );
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    expect(code).toBe(4);
+    expect(readFileSync(join(workspace, 'ralph.log'), 'utf8').split('\n').slice(0, 2)).toEqual([
+      'Ralph reached its 2 idle rounds limit; the worker reported work remaining, but the workspace did not change in the last 2 rounds.',
+      'Rounds: 2',
+    ]);
+  });
+
+  it('a cost-limited run across a crash and resume: the budget goes on from what the recording holds', async () => {
+    const workspace = await emptyFolder('ralph-guard-cost-resume-');
+    const file = join(workspace, 'run.jsonl');
+    const env = { ...process.env, ROUND_COST: '0.4', RALPH_DEPTH: '' };
+    const agent = quote([process.execPath, fixture('resumable-agent.mjs')]);
+    const host = spawn(
+      bin,
+      ['run', 'Count to five', '--agent-command', agent, '--agent-reports-cost', '--max-cost', '1'].concat([
+        '--max-rounds',
+        '6',
+        '--cwd',
+        workspace,
+        '--record',
+        file,
+      ]),
+      { cwd: dir, env, stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => host.on('close', resolve));
+    // Round 3's agent hangs once it is up and recorded as started: the host is killed with SIGKILL right then.
+    const hung = await waitUntil(
+      () =>
+        existsSync(join(workspace, 'hung.pid')) && Number(readFileSync(join(workspace, 'hung.pid'), 'utf8')),
+      'round 3 to hang',
+    );
+    await waitUntil(() => readFileSync(file, 'utf8').includes('"agentsStarted":3'), 'round 3 recorded');
+    host.kill('SIGKILL');
+    await exited;
+    cleanups.push(async () => {
+      if (existsSync(`/proc/${hung}`)) process.kill(hung, 'SIGKILL');
+    });
+
+    const resumed = await ralph(['resume', file, '--trust-recording'], env);
+    expect(resumed.code, resumed.stderr).toBe(4);
+    expect(resumed.stdout.split('\n').slice(0, 3)).toEqual([
+      'Ralph reached its $1.00 cost limit ($1.20 spent); the worker reported work remaining.',
+      "Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).",
+      'Rounds: 3',
+    ]);
+    const json = await ralph(['replay', file, '--json'], env);
+    expect(JSON.parse(json.stdout).result.limit).toEqual({
+      kind: 'cost',
+      maxCostUsd: 1,
+      spentUsd: 1.2,
+      uncountedRounds: [3],
+    });
   });
 
   it('without a guard rail the same idle agent runs to the round cap, as the reference does', async () => {

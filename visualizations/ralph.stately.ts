@@ -83,7 +83,7 @@ export const machine = createMachine({
           { target: 'failed', guard: 'roundHitLimit', actions: ['recordUsage', 'failUsageLimit'] },
           { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
         ],
-        onError: { target: 'failed', actions: 'failChild' },
+        onError: { target: 'failed', actions: ['recordUsage', 'failChild'] },
       },
       on: { CANCEL: { target: 'cancelling' } },
       after: {

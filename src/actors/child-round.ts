@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import { errorText } from '../contract/error-text.js';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 import { usageOf } from '../contract/usage.js';
@@ -20,6 +21,29 @@ export interface RunChildren {
 /** A fresh, empty table of one run's children. */
 export function runChildren(provider: SubagentProvider | undefined, terminationGraceMs: number): RunChildren {
   return { provider, terminationGraceMs, children: new Map() };
+}
+
+/**
+ * A round's child failure that carries what its agent said the round used (`usage`), so the machine counts it though
+ * no report came; its name and message are the failure's own, so the run's failure reads the same.
+ */
+export class SpentRoundFailure extends Error {
+  constructor(
+    failure: unknown,
+    readonly usage: RalphUsage,
+  ) {
+    super(errorText(failure), { cause: failure });
+    this.name = failure instanceof Error ? failure.name : 'Error';
+  }
+}
+
+/** What a child said it used: read, not trusted (a provider of the host's own may hand back anything, or throw). */
+function usageSaid(run: ChildRun): RalphUsage | null {
+  try {
+    return usageOf(run.usage?.());
+  } catch {
+    return null;
+  }
 }
 
 function assertChildRun(value: unknown): asserts value is ChildRun {
@@ -81,21 +105,17 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
         try {
           output = await run.report;
         } catch (error) {
+          if (signal.aborted) throw error;
+          const usage = usageSaid(run);
           // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
           // name, so that a copy of the package's error class is recognised too.
           const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
-          if (limit?.name !== 'UsageLimitError' || signal.aborted) throw error;
+          if (limit?.name !== 'UsageLimitError')
+            throw usage === null ? error : new SpentRoundFailure(error, usage);
           const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
-          return { output: undefined, usage: null, limit: { detail: String(limit.message), retryInMs } };
+          return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
         }
-        // Read, not trusted: a provider of the host's own may hand back anything (or throw) here.
-        let usage: RalphUsage | null = null;
-        try {
-          usage = usageOf(run.usage?.());
-        } catch {
-          usage = null;
-        }
-        return { output, usage };
+        return { output, usage: usageSaid(run) };
       });
     } finally {
       if (!signal.aborted) children.delete(input.round);

@@ -3,6 +3,7 @@ import type { VerifyOutcome } from '../contract/types.js';
 import type { FingerprintRequest, RoundRef, VerifyRequest } from '../machines/ralph.machine.js';
 import { runVerifyCommand } from '../providers/verify-command.js';
 import { fingerprintWorkspace } from '../providers/workspace-fingerprint.js';
+import { ownOutputFiles } from './own-output.js';
 
 /** Each run's verify command while it runs or stops, by run id: what `awaitVerifyStopped` waits on. */
 const runningVerifies = new Map<string, Promise<unknown>>();
@@ -39,8 +40,9 @@ export function createGuardRailActors() {
     await runningVerifies.get(input.runId)?.catch(() => {});
   });
 
+  // What ralph itself writes (its recording, its redirected stdout and stderr) is not the agents' work.
   const fingerprint = fromPromise<string, FingerprintRequest>(({ input, signal }) =>
-    fingerprintWorkspace(input.cwd, { signal }),
+    fingerprintWorkspace(input.cwd, { signal, ignore: ownOutputFiles() }),
   );
 
   return { runVerify, awaitVerifyStopped, fingerprintWorkspace: fingerprint };

@@ -30,6 +30,19 @@ export function costLimitLabel(maxCostUsd: number, spentUsd: number): string {
   return `Ralph reached its ${costText(maxCostUsd)} cost limit (${costText(spentUsd)} spent); the worker reported work remaining.`;
 }
 
+/**
+ * The line after a cost limit's label in a resumed run: the rounds whose spend is not in the figure, because each
+ * was going on when a host of the run stopped and what its agent spent was never heard.
+ */
+export function uncountedSpendNote(rounds: readonly number[]): string {
+  const which =
+    rounds.length === 1
+      ? `round ${rounds[0]}`
+      : `rounds ${rounds.slice(0, -1).join(', ')} and ${rounds.at(-1)}`;
+  const was = rounds.length === 1 ? 'was' : 'were';
+  return `Not counted: what ${which} spent before the run's host stopped; it is unknown (the round${rounds.length === 1 ? '' : 's'} ${was} run again).`;
+}
+
 /** The refusal of a cost budget whose provider does not say what its rounds cost: the budget could not hold. */
 export function costBudgetNeedsCostReports(provider: string, maxCostUsd: number): string {
   return `Ralph cannot hold the ${costText(maxCostUsd)} cost limit: subagent provider "${provider}" does not report what its rounds cost, so the budget would never stop the run. Use a provider that reports cost (claude, or a command agent whose provider is configured with reportsCost and that writes costUsd to RALPH_USAGE_FILE), or drop the cost limit.`;

@@ -50,8 +50,8 @@ export interface ChildRun {
   id: string;
   report: Promise<unknown>;
   /**
-   * What the child said it used, read once `report` resolved (optional: a provider whose agent says nothing about
-   * it leaves it out, or returns null).
+   * What the child said it used, read once `report` settled, resolved or rejected: what a failed round's agent said
+   * it spent counts too (optional: a provider whose agent says nothing about it leaves it out, or returns null).
    */
   usage?: () => RalphUsage | null;
 }
@@ -148,8 +148,11 @@ export interface GuardRails {
 export type RalphLimit =
   | { kind: 'time'; maxWallTimeMs: number }
   | { kind: 'idle'; maxIdleRounds: number }
-  /** The cost budget, and what the rounds' agents said they cost in all when it stopped the run. */
-  | { kind: 'cost'; maxCostUsd: number; spentUsd: number };
+  /**
+   * The cost budget, and what the rounds' agents said they cost in all when it stopped the run (exact to the
+   * micro-dollar); `uncountedRounds`, only in a resumed run, names the rounds whose spend is unknown and not in it.
+   */
+  | { kind: 'cost'; maxCostUsd: number; spentUsd: number; uncountedRounds?: number[] };
 
 /** Progress only a run with a guard rail set reports. */
 export type GuardRailProgressEvent =

@@ -32,9 +32,38 @@ export const USAGE_FIELDS = [
 const isAmount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
+/** Micro-dollars in a dollar: money is kept to a millionth of a dollar, the unit sums are exact in. */
+export const MICRO_USD_PER_USD = 1_000_000;
+
+/** Dollars as whole micro-dollars (rounded to the nearest). */
+export function toMicroUsd(usd: number): number {
+  return Math.round(usd * MICRO_USD_PER_USD);
+}
+
+/** Whole micro-dollars as dollars: the double nearest the decimal amount, so `1.2` and never `1.2000000000000002`. */
+export function fromMicroUsd(microUsd: number): number {
+  return microUsd / MICRO_USD_PER_USD;
+}
+
+/** Dollars rounded to the micro-dollar, so that a figure carries no float noise. */
+export function roundUsd(usd: number): number {
+  return fromMicroUsd(toMicroUsd(usd));
+}
+
+/**
+ * The exact sum of dollar amounts, to the micro-dollar: each is made whole micro-dollars, those are added (integers
+ * are exact far past any budget), and the sum turned back into dollars. $0.40 three times is $1.2, not
+ * 1.2000000000000002. Every total of money goes through it.
+ */
+export function sumUsd(...amounts: readonly number[]): number {
+  let micro = 0;
+  for (const usd of amounts) micro += toMicroUsd(usd);
+  return fromMicroUsd(micro);
+}
+
 /**
  * A usage of the fields of `value` that are finite non-negative numbers, or null when none is: what an agent
- * wrote is read, never trusted (a negative or non-numeric field is left out).
+ * wrote is read, never trusted (a negative or non-numeric field is left out). The cost is kept to the micro-dollar.
  */
 export function usageOf(value: unknown): RalphUsage | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
@@ -42,14 +71,22 @@ export function usageOf(value: unknown): RalphUsage | null {
   const usage: RalphUsage = {};
   for (const field of USAGE_FIELDS) {
     const amount = record[field];
-    if (isAmount(amount)) usage[field] = amount;
+    if (isAmount(amount)) usage[field] = field === 'costUsd' ? roundUsd(amount) : amount;
   }
   return Object.keys(usage).length === 0 ? null : usage;
 }
 
 /**
+ * What a failed round's agent said it used, carried as `usage` on the error its round failed with; null when it said
+ * nothing (or the error carries no usage): a round counts what its agent said whether or not a report came.
+ */
+export function usageOfFailure(error: unknown): RalphUsage | null {
+  return typeof error === 'object' && error !== null ? usageOf((error as { usage?: unknown }).usage) : null;
+}
+
+/**
  * The sum of two usages: a field is in the sum when either has it (an agent that reports no cost for a round
- * does not erase what earlier rounds cost); null only when both are null.
+ * does not erase what earlier rounds cost); null only when both are null. The cost is summed exactly (`sumUsd`).
  */
 export function addUsage(a: RalphUsage | null, b: RalphUsage | null): RalphUsage | null {
   if (a === null) return b === null ? null : { ...b };
@@ -58,7 +95,8 @@ export function addUsage(a: RalphUsage | null, b: RalphUsage | null): RalphUsage
   for (const field of USAGE_FIELDS) {
     const x = a[field];
     const y = b[field];
-    if (x !== undefined || y !== undefined) sum[field] = (x ?? 0) + (y ?? 0);
+    if (x === undefined && y === undefined) continue;
+    sum[field] = field === 'costUsd' ? sumUsd(x ?? 0, y ?? 0) : (x ?? 0) + (y ?? 0);
   }
   return sum;
 }

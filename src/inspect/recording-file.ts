@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { FORCED_EXIT_TYPE, type RecordedForcedExitLine, type RecordingSink } from './recording-format.js';
 
 /** A recording written to a file, line by line, synchronously. */
@@ -14,6 +15,24 @@ export interface RecordingFile extends RecordingSink {
   close(): void;
 }
 
+/** A recording file this process has open: its absolute path, and its device and inode. */
+export interface OpenRecording {
+  path: string;
+  dev: number;
+  ino: number;
+}
+
+/** The recording files open in this process, by descriptor. */
+const openRecordings = new Map<number, OpenRecording>();
+
+/**
+ * The recording files this process has open: files ralph itself writes while a run goes, which the idle watch's
+ * fingerprint leaves out.
+ */
+export function openRecordingFiles(): OpenRecording[] {
+  return [...openRecordings.values()];
+}
+
 /**
  * Creates (or truncates) the file and returns it as a recording sink. Each line is written with one synchronous
  * write, so it is in the file before the run goes on: nothing is lost when the process exits, by process.exit or on
@@ -22,6 +41,8 @@ export interface RecordingFile extends RecordingSink {
  */
 export function openRecordingFile(path: string): RecordingFile {
   const fd = openSync(path, 'w', 0o600);
+  const { dev, ino } = fstatSync(fd);
+  openRecordings.set(fd, { path: resolve(path), dev, ino });
   let closed = false;
   /** When the header was written: the t 0 of the run's lines. */
   let startedAt: number | undefined;
@@ -44,6 +65,7 @@ export function openRecordingFile(path: string): RecordingFile {
     close() {
       if (closed) return;
       closed = true;
+      openRecordings.delete(fd);
       closeSync(fd);
     },
   };

@@ -9,7 +9,16 @@ import { isUnreadableReport, unreadableReport } from '../contract/unreadable-rep
 function encodeReplacer(this: unknown, _key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return { $type: 'BigInt', value: value.toString() };
   if (typeof value !== 'object' || value === null) return value;
-  if (value instanceof Error) return { $type: 'Error', name: value.name, message: value.message };
+  if (value instanceof Error) {
+    // A failed round's usage travels on its error (what its agent said it spent counts): kept, so a replay counts it.
+    const { usage } = value as { usage?: unknown };
+    return {
+      $type: 'Error',
+      name: value.name,
+      message: value.message,
+      ...(usage === undefined ? {} : { usage }),
+    };
+  }
   if (isUnreadableReport(value))
     return { $type: 'UnreadableReport', kind: value.kind, problem: value.problem };
   if (!Array.isArray(value) && Object.hasOwn(value, '$type'))
@@ -26,7 +35,7 @@ function decodeReviver(_key: string, value: unknown): unknown {
     case 'Error': {
       const error = new Error(String(tagged.message));
       error.name = String(tagged.name);
-      return error;
+      return tagged.usage === undefined ? error : Object.assign(error, { usage: tagged.usage });
     }
     case 'UnreadableReport':
       return unreadableReport(tagged.kind === 'missing' ? 'missing' : 'malformed', String(tagged.problem));

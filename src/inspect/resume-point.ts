@@ -1,3 +1,4 @@
+import { usageOf } from '../contract/usage.js';
 import type { RalphMachineInput, RalphResumePoint } from '../machines/ralph.machine.js';
 import type { RecordedEventLine, RecordedSnapshotLine, RecordingHeader } from './recording-format.js';
 import { RecordingError, readRecording } from './recording-reader.js';
@@ -35,6 +36,14 @@ interface RootContext {
   round?: unknown;
   handoff?: unknown;
   agentsStarted?: unknown;
+  usage?: unknown;
+  call?: { resumeFrom?: { uncountedRounds?: unknown } | null };
+}
+
+/** The rounds a resume before this one could not count (the recorded run's own resume point), if any. */
+function earlierUncounted(context: RootContext): number[] {
+  const rounds = context.call?.resumeFrom?.uncountedRounds;
+  return Array.isArray(rounds) ? rounds.filter((n): n is number => Number.isSafeInteger(n) && n >= 1) : [];
 }
 
 /**
@@ -50,8 +59,8 @@ function wholeLines(text: string): string[] {
 
 /**
  * Reads where an unsettled run stopped, from its recording: its run id and call (the root's `xstate.init` input),
- * and from its last snapshot the rounds it finished, its last accepted report and the children it started. The
- * round that was going on (a `round`, `awaitingReport` or `cancelling` snapshot) is run again from its start.
+ * and from its last snapshot the rounds it finished, its last accepted report, the children it started and what its
+ * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a `round`, `awaitingReport` or `cancelling` snapshot) is run again from its start.
  * Throws a RunSettledError for a settled run and a RecordingError for a recording that does not read.
  */
 export function resumePointOf(text: string): RecordedResume {
@@ -90,6 +99,9 @@ export function resumePointOf(text: string): RecordedResume {
       round: round - 1,
       handoff: (context.handoff ?? null) as RalphResumePoint['handoff'],
       agentsStarted: typeof context.agentsStarted === 'number' ? context.agentsStarted : round - 1,
+      // The total the recording holds goes on; the round going on is run again, and what it spent is unknown.
+      usage: usageOf(context.usage),
+      uncountedRounds: [...new Set([...earlierUncounted(context), round])],
     },
     lastState: state,
   };

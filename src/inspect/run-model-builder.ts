@@ -2,7 +2,7 @@ import { errorText } from '../contract/error-text.js';
 import type { RalphFailure } from '../contract/errors.js';
 import { WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
 import type { RalphReport } from '../contract/types.js';
-import { usageOf } from '../contract/usage.js';
+import { usageOf, usageOfFailure } from '../contract/usage.js';
 import {
   FORCED_EXIT_TYPE,
   type RecordedLine,
@@ -42,6 +42,7 @@ type Context = Record<string, unknown>;
 
 /** The event that brings a round's report (and what its agent used). */
 const REPORT_DONE = 'xstate.done.actor.awaitReport';
+const REPORT_FAILED = 'xstate.error.actor.awaitReport';
 
 const asContext = (value: unknown): Context =>
   typeof value === 'object' && value !== null ? (value as Context) : {};
@@ -186,6 +187,10 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       const round = model.rounds.at(-1);
       const output = asContext(line.event.output);
       if (round !== undefined) round.usage = usageOf(output.usage);
+    } else if (line.type === '@xstate.event' && line.event.type === REPORT_FAILED) {
+      // A failed round's usage is on its error: what its agent said it spent counts though no report came.
+      const round = model.rounds.at(-1);
+      if (round !== undefined) round.usage = usageOfFailure((line.event as { error?: unknown }).error);
     }
     return model;
   }

@@ -45,7 +45,7 @@ import type {
   VerifyOutcome,
   VerifySpec,
 } from '../contract/types.js';
-import { addUsage, type RalphUsage } from '../contract/usage.js';
+import { addUsage, type RalphUsage, usageOf, usageOfFailure } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 
 /** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
@@ -93,6 +93,16 @@ export interface RalphResumePoint {
   handoff: RalphReport | null;
   /** Children started before, the interrupted round's included: the envelope counts every child of the run. */
   agentsStarted: number;
+  /**
+   * What the run's agents said they used before (the recorded total), so the cost budget and every total go on from
+   * it; absent or null: nothing was said. The interrupted round's agent is not in it: its word was never heard.
+   */
+  usage?: RalphUsage | null;
+  /**
+   * Rounds whose spend is unknown, so not in `usage`: each was going on when a host of the run stopped (the round
+   * being run again, and any a resume before it ran again). Absent: none.
+   */
+  uncountedRounds?: readonly number[];
 }
 
 /** Every guard rail off. */
@@ -261,6 +271,12 @@ function resumePointProblem(context: RalphContext): string | undefined {
     return `its children started (${String(from.agentsStarted)}) must be a whole number of at least its finished rounds`;
   if ((from.round === 0) !== (from.handoff === null))
     return from.round === 0 ? 'a run with no finished round has no handoff' : 'its last handoff is missing';
+  const uncounted = from.uncountedRounds ?? [];
+  if (
+    !Array.isArray(uncounted) ||
+    !uncounted.every((n) => Number.isSafeInteger(n) && n >= 1 && n <= from.round + 1)
+  )
+    return `its uncounted rounds (${String(uncounted)}) must be round numbers up to the round it runs again`;
   if (from.handoff === null) return undefined;
   const review = reviewReport(from.handoff, context.call.maxHandoffChars);
   if (review.verdict !== 'accepted') return 'its last handoff is not a report the rules accept';
@@ -296,6 +312,10 @@ const costBudgetOf = (context: RalphContext): number | null => context.call.guar
 /** What the run's rounds said they cost so far (USD). */
 const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 0;
 
+/** The rounds whose spend a resumed run could not count (empty for a run that was never resumed). */
+const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
+  context.call.resumeFrom?.uncountedRounds ?? [];
+
 /**
  * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
  * the first failing check speaks) and refused without starting anything. An accepted call runs rounds: `round`
@@ -323,7 +343,9 @@ const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 
  * - Cost: with a cost budget (`guardRails.maxCostUsd`) a provider that does not declare `reportsCost` is refused in
  *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
  *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
- *   A round that is running is never stopped for cost: what it cost is known only once it reported.
+ *   A round that is running is never stopped for cost: what it cost is known only once it reported. What a round's
+ *   agent said it spent counts whether or not its report is accepted (`recordUsage` on a malformed report, a usage
+ *   limit and a child failure too: a failed round's usage travels on its error).
  * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
  *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
  *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
@@ -426,7 +448,13 @@ export const ralphMachine = setup({
     })),
     restoreProgress: assign(({ context }) => {
       const from = context.call.resumeFrom as RalphResumePoint;
-      return { round: from.round, handoff: from.handoff, agentsStarted: from.agentsStarted };
+      // What the rounds before said they used goes on being counted (read, not trusted: a recording is a file).
+      return {
+        round: from.round,
+        handoff: from.handoff,
+        agentsStarted: from.agentsStarted,
+        usage: usageOf(from.usage),
+      };
     }),
     beginRound: assign(({ context }) => ({
       round: context.round + 1,
@@ -554,7 +582,14 @@ export const ralphMachine = setup({
     ),
     settleCostLimited: assign(({ context }) =>
       settled(context, 'budget-limited', {
-        limit: { kind: 'cost', maxCostUsd: costBudgetOf(context) as number, spentUsd: spentUsdOf(context) },
+        limit: {
+          kind: 'cost',
+          maxCostUsd: costBudgetOf(context) as number,
+          spentUsd: spentUsdOf(context),
+          ...(uncountedRoundsOf(context).length === 0
+            ? {}
+            : { uncountedRounds: [...uncountedRoundsOf(context)] }),
+        },
       }),
     ),
     settleVerified: assign(({ context }) =>
@@ -932,9 +967,13 @@ export const ralphMachine = setup({
             ],
           },
         ],
+        // What the failed round's agent said it spent counts though no report came (it travels on the error).
         onError: {
           target: 'failed',
-          actions: { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+          actions: [
+            { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
+            { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+          ],
         },
       },
       on: { CANCEL: 'cancelling' },

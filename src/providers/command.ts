@@ -311,7 +311,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       throw error;
     }
 
-    /** What the child said it used, once the report was read. */
+    /** What the child said it used, once it exited (whether or not it reported). */
     let usage: RalphUsage | null = null;
     // The round is over only when its whole group is: `exited` waits for that, within a bound.
     const report = child.exited.then(async ({ code, signal: killedBy, stdout, stderr }) => {
@@ -323,15 +323,16 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           stderr: stderr.text(),
           exitCode: code ?? -1,
         };
+        // Read first: what the agent said it spent counts whether or not a report comes (a usage limit, a failed
+        // exit, a result that is an error).
+        usage = await readUsage(outputs).catch(() => null);
         const limit = killedBy === null ? (options.usageLimitOf?.(outputs) ?? null) : null;
         if (limit !== null) throw new UsageLimitError(options.name ?? 'command', limit);
         if (killedBy !== null || code !== 0) {
           const said = options.failureStderr?.(outputs) ?? outputs.stderr;
           throw failureOf(shown, code, killedBy, { ...outputs, stderr: said });
         }
-        const raw = await readReport(outputs);
-        usage = await readUsage(outputs).catch(() => null);
-        return raw;
+        return await readReport(outputs);
       } finally {
         folder.release();
       }

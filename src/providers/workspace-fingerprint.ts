@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash, type Hash } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { lstat, open, readdir, readlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 /** Files whose content a fingerprint reads, by default; past it the rest count by path, size and mtime. */
 export const DEFAULT_FINGERPRINT_MAX_FILES = 20_000;
@@ -15,6 +16,23 @@ const MAX_STATUS_BYTES = 64 * 1024 * 1024;
 /** Folders the file-tree walk never enters: the repository's own store and installed dependencies. */
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
+/** A file by its device and inode: the same file under any path it is reached by. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Files a fingerprint leaves out, because ralph itself writes them while the run goes (its recording, its own
+ * stdout or stderr redirected into the workspace): were they counted, every round would change the workspace.
+ */
+export interface IgnoredFiles {
+  /** Absolute paths, each with its rotated copies (`run.jsonl.1`, `run.jsonl.2`, …). */
+  paths?: readonly string[];
+  /** Files by identity, under whatever path they are in the workspace. */
+  identities?: readonly FileIdentity[];
+}
+
 /** How a fingerprint is bounded and stopped. */
 export interface FingerprintOptions {
   /** Aborting it stops the fingerprint (and any git it runs); the promise rejects with the reason. */
@@ -23,12 +41,60 @@ export interface FingerprintOptions {
   maxFiles?: number;
   /** Bytes of content read in all; default DEFAULT_FINGERPRINT_MAX_BYTES. */
   maxBytes?: number;
+  /** Files left out (ralph's own output); default none. */
+  ignore?: IgnoredFiles;
 }
 
 /** What is left of the content budget: files and bytes still to be read. */
 interface Budget {
   files: number;
   bytes: number;
+}
+
+/** The ignored files of one fingerprint: their absolute paths (rotated copies found), and their identities. */
+interface Ignored {
+  paths: Set<string>;
+  identities: readonly FileIdentity[];
+}
+
+/** What one fingerprint carries through its walk: its budget, the files it leaves out, its abort signal. */
+interface Scope {
+  budget: Budget;
+  ignored: Ignored;
+  signal: AbortSignal;
+}
+
+const ROTATED_COPY = /^\.\d+$/;
+
+/** The ignored paths made absolute, with the rotated copies (`<name>.<n>`) that exist beside each. */
+async function resolveIgnored(ignore: IgnoredFiles | undefined): Promise<Ignored> {
+  const paths = new Set<string>();
+  for (const given of ignore?.paths ?? []) {
+    const path = resolve(given);
+    paths.add(path);
+    const name = basename(path);
+    for (const sibling of await readdir(dirname(path)).catch(() => []))
+      if (sibling.startsWith(name) && ROTATED_COPY.test(sibling.slice(name.length)))
+        paths.add(join(dirname(path), sibling));
+  }
+  return { paths, identities: ignore?.identities ?? [] };
+}
+
+/** Whether the regular file at `path` (its lstat `stat`) is one the fingerprint leaves out. */
+function isIgnored(ignored: Ignored, path: string, stat: Stats): boolean {
+  if (ignored.paths.has(path)) return true;
+  return stat.isFile() && ignored.identities.some(({ dev, ino }) => stat.dev === dev && stat.ino === ino);
+}
+
+/** `:(exclude,literal)` pathspecs, relative to `cwd`, of the ignored paths at or below it. */
+function excludedPathspecs(ignored: Ignored, cwd: string): string[] {
+  const specs: string[] = [];
+  for (const path of ignored.paths) {
+    const inside = relative(resolve(cwd), path);
+    if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside))
+      specs.push(`:(exclude,literal)${inside}`);
+  }
+  return specs;
 }
 
 function throwIfAborted(signal: AbortSignal): void {
@@ -73,9 +139,15 @@ async function hashFile(
   field(hash, `read ${content.digest('hex')}`);
 }
 
-/** Hashes what is at `path` (not following a symlink): its kind, and its content, link target or nothing. */
-async function hashEntry(hash: Hash, path: string, budget: Budget, signal: AbortSignal): Promise<void> {
+/**
+ * Hashes what is at `path` (not following a symlink), preceded by `name`: its kind, and its content, link target or
+ * nothing; an ignored file is left out altogether, its name included.
+ */
+async function hashEntry(hash: Hash, name: string, path: string, scope: Scope): Promise<void> {
+  const { budget, signal } = scope;
   const stat = await lstat(path).catch(() => undefined);
+  if (stat !== undefined && isIgnored(scope.ignored, path, stat)) return;
+  field(hash, name);
   if (stat === undefined) field(hash, 'missing');
   else if (stat.isSymbolicLink()) field(hash, `symlink ${await readlink(path)}`);
   else if (stat.isFile()) await hashFile(hash, path, stat.size, stat.mtimeMs, budget, signal);
@@ -88,7 +160,8 @@ async function hashEntry(hash: Hash, path: string, budget: Budget, signal: Abort
  * followed). Contents are read for the first `maxFiles` files within `maxBytes` in all; past either bound a file
  * counts by its size and mtime only, so an edit there that keeps both is not seen.
  */
-async function hashTree(hash: Hash, root: string, budget: Budget, signal: AbortSignal): Promise<void> {
+async function hashTree(hash: Hash, root: string, scope: Scope): Promise<void> {
+  const { signal } = scope;
   const folders = [''];
   for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
     throwIfAborted(signal);
@@ -101,8 +174,7 @@ async function hashTree(hash: Hash, root: string, budget: Budget, signal: AbortS
         if (SKIPPED_FOLDERS.has(entry.name)) continue;
         below.push(relative);
       }
-      field(hash, relative);
-      await hashEntry(hash, join(root, relative), budget, signal);
+      await hashEntry(hash, relative, join(root, relative), scope);
     }
     // Popped from the end: pushed in reverse, the folders are walked in name order.
     folders.push(...below.reverse());
@@ -168,7 +240,8 @@ function untrackedPaths(status: Buffer): string[] {
  * every file (untracked ones included), the diff of tracked files from HEAD (index and work tree, binary
  * included), and the content of each untracked file within the budget.
  */
-async function hashGitState(hash: Hash, cwd: string, budget: Budget, signal: AbortSignal): Promise<boolean> {
+async function hashGitState(hash: Hash, cwd: string, scope: Scope): Promise<boolean> {
+  const { signal } = scope;
   const where = await git(
     ['rev-parse', '--is-inside-work-tree', '--show-toplevel'],
     cwd,
@@ -181,9 +254,11 @@ async function hashGitState(hash: Hash, cwd: string, budget: Budget, signal: Abo
   field(hash, 'git');
   const head = await git(['rev-parse', '--verify', '-q', 'HEAD'], cwd, signal, undefined, 1024);
   field(hash, head.code === 0 ? head.kept.toString('utf8').trim() : 'no HEAD');
+  // Ralph's own files by path are left out of every git command; by identity, their content is left out below.
+  const paths = ['--', '.', ...excludedPathspecs(scope.ignored, cwd)];
   field(hash, 'status');
   const status = await git(
-    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'],
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...paths],
     cwd,
     signal,
     hash,
@@ -192,13 +267,12 @@ async function hashGitState(hash: Hash, cwd: string, budget: Budget, signal: Abo
   if (status.code !== 0) throw new Error(`git status failed in ${cwd} (exit code ${status.code})`);
   // Staged against HEAD (or the empty tree before the first commit), then the work tree against the index.
   field(hash, 'staged');
-  await git(['diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', '--', '.'], cwd, signal, hash);
+  await git(['diff', '--cached', '--binary', '--no-ext-diff', '--no-textconv', ...paths], cwd, signal, hash);
   field(hash, 'unstaged');
-  await git(['diff', '--binary', '--no-ext-diff', '--no-textconv', '--', '.'], cwd, signal, hash);
+  await git(['diff', '--binary', '--no-ext-diff', '--no-textconv', ...paths], cwd, signal, hash);
   for (const path of untrackedPaths(status.kept)) {
     throwIfAborted(signal);
-    field(hash, `untracked ${path}`);
-    await hashEntry(hash, join(top, path), budget, signal);
+    await hashEntry(hash, `untracked ${path}`, join(top, path), scope);
   }
   return true;
 }
@@ -211,19 +285,25 @@ async function hashGitState(hash: Hash, cwd: string, budget: Budget, signal: Abo
  * tree. Elsewhere it is a walk of the tree that skips `.git` and `node_modules` and does not follow symlinks.
  * Contents are read for at most `maxFiles` files and `maxBytes` bytes (defaults 20,000 and 256 MiB; the git diff
  * is hashed whole, as git streams it); a file past the bounds counts by its size and mtime only. Rejects with
- * the abort's reason when aborted.
+ * the abort's reason when aborted. The files in `options.ignore` (ralph's own output) are left out: by path (with
+ * their rotated copies) from the walk and every git command, by identity from the walk and the untracked files'
+ * contents (an untracked file left out by identity alone still shows in the status, as a line that stays the same).
  */
 export async function fingerprintWorkspace(cwd: string, options: FingerprintOptions): Promise<string> {
   const { signal } = options;
   throwIfAborted(signal);
-  const budget: Budget = {
-    files: options.maxFiles ?? DEFAULT_FINGERPRINT_MAX_FILES,
-    bytes: options.maxBytes ?? DEFAULT_FINGERPRINT_MAX_BYTES,
+  const scope: Scope = {
+    budget: {
+      files: options.maxFiles ?? DEFAULT_FINGERPRINT_MAX_FILES,
+      bytes: options.maxBytes ?? DEFAULT_FINGERPRINT_MAX_BYTES,
+    },
+    ignored: await resolveIgnored(options.ignore),
+    signal,
   };
   const hash = createHash('sha256');
-  if (!(await hashGitState(hash, cwd, budget, signal))) {
+  if (!(await hashGitState(hash, cwd, scope))) {
     field(hash, 'tree');
-    await hashTree(hash, cwd, budget, signal);
+    await hashTree(hash, cwd, scope);
   }
   throwIfAborted(signal);
   return hash.digest('hex');

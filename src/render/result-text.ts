@@ -3,6 +3,7 @@ import {
   costLimitLabel,
   idleLimitLabel,
   timeLimitLabel,
+  uncountedSpendNote,
   verifiedCompleteLabel,
 } from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
@@ -29,10 +30,22 @@ export function resultLabel(envelope: RalphEnvelope): string {
   }
 }
 
-/** The full native result text: the label, the rounds run, and the pretty-printed final report. */
+/**
+ * The line after the label, when the label's figure leaves something out (a resumed run's cost limit does not count
+ * what its interrupted rounds spent, which is unknown); undefined when there is nothing to add.
+ */
+export function resultNote(envelope: RalphEnvelope): string | undefined {
+  const { limit } = envelope.result;
+  const uncounted = limit?.kind === 'cost' ? (limit.uncountedRounds ?? []) : [];
+  return uncounted.length === 0 ? undefined : uncountedSpendNote(uncounted);
+}
+
+/** The full native result text: the label (and its note), the rounds run, and the pretty-printed final report. */
 export function renderFullResultText(envelope: RalphEnvelope): string {
+  const note = resultNote(envelope);
   return [
     resultLabel(envelope),
+    ...(note === undefined ? [] : [note]),
     `Rounds: ${envelope.result.rounds}`,
     '',
     'Final report:',

@@ -1,7 +1,7 @@
 import type { RalphReport } from '../contract/types.js';
 import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
-import { resultLabel } from '../render/result-text.js';
+import { resultLabel, resultNote } from '../render/result-text.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
 
 /** The parts of the run page that change while a run goes; the live page swaps each one as a whole. */
@@ -141,9 +141,11 @@ function ending(model: RunModel): string {
   }
   if (end.result.ok) {
     const { envelope } = end.result;
+    const note = resultNote(envelope);
     return (
       `<section class="card ending tone-${tone}" id="ending"><h2>Result</h2>` +
       `<p class="label">${escapeHtml(resultLabel(envelope))}</p>` +
+      (note === undefined ? '' : `<p class="note">${escapeHtml(note)}</p>`) +
       `<h3>Final report</h3>${reportBody(envelope.result.report)}</section>`
     );
   }

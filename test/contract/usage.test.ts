@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addUsage, costText, usageOf, usageSuffix, usageText } from '../../src/contract/usage.js';
+import { addUsage, costText, sumUsd, usageOf, usageSuffix, usageText } from '../../src/contract/usage.js';
 
 describe('a round usage is read from what an agent wrote, never trusted', () => {
   it('keeps the known fields that are finite non-negative numbers and drops everything else', () => {
@@ -47,5 +47,22 @@ describe('a usage in a few words', () => {
     expect(usageSuffix(undefined, { costUsd: 0.5 })).toBe(' [run total $0.50]');
     expect(usageSuffix(undefined, undefined)).toBe('');
     expect(usageSuffix({ durationMs: 3 }, { durationMs: 3 })).toBe('');
+  });
+});
+
+describe('money carries no float noise: it is summed exactly, to the micro-dollar', () => {
+  it('$0.40 three times is $1.20, not 1.2000000000000002; $0.10 and $0.20 are $0.30', () => {
+    let total = addUsage(null, { costUsd: 0.4 });
+    total = addUsage(total, { costUsd: 0.4 });
+    total = addUsage(total, { costUsd: 0.4 });
+    expect(total).toEqual({ costUsd: 1.2 });
+    expect(addUsage({ costUsd: 0.1 }, { costUsd: 0.2 })).toEqual({ costUsd: 0.3 });
+    expect(sumUsd(0.4, 0.4, 0.4, 0.4, 0.4)).toBe(2);
+    expect(sumUsd()).toBe(0);
+  });
+
+  it('an amount an agent wrote is kept to the micro-dollar', () => {
+    expect(usageOf({ costUsd: 0.1234567891 })).toEqual({ costUsd: 0.123457 });
+    expect(usageOf({ costUsd: 0.1 + 0.2 })).toEqual({ costUsd: 0.3 });
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,6 +24,19 @@ const CONTINUE = JSON.stringify({
   nextSteps: ['the next step'],
   blocker: null,
 });
+
+/** `ralph run <objective>` over the fake Claude Code in `dir`, with `more` options. */
+const claudeRun = (objective: string, dir: string, ...more: string[]): string[] => [
+  'run',
+  objective,
+  '--agent',
+  'claude',
+  '--claude-path',
+  FAKE_CLAUDE,
+  '--cwd',
+  dir,
+  ...more,
+];
 
 const workspaces: Workspace[] = [];
 afterEach(async () => {
@@ -231,5 +246,60 @@ describe('--wait-on-limits waits out a usage limit, then runs the round again wi
     expect(out.code).toBe(130);
     expect(out.stderr).toContain('Ralph workflow was cancelled');
     expect(out.stderr.split('\n').filter((line) => line === 'ralph: round 1/256 started')).toHaveLength(1);
+  });
+});
+
+describe('what a round cost counts toward --max-cost though no report of it was accepted', () => {
+  it("a usage-limit round that --wait-on-limits runs again: its $0.03 and the rerun's $0.03 reach a $0.05 limit after round 1", async () => {
+    const ws = await workspace();
+    const { code, stdout, stderr } = await ralph(
+      claudeRun(
+        'Keep going',
+        ws.dir,
+        '--max-rounds',
+        '3',
+        '--wait-on-limits',
+        '--max-cost',
+        '0.05',
+        '--json',
+      ),
+      {
+        env: {
+          ...process.env,
+          FAKE_CLAUDE_MODE: 'usage-limit-once',
+          FAKE_RESETS_IN: '1',
+          FAKE_CLAUDE_COST: '0.03',
+          FAKE_REPORT: CONTINUE,
+          RALPH_DEPTH: '',
+        },
+      },
+    );
+    expect(code, stderr).toBe(4);
+    const envelope = JSON.parse(stdout) as { result: Record<string, unknown> };
+    expect(envelope.result.rounds).toBe(1);
+    expect(envelope.result.limit).toEqual({ kind: 'cost', maxCostUsd: 0.05, spentUsd: 0.06 });
+    expect(stderr.split('\n')).toContain('ralph: used in all: $0.06 · 3,000 in / 600 out tokens · 4 turns');
+  });
+
+  it('a round whose Claude Code result is an error: the run fails, and its recording and replay count that round', async () => {
+    const ws = await workspace();
+    const file = join(ws.dir, 'run.jsonl');
+    const env = {
+      ...process.env,
+      FAKE_CLAUDE_MODE: 'error-result',
+      FAKE_CLAUDE_COST: '0.03',
+      RALPH_DEPTH: '',
+    };
+    const run = await ralph(claudeRun('Fail', ws.dir, '--record', file), { env });
+    expect(run.code).toBe(1);
+    const snapshots = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; snapshot?: { context?: { usage?: unknown } } })
+      .filter((line) => line.type === '@xstate.snapshot' && line.snapshot?.context !== undefined);
+    expect(snapshots.at(-1)?.snapshot?.context?.usage).toMatchObject({ costUsd: 0.03, turns: 2 });
+    const replay = await ralph(['replay', file], { env });
+    expect(replay.code, replay.stderr).toBe(1);
+    expect(replay.stderr).toContain('Ralph round 1 child failed before producing a structured report.');
   });
 });

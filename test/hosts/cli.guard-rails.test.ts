@@ -1,7 +1,20 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProgressReporter } from '../../src/hosts/cli/progress.js';
-import { makeWorkspace, PLAN_AGENT_COMMAND, ralph, type Workspace } from '../fixtures/cli-agents/harness.js';
+import {
+  CLI,
+  makeWorkspace,
+  PLAN_AGENT_COMMAND,
+  ralph,
+  type Workspace,
+} from '../fixtures/cli-agents/harness.js';
 
 const workspaces: Workspace[] = [];
 
@@ -96,4 +109,57 @@ describe('ralph run shows the guard rails in its progress lines', () => {
       '',
     ]);
   });
+});
+
+// The README's own example, run from the workspace: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`. Ralph's
+// recording and its redirected output grow every round; the idle watch must not take them for the agents' work.
+describe('--max-idle-rounds leaves out what ralph itself writes into the workspace', () => {
+  const idleAgent = quote([
+    process.execPath,
+    fileURLToPath(new URL('../fixtures/cli-agents/guard-agent.mjs', import.meta.url)),
+    'idle',
+  ]);
+  const folders: string[] = [];
+  afterEach(async () => {
+    await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+  });
+
+  it.each([
+    ['a folder', () => {}],
+    ['a git repository', (dir: string) => execFileSync('git', ['init', '-q'], { cwd: dir })],
+  ])(
+    'in %s: a recording by a relative path, stdout and stderr redirected into it: 2 idle rounds end the run',
+    async (_, setUp) => {
+      const dir = await mkdtemp(join(tmpdir(), 'ralph-idle-own-'));
+      folders.push(dir);
+      setUp(dir);
+      const out = openSync(join(dir, 'ralph.log'), 'w');
+      const err = openSync(join(dir, 'ralph.err'), 'w');
+      const args = [
+        'run',
+        'Wait for something to happen',
+        '--agent-command',
+        idleAgent,
+        '--record',
+        'run.jsonl',
+      ];
+      const child = spawn(process.execPath, [CLI, ...args, '--max-idle-rounds', '2', '--max-rounds', '20'], {
+        cwd: dir,
+        stdio: ['ignore', out, err],
+      });
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+      const stdout = readFileSync(join(dir, 'ralph.log'), 'utf8');
+      expect(stdout.split('\n').slice(0, 2)).toEqual([
+        'Ralph reached its 2 idle rounds limit; the worker reported work remaining, but the workspace did not change in the last 2 rounds.',
+        'Rounds: 2',
+      ]);
+      expect(readFileSync(join(dir, 'ralph.err'), 'utf8')).toContain(
+        'ralph: round 2/20 left the workspace unchanged (2 of 2 idle rounds allowed in a row)',
+      );
+      expect(code).toBe(4);
+    },
+  );
 });

@@ -48,8 +48,11 @@ const invocations = (dir: string): Invocation[] =>
 
 const headerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0] as string);
 
-/** `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded. */
-async function hostHungInRound3(dir: string, env: NodeJS.ProcessEnv = cleanEnv()) {
+/**
+ * `ralph run` recording a 5-round loop whose round 3 hangs; resolves once round 3's child is up and recorded.
+ * `extra` adds run options, `env` the agent's environment.
+ */
+async function hostHungInRound3(dir: string, extra: string[] = [], env: NodeJS.ProcessEnv = cleanEnv()) {
   const file = join(dir, 'run.jsonl');
   const host = spawnRalph(
     [
@@ -63,6 +66,7 @@ async function hostHungInRound3(dir: string, env: NodeJS.ProcessEnv = cleanEnv()
       dir,
       '--record',
       file,
+      ...extra,
     ],
     { env },
   );
@@ -85,7 +89,7 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     // A temp folder of its own: a ralph process of another test on this machine sweeps /tmp, and could kill the
     // orphan before the resume does (and says so).
     const env = cleanEnv({ TMPDIR: await workspace() });
-    const { file, host, hungPid } = await hostHungInRound3(dir, env);
+    const { file, host, hungPid } = await hostHungInRound3(dir, [], env);
     host.child.kill('SIGKILL');
     await host.finished;
     // The host died with no exit hook: its round-3 agent is an orphan, still working.
@@ -121,6 +125,46 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     const again = await ralph(['resume', file, '--trust-recording'], { env: cleanEnv() });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`ralph resume ${file}: Ralph run ${runId} already settled (complete)`);
+  });
+
+  it('a cost-limited run carries what its recording says was spent: $0.40 a round, $1 limit, killed in round 3', async () => {
+    const dir = await workspace();
+    const env = { ...cleanEnv(), ROUND_COST: '0.4' };
+    const { file, host } = await hostHungInRound3(dir, ['--agent-reports-cost', '--max-cost', '1'], env);
+    host.child.kill('SIGKILL');
+    await host.finished;
+
+    // Rounds 1-2 reported $0.80; round 3 again brings it to $1.20, past the limit: no round 4 starts.
+    const resumed = await ralph(['resume', file, '--json', '--trust-recording'], { env });
+    expect(resumed.code, resumed.stderr).toBe(4);
+    const envelope = JSON.parse(resumed.stdout);
+    expect(envelope.result).toMatchObject({ status: 'budget-limited', rounds: 3 });
+    expect(envelope.result.limit).toEqual({
+      kind: 'cost',
+      maxCostUsd: 1,
+      spentUsd: 1.2,
+      uncountedRounds: [3],
+    });
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3, 3]);
+    expect(resumed.stderr).toContain(
+      'ralph: round 3/6 reported continue: round 3 done [$0.40; run total $1.20]',
+    );
+    expect(resumed.stderr).toContain(
+      "ralph: used in all: $1.20\nralph: Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).\n",
+    );
+    // The text names the figure, and says what it leaves out rather than hide it.
+    const replayed = await ralph(['replay', file], { env });
+    expect(replayed.stdout.split('\n').slice(0, 3)).toEqual([
+      'Ralph reached its $1.00 cost limit ($1.20 spent); the worker reported work remaining.',
+      "Not counted: what round 3 spent before the run's host stopped; it is unknown (the round was run again).",
+      'Rounds: 3',
+    ]);
+    // So does the report page.
+    const page = join(dir, 'run.html');
+    expect((await ralph(['report', file, '-o', page], { env })).code).toBe(0);
+    expect(readFileSync(page, 'utf8')).toContain(
+      '<p class="note">Not counted: what round 3 spent before the run&#39;s host stopped; it is unknown (the round was run again).</p>',
+    );
   });
 
   it('refuses a run whose host still runs, and starts nothing', async () => {

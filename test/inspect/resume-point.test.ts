@@ -38,7 +38,8 @@ describe('resumePointOf: where an unsettled run picks up', () => {
     const resume = resumePointOf(text);
     expect(resume).toMatchObject({
       args: { objective: 'Port the parser', maxRounds: 4 },
-      point: { round: 1, handoff: first, agentsStarted: 1 },
+      // The scripted agents say nothing of what they used; round 2, going on, is what its spend is unknown of.
+      point: { round: 1, handoff: first, agentsStarted: 1, usage: null, uncountedRounds: [2] },
       lastState: 'round',
       forcedExit: false,
     });
@@ -88,6 +89,20 @@ describe('resumePointOf: where an unsettled run picks up', () => {
       code: 'refused',
       message:
         'Ralph cannot resume the run: its finished rounds (2) must be a whole number below the round cap 2',
+    });
+    expect(provider.requests).toEqual([]);
+  });
+
+  it('a resume point whose uncounted rounds are no round numbers up to the one run again is refused', async () => {
+    const { tool, provider } = scriptedTool([{ report: completeReport() }]);
+    const point = { round: 1, handoff: continueReport(), agentsStarted: 1, uncountedRounds: [3] };
+    const error = await rejection(
+      tool.execute({ objective: 'Port the parser', maxRounds: 4 }, { agent, resume: { runId: 'r1', point } }),
+    );
+    expect(error).toMatchObject({
+      code: 'refused',
+      message:
+        'Ralph cannot resume the run: its uncounted rounds (3) must be round numbers up to the round it runs again',
     });
     expect(provider.requests).toEqual([]);
   });

@@ -65,8 +65,8 @@ export interface ControllableProvider extends SubagentProvider {
   report(output: unknown, usage?: RalphUsage | null): void;
   /** The latest child fails before producing a report. */
   failChild(message: string): void;
-  /** The latest child fails with this error (a usage limit). */
-  failChildWith(error: Error): void;
+  /** The latest child fails with this error (a usage limit), saying it used `usage`. */
+  failChildWith(error: Error, usage?: RalphUsage | null): void;
   /** The latest child, aborted, stops: its pending start or its report rejects. */
   stopAborted(): void;
   /** Settles everything still pending, as a child ignoring its abort would do at some later point. */
@@ -128,7 +128,8 @@ export function createControllableProvider(
     failChild(message) {
       latestReport().reject(new Error(message));
     },
-    failChildWith(error) {
+    failChildWith(error, usage = null) {
+      latest().usage = usage;
       latestReport().reject(error);
     },
     stopAborted() {

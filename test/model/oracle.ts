@@ -224,7 +224,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
   let fingerprint: string | null = null;
   let idleRounds = 0;
-  /** Reports that came in this run (a resumed run counts its own): every one says it used ROUND_USAGE. */
+  /**
+   * Rounds of this run whose agent said what it used (a resumed run counts its own): every report, and every round
+   * that hit a usage limit, says it used ROUND_USAGE, and all of it counts.
+   */
   let reportsIn = 0;
   const totalUsage = (): RalphUsage => {
     const total: RalphUsage = {};
@@ -362,6 +365,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         });
       case EVENT.reported: {
         if (event.variant === USAGE_LIMIT_VARIANT) {
+          reportsIn += 1;
           if (rails.waitOnLimits !== true)
             return failed({
               code: 'child-failed',

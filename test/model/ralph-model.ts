@@ -125,7 +125,8 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       ? [
           {
             type: EVENT.reported,
-            output: { output: undefined, usage: null, limit: ROUND_LIMIT } satisfies RoundOutcome,
+            // The agent says what the limited round cost (Claude Code's error result carries it): it counts.
+            output: { output: undefined, usage: ROUND_USAGE, limit: ROUND_LIMIT } satisfies RoundOutcome,
             variant: USAGE_LIMIT_VARIANT,
           },
         ]

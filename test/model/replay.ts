@@ -279,6 +279,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
                 resetsAt,
                 retryInMs: limit.retryInMs,
               }),
+              usage,
             );
           }
         }

@@ -13,6 +13,17 @@ import { agentCommand, binDir, cleanEnv, useScratch } from './processes.js';
 
 const s = useScratch();
 
+/** What one round of the fake Claude Code says it used, at FAKE_CLAUDE_COST 0.0375. */
+const CLAUDE_ROUND_USAGE: RalphUsage = {
+  costUsd: 0.0375,
+  inputTokens: 1500,
+  outputTokens: 300,
+  cacheReadTokens: 700,
+  cacheWriteTokens: 50,
+  turns: 2,
+  durationMs: 12,
+};
+
 /** Runs a loop over `provider` and returns its accepted reports' progress and the run's total usage. */
 async function runOver(provider: SubagentProvider, args: { objective: string; maxRounds?: number }) {
   const providers = createProviderRegistry();
@@ -82,18 +93,45 @@ describe("the claude preset reads each round's usage off Claude Code's JSON resu
     });
     expect(provider.capabilities.reportsCost).toBe(true);
     const { accepted, total } = await runOver(provider, { objective: 'Finish at once' });
-    const round: RalphUsage = {
-      costUsd: 0.0375,
-      inputTokens: 1500,
-      outputTokens: 300,
-      cacheReadTokens: 700,
-      cacheWriteTokens: 50,
-      turns: 2,
-      durationMs: 12,
-    };
+    const round = CLAUDE_ROUND_USAGE;
     expect(accepted.map((event) => event.usage)).toEqual([round]);
     expect(total).toEqual(round);
   });
+});
+
+describe('a round that ends without an accepted report counts what its agent said it cost', () => {
+  it.each([
+    ['an error result (exit 1)', 'error-result'],
+    ['an error result with exit 0', 'error-exit-0'],
+    ['a usage limit', 'usage-limit'],
+  ])(
+    "Claude Code's %s carries total_cost_usd: the run fails, and its total holds that round",
+    async (_, mode) => {
+      const provider = claudeProvider({
+        path: `${binDir}claude`,
+        env: { FAKE_CLAUDE_COST: '0.0375', FAKE_CLAUDE_MODE: mode, FIXTURE_PID_LOG: s.pidLog },
+        baseEnv: cleanEnv(),
+      });
+      const providers = createProviderRegistry();
+      providers.register(provider);
+      const tool = createRalphTool({ subagentProvider: 'claude' }, { providers });
+      let total: RalphUsage | undefined;
+      const failure = await tool
+        .execute(
+          { objective: 'Fail at once' },
+          { agent: { id: 'parent', cwd: s.workspace }, onUsage: (used) => (total = used) },
+        )
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toMatchObject({
+        code: 'child-failed',
+        round: 1,
+      });
+      expect(total).toEqual(CLAUDE_ROUND_USAGE);
+    },
+  );
 });
 
 describe("the codex preset reads each round's usage off codex's --json event stream", () => {

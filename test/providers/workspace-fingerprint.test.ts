@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rename, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprintWorkspace } from '../../src/providers/workspace-fingerprint.js';
+import { fingerprintWorkspace, type IgnoredFiles } from '../../src/providers/workspace-fingerprint.js';
 
 let root: string;
 
@@ -14,8 +14,10 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const fingerprint = (cwd = root, extra: { maxFiles?: number; maxBytes?: number } = {}) =>
-  fingerprintWorkspace(cwd, { signal: new AbortController().signal, ...extra });
+const fingerprint = (
+  cwd = root,
+  extra: { maxFiles?: number; maxBytes?: number; ignore?: IgnoredFiles } = {},
+) => fingerprintWorkspace(cwd, { signal: new AbortController().signal, ...extra });
 
 async function files(tree: Record<string, string>, base = root): Promise<void> {
   for (const [path, content] of Object.entries(tree)) {
@@ -194,5 +196,47 @@ describe('the fingerprint of a git work tree follows HEAD, the status and the di
     expect(added).not.toBe(before);
     await writeFile(join(root, 'src/fresh.ts'), 'newer');
     expect(await fingerprint(sub)).not.toBe(added);
+  });
+});
+
+// What ralph itself writes while a run goes (its recording and the rotated copies ralph resume keeps, its stdout and
+// stderr redirected into the workspace) is not the agents' work: counted, it would change the workspace every round.
+describe.each([
+  ['a folder that is not a repository', () => {}],
+  ['a git work tree', () => git('init', '-q', '-b', 'main')],
+])("the fingerprint of %s leaves out ralph's own output", (_, setUp) => {
+  beforeEach(async () => {
+    setUp();
+    await files({ 'a.txt': 'one', 'run.jsonl': '{"type":"@ralph.recording"}\n', 'ralph.log': '' });
+  });
+
+  /** The recording by its path; the log, as a redirected stdout is known, by its device and inode only. */
+  const own = async (): Promise<IgnoredFiles> => {
+    const log = await stat(join(root, 'ralph.log'));
+    return { paths: [join(root, 'run.jsonl')], identities: [{ dev: log.dev, ino: log.ino }] };
+  };
+
+  it('does not change as the recording and the log grow, or as a rotated copy of the recording appears', async () => {
+    const ignore = await own();
+    const before = await fingerprint(root, { ignore });
+    await appendFile(join(root, 'run.jsonl'), '{"t":1}\n');
+    await appendFile(join(root, 'ralph.log'), 'ralph: round 1/20 started\n');
+    await files({ 'run.jsonl.1': 'the recording resumed from' });
+    expect(await fingerprint(root, { ignore })).toBe(before);
+  });
+
+  it("still sees the agents' work beside them, and sees those files when they are not ralph's", async () => {
+    const ignore = await own();
+    const before = await fingerprint(root, { ignore });
+    await writeFile(join(root, 'a.txt'), 'edited');
+    expect(await fingerprint(root, { ignore })).not.toBe(before);
+    const plain = await fingerprint();
+    await appendFile(join(root, 'ralph.log'), 'more\n');
+    expect(await fingerprint()).not.toBe(plain);
+    await files({ 'run.jsonl.2': 'another' });
+    await files({ 'run.jsonl.old': 'not a rotated copy' });
+    const withOld = await fingerprint(root, { ignore });
+    await writeFile(join(root, 'run.jsonl.old'), 'edited');
+    expect(await fingerprint(root, { ignore })).not.toBe(withOld);
   });
 });

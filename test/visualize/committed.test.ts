@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { machineHash } from '../../src/inspect/machine-hash.js';
+import { ralphMachine } from '../../src/machines/ralph.machine.js';
 import { generateVisualizations, VISUALIZATION_FILES } from '../../src/visualize/visualizations.js';
 
 const folder = fileURLToPath(new URL('../../visualizations/', import.meta.url));
@@ -31,4 +33,14 @@ test("docs/ralph.svg, the README's picture of the machine, is the generated SVG 
   expect(docs.equals(Buffer.from(svg?.content ?? '')), 'stale: run `npm run docs` and commit docs/').toBe(
     true,
   );
+});
+
+test("docs/demo-report.png, the README's screenshot, was taken of today's machine (npm run docs records its hash)", async () => {
+  const sidecar = await readFile(
+    fileURLToPath(new URL('../../docs/demo-report.json', import.meta.url)),
+    'utf8',
+  )
+    .then((text) => JSON.parse(text) as { machineHash?: unknown })
+    .catch(() => ({ machineHash: 'missing: docs/demo-report.json' }));
+  expect(sidecar.machineHash, 'stale: run `npm run docs` and commit docs/').toBe(machineHash(ralphMachine));
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
@@ -135,6 +136,9 @@ export async function runCommand(
       });
       // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
       if (used !== undefined) progress.usageTotal(used);
+      // A resumed run's total leaves out what its interrupted rounds spent: the line says so rather than hide it.
+      const uncounted = continued?.resume.point.uncountedRounds ?? [];
+      if (used !== undefined && uncounted.length > 0) progress.note(uncountedSpendNote(uncounted));
       progress.stop();
       const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
       process.stdout.write(`${text}\n`);

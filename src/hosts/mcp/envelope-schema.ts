@@ -45,6 +45,12 @@ export const envelopeJsonSchema = Object.freeze({
                 kind: { const: 'cost' },
                 maxCostUsd: { type: 'number', exclusiveMinimum: 0 },
                 spentUsd: { type: 'number', minimum: 0 },
+                uncountedRounds: {
+                  type: 'array',
+                  items: { type: 'integer', minimum: 1 },
+                  description:
+                    'Only in a resumed run: rounds whose spend is unknown (their host stopped mid-round), not in spentUsd.',
+                },
               },
               required: ['kind', 'maxCostUsd', 'spentUsd'],
               additionalProperties: false,
