@@ -2,6 +2,7 @@ import type { RalphReport } from '../contract/types.js';
 import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
 import { resultLabel } from '../render/result-text.js';
+import { pathList } from './report-page-path.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
 
 /** The parts of the run page that change while a run goes; the live page swaps each one as a whole. */
@@ -10,6 +11,8 @@ export interface RunPageRegions {
   head: string;
   /** The timeline of rounds. */
   rounds: string;
+  /** The states the run went through, listed beside the statechart. */
+  path: string;
 }
 
 /** How a run's ending should look: good (complete), warn (blocked, out of rounds), bad (failed, refused), muted. */
@@ -52,9 +55,14 @@ export function renderRunRegions(model: RunModel | null): RunPageRegions {
     return {
       head: `${titleBar(null)}<section class="card ending tone-live"><p>Waiting for the run to start…</p></section>`,
       rounds: '',
+      path: pathList(null),
     };
   }
-  return { head: titleBar(model) + facts(model) + ending(model), rounds: timeline(model) };
+  return {
+    head: titleBar(model) + facts(model) + ending(model),
+    rounds: timeline(model),
+    path: pathList(model),
+  };
 }
 
 function titleBar(model: RunModel | null): string {
