@@ -146,7 +146,15 @@ export interface GuardRails {
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
 export type RalphLimit =
-  | { kind: 'time'; maxWallTimeMs: number }
+  | {
+      kind: 'time';
+      maxWallTimeMs: number;
+      /**
+       * The round that was running (or waiting out a usage limit) when the time ran out, stopped before it reported:
+       * `rounds` counts it, and the report is the round before's. Absent when the time ran out between rounds.
+       */
+      unfinishedRound?: number;
+    }
   | { kind: 'idle'; maxIdleRounds: number }
   /** The cost budget, and what the rounds' agents said they cost in all when it stopped the run. */
   | { kind: 'cost'; maxCostUsd: number; spentUsd: number };

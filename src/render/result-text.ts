@@ -3,6 +3,7 @@ import {
   costLimitLabel,
   idleLimitLabel,
   timeLimitLabel,
+  unfinishedRoundLine,
   verifiedCompleteLabel,
 } from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
@@ -31,8 +32,15 @@ export function resultLabel(envelope: RalphEnvelope): string {
 
 /** The full native result text: the label, the rounds run, and the pretty-printed final report. */
 export function renderFullResultText(envelope: RalphEnvelope): string {
+  const { limit } = envelope.result;
+  // `Rounds:` counts the round the time limit stopped; the added line says the final report is not that round's.
+  const unfinished =
+    limit?.kind === 'time' && limit.unfinishedRound !== undefined
+      ? [unfinishedRoundLine(limit.unfinishedRound)]
+      : [];
   return [
     resultLabel(envelope),
+    ...unfinished,
     `Rounds: ${envelope.result.rounds}`,
     '',
     'Final report:',
