@@ -69,6 +69,11 @@ export interface SubagentProvider {
   name: string;
   capabilities: ProviderCapabilities;
   start(request: ChildRequest, options: ChildStartOptions): Promise<ChildRun>;
+  /**
+   * Optional: throws when no round could start its child in `cwd` (its program is missing or cannot be run), so a
+   * host can refuse before round 1 instead of failing it. Starts nothing.
+   */
+  preflight?(cwd: string): void;
 }
 
 /** The ways a run can settle successfully. */
