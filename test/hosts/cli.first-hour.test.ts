@@ -289,6 +289,15 @@ describe('the round cap is said once at the start when only the ceiling bounds a
     expect(out.stderr.split(NOTE)).toHaveLength(2);
   });
 
+  it('not for a run refused when the call comes (a --max-cost the agent cannot hold)', async () => {
+    const ws = await workspace(['complete']);
+    const out = await run(ws.dir, 'x', '--max-cost', '5');
+
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/^Ralph cannot hold the \$5\.00 cost limit/);
+    expect(ws.noAgentStarted()).toBe(true);
+  });
+
   it('not with --max-rounds, and not for the offline example agent', async () => {
     const ws = await workspace(['complete']);
     const capped = await run(ws.dir, 'One round', '--max-rounds', '3');

@@ -7,7 +7,7 @@ import { renderResultText } from '../../render/result-text.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './messages.js';
-import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { reportFailure } from './report-failure.js';
 
 /** The options of `ralph replay`. */
@@ -54,11 +54,10 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
     });
     // The note `ralph run` printed before round 1, from the options its recording kept.
     const run = runOptionsOf(replay.header.host);
-    const capNote = roundCapNote(run);
-    if (capNote !== undefined) progress.note(capNote);
+    const onProgress = noteBeforeFirstRound(progress, roundCapNote(run));
     for (const step of replay.steps) {
       if (step.event.type === 'CANCEL') progress.note(CANCELLING);
-      for (const event of step.emitted) progress.onProgress(event);
+      for (const event of step.emitted) onProgress(event);
     }
     progress.stop();
 

@@ -22,7 +22,7 @@ import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
 import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './messages.js';
 import { parseNumberOption } from './numbers.js';
-import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
@@ -107,14 +107,15 @@ export async function runCommand(
       if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
     }
     // A call the tool will refuse is left to it (its message first); one it will accept must have an agent to start.
-    const accepted = isNonEmptyObjective(objectiveOf(args)) && isValidMaxRounds(requestedMaxRoundsOf(args));
-    if (accepted) preflight();
+    if (isNonEmptyObjective(objectiveOf(args)) && isValidMaxRounds(requestedMaxRoundsOf(args))) preflight();
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
-    const capNote = accepted && continued === undefined ? roundCapNote(options) : undefined;
-    if (capNote !== undefined) progress.note(capNote);
+    const onProgress = noteBeforeFirstRound(
+      progress,
+      continued === undefined ? roundCapNote(options) : undefined,
+    );
     const controller = new AbortController();
     const exitCancelled = () => {
       progress.stop();
@@ -140,7 +141,7 @@ export async function runCommand(
       const envelope = await tool.execute(args, {
         agent,
         signal: controller.signal,
-        onProgress: progress.onProgress,
+        onProgress,
         onUsage: (total) => {
           used = total;
         },
