@@ -61,6 +61,16 @@ describe('an agent that cannot be started is refused before round 1: exit 2, one
     },
   );
 
+  it("the call's own refusals speak first: --max-rounds 300 with no claude on PATH", async () => {
+    const ws = await workspace(['complete']);
+    const out = await ralph(['run', 'x', '--agent', 'claude', '--max-rounds', '300', '--cwd', ws.dir], {
+      env: { ...process.env, PATH: await emptyFolder() },
+    });
+
+    expect(out.code).toBe(2);
+    expect(out.stderr.split('\n')[0]).toBe('Ralph maxRounds 300 exceeds the deployment ceiling 256');
+  });
+
   it('--agent codex --codex-path to a file that is not there names the path and the flag', async () => {
     const ws = await workspace(['complete']);
     const missing = join(ws.dir, 'bin', 'codex');

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  DEFAULT_MAX_ROUNDS,
   isNonEmptyObjective,
   isValidMaxRounds,
   objectiveOf,
@@ -52,6 +53,16 @@ function recordingHostOf(options: RunOptions, resumed: boolean): Record<string, 
   run.cwd = resolve(options.cwd ?? process.cwd());
   // A resumed run printed no note about its cap: `ralph replay` reads this to print what the run printed.
   return { ralphRun: run, process: thisHost(), ...(resumed ? { resumed: true } : {}) };
+}
+
+/** True when the tool's own checks of the call (objective, round cap, ceiling) will pass. */
+function callIsAcceptable(args: Record<string, unknown>): boolean {
+  const requested = requestedMaxRoundsOf(args);
+  return (
+    isNonEmptyObjective(objectiveOf(args)) &&
+    isValidMaxRounds(requested) &&
+    !(typeof requested === 'number' && requested > DEFAULT_MAX_ROUNDS)
+  );
 }
 
 /** Creates the recording file `--record` names; refused, before anything started, when it cannot be. */
@@ -107,7 +118,7 @@ export async function runCommand(
       if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
     }
     // A call the tool will refuse is left to it (its message first); one it will accept must have an agent to start.
-    if (isNonEmptyObjective(objectiveOf(args)) && isValidMaxRounds(requestedMaxRoundsOf(args))) preflight();
+    if (callIsAcceptable(args)) preflight();
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
