@@ -30,17 +30,23 @@ export function resultLabel(envelope: RalphEnvelope): string {
   }
 }
 
+/**
+ * The line after the label of a run whose time limit stopped a round (`Rounds:` counts that round, the final report
+ * is the round before's); undefined for any other ending.
+ */
+export function resultNote(envelope: RalphEnvelope): string | undefined {
+  const { limit } = envelope.result;
+  return limit?.kind === 'time' && limit.unfinishedRound !== undefined
+    ? unfinishedRoundLine(limit.unfinishedRound)
+    : undefined;
+}
+
 /** The full native result text: the label, the rounds run, and the pretty-printed final report. */
 export function renderFullResultText(envelope: RalphEnvelope): string {
-  const { limit } = envelope.result;
-  // `Rounds:` counts the round the time limit stopped; the added line says the final report is not that round's.
-  const unfinished =
-    limit?.kind === 'time' && limit.unfinishedRound !== undefined
-      ? [unfinishedRoundLine(limit.unfinishedRound)]
-      : [];
+  const note = resultNote(envelope);
   return [
     resultLabel(envelope),
-    ...unfinished,
+    ...(note === undefined ? [] : [note]),
     `Rounds: ${envelope.result.rounds}`,
     '',
     'Final report:',

@@ -1,9 +1,15 @@
-import type { RalphReport } from '../contract/types.js';
+import type { RalphEnvelope, RalphReport } from '../contract/types.js';
 import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
-import { resultLabel } from '../render/result-text.js';
+import { resultLabel, resultNote } from '../render/result-text.js';
 import { pathList } from './report-page-path.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
+
+/** The result's second line, when it has one (the round a time limit stopped). */
+function noteOf(envelope: RalphEnvelope): string {
+  const note = resultNote(envelope);
+  return note === undefined ? '' : `<p class="message">${escapeHtml(note)}</p>`;
+}
 
 /** The parts of the run page that change while a run goes; the live page swaps each one as a whole. */
 export interface RunPageRegions {
@@ -152,6 +158,7 @@ function ending(model: RunModel): string {
     return (
       `<section class="card ending tone-${tone}" id="ending"><h2>Result</h2>` +
       `<p class="label">${escapeHtml(resultLabel(envelope))}</p>` +
+      noteOf(envelope) +
       `<h3>Final report</h3>${reportBody(envelope.result.report)}</section>`
     );
   }
