@@ -69,6 +69,7 @@ export {
   exampleAgentScript,
   readClaudeResult,
 } from './providers/presets.js';
+export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './providers/program-check.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 export {
   createScriptedProvider,

@@ -136,7 +136,7 @@ describe('the guard rails of the installed ralph', () => {
         nextSteps: ['keep going'],
         blocker: null,
       },
-      limit: { kind: 'time', maxWallTimeMs: 6_000 },
+      limit: { kind: 'time', maxWallTimeMs: 6_000, unfinishedRound: 2 },
     });
     expect(end.stderr).toContain('ralph: round 2/256 started\nralph: the 6s time limit (--max-time) ran out');
     const hanging = ws.pidOf(2);

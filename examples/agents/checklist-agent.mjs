@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // The example agent: a deterministic worker with no model and no dependencies that follows ralph's command agent
-// protocol. Each round it reads TASKS.md in its workspace (its current folder), takes the first unchecked task,
+// protocol. Each round it reads the checklist in its workspace (its current folder), takes the first unchecked task,
 // does it for real, runs the task's check, ticks the box when the check passes, and writes its report to
 // RALPH_REPORT_FILE (to stdout when run by hand):
 //   continue  - with the next task as the next step (or a retry after a first failed check);
 //   complete  - when no task is left, with every task's check, run again, as the evidence;
-//   blocked   - when a task's check fails twice, or TASKS.md cannot be read.
+//   blocked   - when a task's check fails twice, or the checklist cannot be read.
+// The checklist is the first Markdown file the objective names (e.g. "Tick every box in CHECKLIST.md"; the
+// objective is read from the round prompt on stdin), else TASKS.md.
 // Failed checks are counted in .ralph/attempts.json in the workspace, the only memory rounds share besides
-// TASKS.md itself. One line on stderr says what the round did.
+// the checklist itself. One line on stderr says what the round did.
 //
-// A task is one line of TASKS.md, starting at the beginning of the line:
+// A task is one line of the checklist, starting at the beginning of the line:
 //   - [ ] Create `<path>` containing "<text>" — check: `<command>`
 //   - [ ] Run `<command>` — check: `<command>`
 // <text> is a JSON string ("\n" is a newline); <path> stays inside the workspace. A command is split into words
@@ -19,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
-const TASKS_FILE = 'TASKS.md';
+const DEFAULT_TASKS_FILE = 'TASKS.md';
 const ATTEMPTS_FILE = join('.ralph', 'attempts.json');
 const MAX_FAILED_CHECKS = 2;
 const COMMAND_TIMEOUT_MS = 60_000;
@@ -30,6 +32,22 @@ const CREATE = /^Create `(?<path>[^`]+)` containing (?<text>".*")$/;
 const RUN = /^Run `(?<command>[^`]+)`$/;
 
 const workspace = process.cwd();
+
+/** The objective in the round prompt on stdin (empty when run by hand at a terminal, or with no prompt). */
+function objectiveOfPrompt() {
+  if (process.stdin.isTTY) return '';
+  let prompt;
+  try {
+    prompt = readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
+  const match = /^Objective \(immutable\):\n([\s\S]*?)\n\nThe shared workspace/m.exec(prompt);
+  return match ? match[1] : '';
+}
+
+/** The checklist: the first Markdown file the objective names (`CHECKLIST.md`, `docs/todo.md`), else TASKS.md. */
+const TASKS_FILE = /[\w./-]*\w\.md\b/.exec(objectiveOfPrompt())?.[0] ?? DEFAULT_TASKS_FILE;
 /** What the one-line stderr summary names: the task this round worked on. */
 let worked = 'no task';
 const round = Number(process.env.RALPH_ROUND ?? '1');
@@ -127,7 +145,7 @@ function perform(action) {
 function readTasks() {
   let text;
   try {
-    text = readFileSync(join(workspace, TASKS_FILE), 'utf8');
+    text = readFileSync(insideWorkspace(TASKS_FILE), 'utf8');
   } catch {
     return { error: `there is no readable ${TASKS_FILE} in the workspace ${workspace}` };
   }
@@ -246,7 +264,7 @@ function workRound() {
   }
 
   lines[task.index] = lines[task.index].replace(/^- \[ \]/, '- [x]');
-  writeFileSync(join(workspace, TASKS_FILE), lines.join(eol));
+  writeFileSync(insideWorkspace(TASKS_FILE), lines.join(eol));
   if (key in attempts) {
     delete attempts[key];
     writeAttempts(attempts);

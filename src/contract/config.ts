@@ -12,6 +12,9 @@ export const DEFAULT_MAX_RESULT_CHARS = 16_384;
 /** Default time a cancelled child gets to stop before it is killed. */
 export const DEFAULT_TERMINATION_GRACE_MS = 5_000;
 
+/** The longest grace a cancelled child may be given (ms). */
+export const MAX_TERMINATION_GRACE_MS = 600_000;
+
 /** Default time a verify command may run before it is stopped and counted as failed: 10 minutes. */
 export const DEFAULT_VERIFY_TIMEOUT_MS = 600_000;
 /** Default length of the end of a verify command's output kept for the next round: 4,000 characters. */
@@ -42,7 +45,12 @@ export const configSchema = z.strictObject({
   /** Ceiling on the rendered result text; must leave room for the truncation marker. */
   maxResultChars: positiveInt.min(TRUNCATION_MARKER.length + 1).default(DEFAULT_MAX_RESULT_CHARS),
   /** How long a cancelled child may take to stop before it is killed (ms). */
-  terminationGraceMs: z.number().int().nonnegative().max(600_000).default(DEFAULT_TERMINATION_GRACE_MS),
+  terminationGraceMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(MAX_TERMINATION_GRACE_MS)
+    .default(DEFAULT_TERMINATION_GRACE_MS),
   // The guard rails: each optional, and absent means off, so a config without them runs as the reference does.
   /** A round's child that has not reported within this is stopped and the run fails as that round's child failure (ms). */
   roundTimeoutMs: durationMs.optional(),

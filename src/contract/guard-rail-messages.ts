@@ -18,6 +18,14 @@ export function timeLimitLabel(maxWallTimeMs: number): string {
   return `Ralph reached its ${formatDuration(maxWallTimeMs)} time limit; the worker reported work remaining.`;
 }
 
+/**
+ * The line after the time-limit label when the time ran out in a round (never round 1: a run with no report fails):
+ * that round was stopped before it reported, and the final report is the round before's.
+ */
+export function unfinishedRoundLine(round: number): string {
+  return `Round ${round} was stopped when the time ran out, before it reported; the final report is round ${round - 1}'s.`;
+}
+
 /** The budget-limited label of a run stopped after `maxIdleRounds` rounds that changed nothing. */
 export function idleLimitLabel(maxIdleRounds: number): string {
   const idle = maxIdleRounds === 1 ? '1 idle round' : `${maxIdleRounds} idle rounds`;

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { RalphReport } from './types.js';
 import { formatIssues } from './zod-issues.js';
 
+/** The problem of a report without a blocker field. */
+export const BLOCKER_REQUIRED = 'required; use null when there is no blocker';
+
 /**
  * The report's shape alone: what a child's structured-output channel can enforce. Kept free of refinements so
  * its JSON Schema stays inside the subset strict structured-output modes accept (no if/then, no minLength);
@@ -25,7 +28,8 @@ const reportShape = z.strictObject({
       'What the next fresh round should do. Required non-empty when continue; must be empty when complete.',
     ),
   blocker: z
-    .string()
+    // A report that leaves blocker out is told that null is the way to say "none" (zod's own text says neither).
+    .string({ error: (issue) => (issue.input === undefined ? BLOCKER_REQUIRED : undefined) })
     .nullable()
     .describe('The concrete blocker when blocked; null when continue or complete.'),
 });

@@ -69,6 +69,11 @@ export interface SubagentProvider {
   name: string;
   capabilities: ProviderCapabilities;
   start(request: ChildRequest, options: ChildStartOptions): Promise<ChildRun>;
+  /**
+   * Optional: throws when no round could start its child in `cwd` (its program is missing or cannot be run), so a
+   * host can refuse before round 1 instead of failing it. Starts nothing.
+   */
+  preflight?(cwd: string): void;
 }
 
 /** The ways a run can settle successfully. */
@@ -146,7 +151,15 @@ export interface GuardRails {
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */
 export type RalphLimit =
-  | { kind: 'time'; maxWallTimeMs: number }
+  | {
+      kind: 'time';
+      maxWallTimeMs: number;
+      /**
+       * The round that was running (or waiting out a usage limit) when the time ran out, stopped before it reported:
+       * `rounds` counts it, and the report is the round before's. Absent when the time ran out between rounds.
+       */
+      unfinishedRound?: number;
+    }
   | { kind: 'idle'; maxIdleRounds: number }
   /**
    * The cost budget, and what the rounds' agents said they cost in all when it stopped the run (exact to the

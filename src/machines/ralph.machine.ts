@@ -570,9 +570,17 @@ export const ralphMachine = setup({
     })),
     settle: assign(({ context }, params: { status: RalphResultStatus }) => settled(context, params.status)),
     // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
+    // A round stopped by the time limit, or waiting out a usage limit, is counted in `rounds` but never reported:
+    // the limit names it, so that no host mistakes the last report for that round's.
     settleTimeLimited: assign(({ context }) =>
       settled(context, 'budget-limited', {
-        limit: { kind: 'time', maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number },
+        limit: {
+          kind: 'time',
+          maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number,
+          ...(context.stopReason === 'time-limit' || context.limitWaitMs !== null
+            ? { unfinishedRound: context.round }
+            : {}),
+        },
       }),
     ),
     settleIdleLimited: assign(({ context }) =>

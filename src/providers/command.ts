@@ -5,6 +5,7 @@ import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
+import { isMissingReport } from '../contract/report.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
@@ -13,6 +14,7 @@ import { isDirectory } from './directory.js';
 import { readHead } from './file-head.js';
 import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
+import { resolveProgram } from './program-check.js';
 import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
 import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 
@@ -225,6 +227,32 @@ function tailOf(text: string): string {
   return trimmed.length <= FAILURE_TAIL_CHARS ? trimmed : `…${trimmed.slice(-FAILURE_TAIL_CHARS)}`;
 }
 
+/** How many of the last lines of each stream a child that left no report is quoted with. */
+const SILENT_TAIL_LINES = 20;
+
+/** The last lines of a stream, bounded in lines and in characters; `(nothing)` for a stream that stayed empty. */
+function lastLinesOf(text: string): string {
+  const lines = text.trimEnd().split('\n');
+  const tail = tailOf(lines.slice(-SILENT_TAIL_LINES).join('\n'));
+  return tail === ''
+    ? '(nothing)'
+    : `${lines.length > SILENT_TAIL_LINES && !tail.startsWith('…') ? '…\n' : ''}${tail}`;
+}
+
+/**
+ * Why a child that exited 0 left no report: how the protocol takes one (when the preset does not read its own), then
+ * the end of what the child printed, so a newcomer's agent that printed its report in the wrong place shows it.
+ */
+function noReportProblem(out: CommandOutputs, protocol: boolean): string {
+  return [
+    protocol
+      ? 'the agent exited 0 without a report; a command agent reports by writing its JSON report to the file named in $RALPH_REPORT_FILE, or by printing it as the last JSON object on stdout'
+      : 'the agent exited 0 without a report',
+    `stdout ends with:\n${lastLinesOf(out.stdout)}`,
+    `stderr ends with:\n${lastLinesOf(out.stderr)}`,
+  ].join('\n');
+}
+
 /** Why a child that did not exit 0 failed: its status and the end of what it said. */
 function failureOf(program: string, code: number | null, signal: NodeJS.Signals | null, out: CommandOutputs) {
   const status = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
@@ -332,7 +360,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           const said = options.failureStderr?.(outputs) ?? outputs.stderr;
           throw failureOf(shown, code, killedBy, { ...outputs, stderr: said });
         }
-        return await readReport(outputs);
+        const raw = await readReport(outputs);
+        return isMissingReport(raw)
+          ? unreadableReport('missing', noReportProblem(outputs, options.readReport === undefined))
+          : raw;
       } finally {
         folder.release();
       }
@@ -357,5 +388,8 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       ...(options.reportsCost === true ? { reportsCost: true } : {}),
     },
     start,
+    preflight(cwd) {
+      resolveProgram(program as string, cwd, { ...baseEnv, ...options.env });
+    },
   };
 }

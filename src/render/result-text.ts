@@ -4,6 +4,7 @@ import {
   idleLimitLabel,
   timeLimitLabel,
   uncountedSpendNote,
+  unfinishedRoundLine,
   verifiedCompleteLabel,
 } from '../contract/guard-rail-messages.js';
 import { budgetLimitedLabel, roundCount, WORKER_REPORT_CAVEAT } from '../contract/messages.js';
@@ -31,13 +32,18 @@ export function resultLabel(envelope: RalphEnvelope): string {
 }
 
 /**
- * The line after the label, when the label's figure leaves something out (a resumed run's cost limit does not count
- * what its interrupted rounds spent, which is unknown); undefined when there is nothing to add.
+ * The line after the label, when the label's figure leaves something out: a resumed run's cost limit does not count
+ * what its interrupted rounds spent (unknown), and a time limit that stopped a round counts that round in `Rounds:`
+ * while the final report is the round before's. Undefined when there is nothing to add.
  */
 export function resultNote(envelope: RalphEnvelope): string | undefined {
   const { limit } = envelope.result;
-  const uncounted = limit?.kind === 'cost' ? (limit.uncountedRounds ?? []) : [];
-  return uncounted.length === 0 ? undefined : uncountedSpendNote(uncounted);
+  if (limit?.kind === 'cost' && (limit.uncountedRounds ?? []).length > 0) {
+    return uncountedSpendNote(limit.uncountedRounds ?? []);
+  }
+  return limit?.kind === 'time' && limit.unfinishedRound !== undefined
+    ? unfinishedRoundLine(limit.unfinishedRound)
+    : undefined;
 }
 
 /** The full native result text: the label (and its note), the rounds run, and the pretty-printed final report. */

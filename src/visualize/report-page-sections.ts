@@ -1,8 +1,15 @@
-import type { RalphReport } from '../contract/types.js';
+import type { RalphEnvelope, RalphReport } from '../contract/types.js';
 import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
 import { resultLabel, resultNote } from '../render/result-text.js';
+import { pathList } from './report-page-path.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
+
+/** The result's second line, when it has one (what a cost figure leaves out, the round a time limit stopped). */
+function noteOf(envelope: RalphEnvelope): string {
+  const note = resultNote(envelope);
+  return note === undefined ? '' : `<p class="note">${escapeHtml(note)}</p>`;
+}
 
 /** The parts of the run page that change while a run goes; the live page swaps each one as a whole. */
 export interface RunPageRegions {
@@ -10,6 +17,8 @@ export interface RunPageRegions {
   head: string;
   /** The timeline of rounds. */
   rounds: string;
+  /** The states the run went through, listed beside the statechart. */
+  path: string;
 }
 
 /** How a run's ending should look: good (complete), warn (blocked, out of rounds), bad (failed, refused), muted. */
@@ -52,9 +61,14 @@ export function renderRunRegions(model: RunModel | null): RunPageRegions {
     return {
       head: `${titleBar(null)}<section class="card ending tone-live"><p>Waiting for the run to start…</p></section>`,
       rounds: '',
+      path: pathList(null),
     };
   }
-  return { head: titleBar(model) + facts(model) + ending(model), rounds: timeline(model) };
+  return {
+    head: titleBar(model) + facts(model) + ending(model),
+    rounds: timeline(model),
+    path: pathList(model),
+  };
 }
 
 function titleBar(model: RunModel | null): string {
@@ -141,11 +155,10 @@ function ending(model: RunModel): string {
   }
   if (end.result.ok) {
     const { envelope } = end.result;
-    const note = resultNote(envelope);
     return (
       `<section class="card ending tone-${tone}" id="ending"><h2>Result</h2>` +
       `<p class="label">${escapeHtml(resultLabel(envelope))}</p>` +
-      (note === undefined ? '' : `<p class="note">${escapeHtml(note)}</p>`) +
+      noteOf(envelope) +
       `<h3>Final report</h3>${reportBody(envelope.result.report)}</section>`
     );
   }

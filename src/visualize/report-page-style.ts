@@ -49,7 +49,15 @@ li { margin: 2px 0; word-break: break-word; }
 .ending > * { color: var(--fg); }
 .ending > h2 { color: inherit; }
 .ending .label { font-weight: 600; margin: 0 0 8px; }
-.ending .message { margin: 0 0 10px; }
+.ending .message, .ending .note { margin: 0 0 10px; }
+/* The path's states beside the diagram: at 1,280 px the whole diagram is too small to read, the list is not. */
+.chart-layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(180px, 220px); gap: 16px; align-items: start; }
+.chart-layout > .none { grid-column: 1; }
+.path h3 { margin-top: 0; }
+.path-states { margin: 0; padding-left: 22px; font-size: 13px; }
+.path-states .times { color: var(--muted); }
+.path-states .where { font-size: 12px; color: var(--live); }
+.path-states li.last code { font-weight: 600; }
 .chart-box { overflow: auto; text-align: center; }
 .chart-box svg { max-width: 100%; height: auto; cursor: zoom-in; }
 .chart-box.natural svg { max-width: none; cursor: zoom-out; }

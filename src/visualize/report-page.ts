@@ -77,7 +77,8 @@ export function renderRunPage(model: RunModel | null, options: RunPageOptions): 
 <main>
 ${live === undefined ? '' : '<p class="live-note" id="live-note">Live: connecting…</p>'}
 <div data-region="head">${regions.head}</div>
-<section class="card chart" id="chart"><h2>Statechart</h2>${chart}
+<section class="card chart" id="chart"><h2>Statechart</h2>
+<div class="chart-layout">${chart}<aside class="path" data-region="path">${regions.path}</aside></div>
 <p class="legend"><span class="key l-visited">visited</span><span class="key l-current">current</span><span class="key l-final">ended here</span><span class="hint">click the diagram for its full size</span></p></section>
 <div data-region="rounds">${regions.rounds}</div>
 </main>

@@ -278,11 +278,7 @@ const rows: ChildFaultRow[] = [
   ),
   secondReport('a blank summary', { ...completeAt(2), summary: '   ' }, 'summary: summary must not be empty'),
   secondReport('an extra field', { ...completeAt(2), confidence: 0.9 }, 'Unrecognized key: "confidence"'),
-  secondReport(
-    'a missing field',
-    withoutBlocker,
-    'blocker: Invalid input: expected string, received undefined',
-  ),
+  secondReport('a missing field', withoutBlocker, 'blocker: required; use null when there is no blocker'),
 ];
 
 describe('the fault matrix: a child process misbehaves, and the call ends exactly as the contract says', () => {

@@ -253,11 +253,13 @@ describe('ralph run refuses bad arguments with exit 2 and starts nothing', () =>
     expect(ws.noAgentStarted()).toBe(true);
   });
 
-  it('answers with exactly the seed message, nothing more', async () => {
+  it('answers with exactly the seed message, then one line naming the flag and its range, nothing more', async () => {
     const ws = await workspace(['complete']);
     const out = await run(ws.dir, 'x', '--max-rounds', '0');
 
-    expect(out.stderr).toBe(`${MAX_ROUNDS_INVALID}\n`);
+    expect(out.stderr).toBe(
+      `${MAX_ROUNDS_INVALID}\nralph: --max-rounds takes a whole number from 1 to 256 (got "0")\n`,
+    );
   });
 
   it('refuses an unknown preset and an unknown option as usage errors', async () => {

@@ -266,12 +266,19 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       { ok: true, envelope: { runId, agentsStarted, result: { status, rounds: round, report, ...extra } } },
       abandoned,
     );
-  const timeLimited = (abandoned = false) =>
+  /** Budget-limited by the time limit; `unfinished` when it ran out in a round (or its wait), which never reported. */
+  const timeLimited = (abandoned = false, unfinished = false) =>
     settled(
       'budgetLimited',
       'budget-limited',
       handoff as RalphReport,
-      { limit: { kind: 'time', maxWallTimeMs: rails.maxWallTimeMs as number } },
+      {
+        limit: {
+          kind: 'time',
+          maxWallTimeMs: rails.maxWallTimeMs as number,
+          ...(unfinished ? { unfinishedRound: round } : {}),
+        },
+      },
       abandoned,
     );
   /** The gate before a round that follows a verify command or a fingerprint: the time limit. */
@@ -330,7 +337,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         },
         abandoned,
       );
-    return timeLimited(abandoned);
+    return timeLimited(abandoned, true);
   };
   const cancelled = (abandoned: boolean) =>
     end(
@@ -480,7 +487,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           phase = 'stopping';
         }
         if (phase === 'waitingForLimit') {
-          if (handoff !== null) return timeLimited();
+          if (handoff !== null) return timeLimited(false, true);
           const detail = `the ${duration(rails.maxWallTimeMs as number)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
           return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail });
         }

@@ -95,8 +95,8 @@ export const REPORT_VARIANTS: readonly ReportVariant[] = [
     { kind: 'missing', problem: 'forged' },
     'status: Invalid option: expected one of "continue"|"complete"|"blocked"; summary: Invalid input: expected ' +
       'string, received undefined; evidence: Invalid input: expected array, received undefined; nextSteps: ' +
-      'Invalid input: expected array, received undefined; blocker: Invalid input: expected string, received ' +
-      'undefined; Unrecognized keys: "kind", "problem"',
+      'Invalid input: expected array, received undefined; blocker: required; use null when there is no blocker; ' +
+      'Unrecognized keys: "kind", "problem"',
   ),
   malformed(
     'continue without next steps',
@@ -168,7 +168,7 @@ export const REPORT_VARIANTS: readonly ReportVariant[] = [
   malformed(
     'missing blocker',
     without(continueReport, 'blocker'),
-    'blocker: Invalid input: expected string, received undefined',
+    'blocker: required; use null when there is no blocker',
   ),
   malformed('an extra field', { ...continueReport, confidence: 0.9 }, 'Unrecognized key: "confidence"'),
   malformed(

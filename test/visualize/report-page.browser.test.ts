@@ -99,6 +99,49 @@ describe.skipIf(NO_BROWSER !== undefined)(
       await page.close();
     });
 
+    it('is readable at 1,280 pixels: the path the diagram highlights is listed beside it as text, and a click shows the diagram at full size', async () => {
+      // The real statechart, as `ralph report` inlines it: drawn to fit, its labels are a few pixels tall.
+      const realSvg = readFileSync(new URL('../../visualizations/ralph.svg', import.meta.url), 'utf8');
+      const file = join(dir, 'readable.html');
+      await writeFile(file, renderRunPage(demoRun(), { machineSvg: realSvg }));
+      const url = pathToFileURL(file).href;
+      const { page, faults } = await openWatchedPage(browser, (requested) => requested === url);
+      await page.goto(url);
+
+      const list = page.locator('#chart .path-states');
+      expect(await list.locator('li code').allTextContents()).toEqual([
+        'validating',
+        'round',
+        'awaitingReport',
+        'reviewingReport',
+        'complete',
+      ]);
+      expect(await list.locator('li').nth(1).textContent()).toBe('round ×3');
+      expect(await list.locator('li').last().textContent()).toBe('complete ended here');
+      const listBox = await list.boundingBox();
+      const chartBox = await page.locator('#chart .chart-box').boundingBox();
+      if (listBox === null || chartBox === null) throw new Error('the path list or the diagram is not shown');
+      // Beside the diagram, inside the page's width, in the same screenful as the diagram's top.
+      expect(listBox.x).toBeGreaterThanOrEqual(chartBox.x + chartBox.width);
+      expect(listBox.x + listBox.width).toBeLessThanOrEqual(1280);
+      expect(listBox.y).toBeLessThan(chartBox.y + 200);
+      const listFontPx = await page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('#chart .path-states')).fontSize)",
+      );
+      expect(listFontPx).toBeGreaterThanOrEqual(13);
+
+      const labelPx = () =>
+        page
+          .locator('#state-round text')
+          .first()
+          .evaluate((element) => element.getBoundingClientRect().height);
+      expect(await labelPx()).toBeLessThan(8); // drawn to fit: why the list is there
+      await page.locator('#chart .chart-box').click();
+      expect(await labelPx()).toBeGreaterThanOrEqual(11); // full size: as Graphviz set it, 9 pt
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
     it('shows a failed run with its error, the failed round and the last handoff', async () => {
       const { page, faults } = await open('failed', failedRun());
       const ending = await page.locator('#ending').textContent();

@@ -108,6 +108,18 @@ describe('the page says what the run did', () => {
     expect(head).toContain('Round 4: did task 4');
   });
 
+  it('shows, under the label of a run whose time limit stopped a round, which round and whose report is final', () => {
+    const model = budgetLimitedRun(3);
+    const ending = model.ending;
+    if (ending === null || !ending.result.ok) throw new Error('budgetLimitedRun settles');
+    ending.result.envelope.result.limit = { kind: 'time', maxWallTimeMs: 7_200_000, unfinishedRound: 3 };
+    const { head } = renderRunRegions(model);
+    expect(head).toContain(
+      '<p class="label">Ralph reached its 2h time limit; the worker reported work remaining.</p>' +
+        '<p class="note">Round 3 was stopped when the time ran out, before it reported; the final report is round 2&#39;s.</p>',
+    );
+  });
+
   it('shows a failure with its message, code, round, detail and the last handoff as JSON', () => {
     const { head } = renderRunRegions(failedRun());
     expect(head).toContain('Ralph round 2 child failed before producing a structured report.');

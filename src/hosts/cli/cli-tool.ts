@@ -5,12 +5,14 @@ import { commandProvider } from '../../providers/command.js';
 import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
+import { ProgramUnavailableError } from '../../providers/program-check.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { removeFleetUrls } from '../fleet/database-env.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
-import { AGENT_CONFLICT, AGENT_MISSING, workspaceNotADirectory } from './messages.js';
+import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */
@@ -19,6 +21,8 @@ export interface CliTool {
   agent: AgentRef;
   /** SIGKILLs every running child and its process group: the forced exit of a second interrupt. */
   killChildren(): void;
+  /** Refuses (a `refused` RalphError naming the flag that fixes it) when the agent's program cannot be started. */
+  preflight(): void;
 }
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
@@ -51,6 +55,19 @@ export function workspaceFor(options: AgentOptions): string {
 }
 
 /**
+ * Checks before round 1 that the provider can start its agent in the workspace; a program that is missing or cannot
+ * be run is refused with one line that says what to do, and no child is started.
+ */
+export function assertAgentStartable(provider: SubagentProvider, options: AgentOptions, cwd: string): void {
+  try {
+    provider.preflight?.(cwd);
+  } catch (error) {
+    if (error instanceof ProgramUnavailableError) throw refuse(agentUnavailable(options, error.problem));
+    throw error;
+  }
+}
+
+/**
  * Builds what a CLI command hosts: a registry holding the one provider the options name, and the tool over it,
  * created through `createRalphTool` so every rule and message is the tool's own. `deploymentMaxRounds` is the
  * config's default and ceiling (only `ralph mcp` sets it; `ralph run` passes its cap as the call's). The guard
@@ -67,15 +84,25 @@ export function createCliTool(
   const guardRails = guardRailConfig(options);
   const providers = createProviderRegistry();
   providers.register(provider);
-  const tool = createRalphTool(
-    {
-      subagentProvider: provider.name,
-      ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
-      ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
-      ...guardRails,
-    },
-    { providers },
-  );
+  let tool: RalphTool;
+  try {
+    tool = createRalphTool(
+      {
+        subagentProvider: provider.name,
+        ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
+        ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
+        ...guardRails,
+      },
+      { providers },
+    );
+  } catch (error) {
+    throw withHint(error, configHint(options.graceMs, deploymentMaxRounds));
+  }
   // Every process group this process started, so also what an agent's own tools started in groups of their own.
-  return { tool, agent: { id: agentId, cwd }, killChildren: killLiveGroups };
+  return {
+    tool,
+    agent: { id: agentId, cwd },
+    killChildren: killLiveGroups,
+    preflight: () => assertAgentStartable(provider, options, cwd),
+  };
 }

@@ -4,6 +4,7 @@ import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
+import { mcpServing } from './messages.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 import { packageVersion } from './version.js';
 
@@ -57,8 +58,11 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
       agentId: `mcp:${process.pid}`,
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
     });
+    // Every call would fail its round 1 on an agent that cannot start: refused here, before anything is served.
+    hosted.preflight();
   } catch (error) {
-    process.stderr.write(`${errorText(error)}\n`);
+    const detail = isRalphError(error) && error.detail !== undefined ? `${error.detail}\n` : '';
+    process.stderr.write(`${errorText(error)}\n${detail}`);
     return isRalphError(error) ? exitCodeForError(error.code) : EXIT.failed;
   }
 
@@ -69,6 +73,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   const mcp = await createRalphMcpServer(hosted.tool, { agent: hosted.agent, version: packageVersion() });
   const { stopped, release } = untilStopped(hosted.killChildren);
   await mcp.server.connect(new StdioServerTransport());
+  // Started by hand, a server that waits silently on stdin looks hung; a client keeps this line in its log.
+  process.stderr.write(`${mcpServing(process.argv.slice(2))}\n`);
   await stopped;
   await mcp.shutdown();
   await mcp.server.close();

@@ -4,6 +4,7 @@ import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
+import { quoteObjectiveHint } from './messages.js';
 import type { ReplayOptions } from './replay.js';
 import type { ReportOptions } from './report.js';
 import type { ResumeOptions } from './resume.js';
@@ -68,7 +69,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError('(run ralph --help for usage)');
 
-  addGuardRailOptions(
+  const run = addGuardRailOptions(
     addAgentOptions(
       program
         .command('run')
@@ -92,6 +93,11 @@ export async function runCli(argv: string[]): Promise<number> {
       const { runCommand } = await import('./run.js');
       exitCode = await runCommand(objective, options);
     });
+  // `ralph run Tick every box`: the shell split an unquoted objective into words, and commander counts them.
+  run.configureOutput({
+    outputError: (text, write) =>
+      write(text.startsWith('error: too many arguments') ? `${text}${quoteObjectiveHint(run.args)}\n` : text),
+  });
 
   addGuardRailOptions(
     addAgentOptions(

@@ -149,3 +149,22 @@ export function createProgressReporter(
     },
   };
 }
+
+/**
+ * The reporter's onProgress with `note` said once, just before the first round starts: a run refused before any
+ * round (by a check the tool makes when the call comes) never says it.
+ */
+export function noteBeforeFirstRound(
+  reporter: ProgressReporter,
+  note: string | undefined,
+): ProgressReporter['onProgress'] {
+  if (note === undefined) return reporter.onProgress;
+  let said = false;
+  return (event) => {
+    if (!said && event.type === 'round-started') {
+      said = true;
+      reporter.note(note);
+    }
+    reporter.onProgress(event);
+  };
+}

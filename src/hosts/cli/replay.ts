@@ -5,13 +5,22 @@ import { RecordingError } from '../../inspect/recording-reader.js';
 import { replayRecording } from '../../inspect/replay.js';
 import { renderResultText } from '../../render/result-text.js';
 import { exitCodeForStatus } from './exit-codes.js';
-import { CANCELLING, replayFileUnreadable, replayRefused } from './messages.js';
-import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { callArgumentHint, withHint } from './flag-hints.js';
+import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './messages.js';
+import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { reportFailure } from './report-failure.js';
 
 /** The options of `ralph replay`. */
 export interface ReplayOptions {
   json?: boolean;
+}
+
+/** The `ralph run` options a recording's header kept, when `ralph run` recorded it (not `ralph resume`). */
+function runOptionsOf(host: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const run = host?.ralphRun;
+  return typeof run === 'object' && run !== null && host?.resumed !== true
+    ? (run as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -43,9 +52,12 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
       ...progressOptionsFor(process.stderr),
       live: false,
     });
+    // The note `ralph run` printed before round 1, from the options its recording kept.
+    const run = runOptionsOf(replay.header.host);
+    const onProgress = noteBeforeFirstRound(progress, roundCapNote(run));
     for (const step of replay.steps) {
       if (step.event.type === 'CANCEL') progress.note(CANCELLING);
-      for (const event of step.emitted) progress.onProgress(event);
+      for (const event of step.emitted) onProgress(event);
     }
     progress.stop();
 
@@ -53,8 +65,11 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
     if (!outcome.ok) {
       // A forced exit reported the bare cancellation, as the run's process did when it exited.
       const runId = forcedExit ? undefined : snapshot.context.runId;
+      const failure = new RalphError(outcome.failure, runId === undefined ? undefined : { runId });
+      // A refused call gets the flag's line under it, as `ralph run` printed it.
+      const maxRounds = typeof run?.maxRounds === 'string' ? run.maxRounds : undefined;
       return reportFailure(
-        new RalphError(outcome.failure, runId === undefined ? undefined : { runId }),
+        run === undefined ? failure : withHint(failure, callArgumentHint(maxRounds)),
         json,
       );
     }

@@ -11,7 +11,10 @@ export function reportFailure(error: unknown, json: boolean): number {
     process.stderr.write(`ralph: internal error: ${text}\n`);
     return EXIT.failed;
   }
-  process.stderr.write(`${error.message}\n${error.detail === undefined ? '' : `${error.detail}\n`}`);
+  // A detail the message already quotes (a provider that could not start) would only say the same thing twice.
+  const detail =
+    error.detail === undefined || error.message.includes(error.detail) ? '' : `${error.detail}\n`;
+  process.stderr.write(`${error.message}\n${detail}`);
   if (json) process.stdout.write(`${JSON.stringify({ error: error.toJSON() }, null, 2)}\n`);
   return exitCodeForError(error.code);
 }

@@ -1,4 +1,11 @@
 import { resolve } from 'node:path';
+import {
+  DEFAULT_MAX_ROUNDS,
+  isNonEmptyObjective,
+  isValidMaxRounds,
+  objectiveOf,
+  requestedMaxRoundsOf,
+} from '../../contract/call.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
@@ -12,11 +19,12 @@ import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { exitCodeForStatus } from './exit-codes.js';
+import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
-import { CANCELLING, FORCED, recordFileUnwritable } from './messages.js';
+import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './messages.js';
 import { parseNumberOption } from './numbers.js';
-import { createProgressReporter, progressOptionsFor } from './progress.js';
+import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
@@ -40,11 +48,22 @@ const OUTPUT_OPTIONS = new Set(['json', 'record', 'inspect', 'inspectKeep']);
  * What a recording's header keeps for `ralph resume`: this process (so a resume can refuse while it still runs)
  * and the run's options, the workspace made absolute (a resume may start in another folder).
  */
-function recordingHostOf(options: RunOptions): Record<string, unknown> {
+function recordingHostOf(options: RunOptions, resumed: boolean): Record<string, unknown> {
   const run: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!OUTPUT_OPTIONS.has(key)) run[key] = value;
   run.cwd = resolve(options.cwd ?? process.cwd());
-  return { ralphRun: run, process: thisHost() };
+  // A resumed run printed no note about its cap: `ralph replay` reads this to print what the run printed.
+  return { ralphRun: run, process: thisHost(), ...(resumed ? { resumed: true } : {}) };
+}
+
+/** True when the tool's own checks of the call (objective, round cap, ceiling) will pass. */
+function callIsAcceptable(args: Record<string, unknown>): boolean {
+  const requested = requestedMaxRoundsOf(args);
+  return (
+    isNonEmptyObjective(objectiveOf(args)) &&
+    isValidMaxRounds(requested) &&
+    !(typeof requested === 'number' && requested > DEFAULT_MAX_ROUNDS)
+  );
 }
 
 /** Creates the recording file `--record` names; refused, before anything started, when it cannot be. */
@@ -91,16 +110,24 @@ export async function runCommand(
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
     assertDepthAllowed(DEFAULT_DEPTH_LIMIT);
-    const { tool, agent, killChildren } = createCliTool(options, { agentId: `cli:${process.pid}` });
+    const { tool, agent, killChildren, preflight } = createCliTool(options, {
+      agentId: `cli:${process.pid}`,
+    });
     const args: Record<string, unknown> = continued?.args ?? {};
     if (continued === undefined) {
       if (objective !== undefined) args.objective = objective;
       if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
     }
+    // A call the tool will refuse is left to it (its message first); one it will accept must have an agent to start.
+    if (callIsAcceptable(args)) preflight();
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
+    const onProgress = noteBeforeFirstRound(
+      progress,
+      continued === undefined ? roundCapNote(options) : undefined,
+    );
     const controller = new AbortController();
     const exitCancelled = () => {
       progress.stop();
@@ -126,12 +153,14 @@ export async function runCommand(
       const envelope = await tool.execute(args, {
         agent,
         signal: controller.signal,
-        onProgress: progress.onProgress,
+        onProgress,
         onUsage: (total) => {
           used = total;
         },
         ...recordingOption(recording, inspector),
-        ...(recording === undefined ? {} : { recordingHost: recordingHostOf(options) }),
+        ...(recording === undefined
+          ? {}
+          : { recordingHost: recordingHostOf(options, continued !== undefined) }),
         ...(continued === undefined ? {} : { resume: continued.resume }),
       });
       // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
@@ -150,7 +179,10 @@ export async function runCommand(
       recording?.close();
     }
   } catch (error) {
-    return reportFailure(error, json);
+    return reportFailure(
+      continued === undefined ? withHint(error, callArgumentHint(options.maxRounds)) : error,
+      json,
+    );
   } finally {
     // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
     await inspector?.finish();

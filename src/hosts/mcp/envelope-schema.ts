@@ -29,7 +29,16 @@ export const envelopeJsonSchema = Object.freeze({
           oneOf: [
             {
               type: 'object',
-              properties: { kind: { const: 'time' }, maxWallTimeMs: { type: 'integer', minimum: 1 } },
+              properties: {
+                kind: { const: 'time' },
+                maxWallTimeMs: { type: 'integer', minimum: 1 },
+                unfinishedRound: {
+                  type: 'integer',
+                  minimum: 1,
+                  description:
+                    'The round stopped when the time ran out, before it reported; the report is the round before it.',
+                },
+              },
               required: ['kind', 'maxWallTimeMs'],
               additionalProperties: false,
             },
