@@ -7,6 +7,7 @@ import { openRecordingFile, type RecordingFile } from '../../inspect/recording-f
 import type { RecordingSink } from '../../inspect/recording-format.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
 import { thisHost } from '../../providers/process-identity.js';
+import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
@@ -136,7 +137,7 @@ export async function runCommand(
       // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
       if (used !== undefined) progress.usageTotal(used);
       progress.stop();
-      const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
+      const text = json ? terminalJson(envelope) : stripControl(tool.render.result(args, envelope).text);
       process.stdout.write(`${text}\n`);
       return exitCodeForStatus(envelope.result.status);
     } finally {
