@@ -6,18 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { workerLine } from '../../src/hosts/cli/runs-command.js';
 import { statusLine } from '../../src/hosts/cli/status-command.js';
 import { ralph } from '../fixtures/cli-agents/harness.js';
+import { controlsIn } from '../support/terminal.js';
 
 // An agent's summary and output, and what the fleet's database holds, are data: on the terminal they must not be able
 // to retitle the window, recolour the text or clear the screen. The JSON (--json) keeps them as they are.
 
 /** A summary full of escape sequences: a window title, a colour, a C1 CSI that clears the screen. */
 const HOSTILE = '\x1b]0;owned\x07\x1b[31mred summary\x1b[0m \x9b2J';
-
-/** The control characters a terminal acts on (C0 but tab and newline, DEL, C1) that `text` holds, as code points. */
-const controlsIn = (text: string): number[] =>
-  [...text]
-    .map((char) => char.codePointAt(0) as number)
-    .filter((code) => (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f));
 
 const AGENT = `
 import { writeFileSync } from 'node:fs';
