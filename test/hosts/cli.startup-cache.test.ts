@@ -232,6 +232,48 @@ describe('ralph start-up with the code cache', () => {
     });
   }
 
+  /**
+   * Runs `ralph --version` as Node 22.1 and later would: with `module.enableCompileCache` (which Node 20 lacks) put in
+   * by a preload that logs the folder it is given; resolves with the folders logged.
+   */
+  async function withNodeCompileCache(home: string): Promise<string[]> {
+    const preload = join(home, 'compile-cache-preload.mjs');
+    const log = join(home, 'compile-cache.log');
+    await writeFile(
+      preload,
+      `import module from 'node:module';
+import { appendFileSync } from 'node:fs';
+module.enableCompileCache = (dir) => {
+  appendFileSync(${JSON.stringify(log)}, String(dir) + '\\n');
+  return { status: 0 };
+};
+`,
+    );
+    const out = await ralph(['--version'], {
+      env: { ...process.env, XDG_CACHE_HOME: home, NODE_OPTIONS: `--import ${preload}` },
+    });
+    expect(out.code, out.stderr).toBe(0);
+    expect(cacheFiles(home)).toEqual([]);
+    try {
+      return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  }
+
+  it("on Node 22.1 and later, gives Node's compile cache ralph's private folder, not the shared $TMPDIR default", async () => {
+    const home = await cacheHome();
+    expect(await withNodeCompileCache(home)).toEqual([join(home, 'ralph-machine', 'node-compile-cache')]);
+    expect(statSync(join(home, 'ralph-machine')).mode & 0o777).toBe(0o700);
+  });
+
+  it('on Node 22.1 and later, turns on no compile cache when the folder is writable by others', async () => {
+    const home = await cacheHome();
+    await mkdir(join(home, 'ralph-machine'), { mode: 0o777 });
+    chmodSync(join(home, 'ralph-machine'), 0o777);
+    expect(await withNodeCompileCache(home)).toEqual([]);
+  });
+
   it('runs when the cache folder cannot be made or written (its place is a file), and writes nothing', async () => {
     const home = await cacheHome();
     const blocked = join(home, 'a-file');
