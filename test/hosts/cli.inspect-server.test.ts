@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -47,6 +48,24 @@ describe('the inspector serves the run page on loopback only', () => {
     expect((await httpGet(server.url, { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
     expect((await httpGet(server.url, { method: 'POST' })).status).toBe(405);
     expect((await httpGet(withToken(server, '/nothing'))).status).toBe(404);
+  });
+
+  it('answers a request target no URL parser takes with 400, and keeps serving', async () => {
+    const server = await serve();
+    const { port } = new URL(server.url);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: '//[', headers: { host: `127.0.0.1:${port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect((await httpGet(server.url)).status).toBe(200);
   });
 
   it('serves nothing of the run to a request without its token (none, a wrong one, another length): 403', async () => {

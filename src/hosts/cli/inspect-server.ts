@@ -55,6 +55,15 @@ const refusal = (
   response.end(`ralph inspector: ${text}\n`);
 };
 
+/** A request's target as a URL, or undefined when it is none (URL.parse is not in every Node 20). */
+function parsedTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://127.0.0.1');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The value of the cookie `name` in a Cookie header, if it has one. */
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -108,7 +117,12 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       refusal(response, 405, 'GET only', { allow: 'GET' });
       return;
     }
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const url = parsedTarget(request.url);
+    // A target no URL parser takes (`//[`) is no page of the run; thrown here, it would end the run's process.
+    if (url === undefined) {
+      refusal(response, 400, 'bad request');
+      return;
+    }
     const byQuery = isToken(url.searchParams.get('token'), token);
     if (!byQuery && !isToken(cookieValue(request.headers.cookie, cookieName), token)) {
       refusal(response, 403, 'open the address ralph printed (it carries the token)');
