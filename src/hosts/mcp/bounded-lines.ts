@@ -15,7 +15,12 @@ function idOf(head: Buffer, tail: Buffer): string | number | null {
   const pattern = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/g;
   for (const part of [tail, head]) {
     const found = [...part.toString('utf8').matchAll(pattern)].at(-1)?.[1];
-    if (found !== undefined) return JSON.parse(found) as string | number;
+    if (found === undefined) continue;
+    try {
+      return JSON.parse(found) as string | number;
+    } catch {
+      return null; // Not a JSON value after all (`"\q"`): no request to answer.
+    }
   }
   return null;
 }
