@@ -58,7 +58,7 @@ if (imports === 0 || /\bimport\(/.test(body)) {
 const code = `${strict}var __ralphImport=__ralphImport||(s=>import(s));${body}`;
 await mkdir('dist/hosts/cli', { recursive: true });
 await writeFile(bundle, code);
-const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+const hash = createHash('sha256').update(code).digest('hex');
 
 await build({
   entryPoints: ['src/hosts/cli/code-cache-loader.ts'],

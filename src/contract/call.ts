@@ -43,6 +43,17 @@ export function objectiveOf(args: unknown): unknown {
   return field(args, 'objective');
 }
 
+/**
+ * The longest objective a call may carry, in characters (1 MiB). Each round's prompt carries the whole objective to
+ * a fresh child, and a recording keeps it: past this a call is refused before anything starts.
+ */
+export const MAX_OBJECTIVE_CHARS = 1_048_576;
+
+/** Refusal of an objective past MAX_OBJECTIVE_CHARS (not a reference text: the reference sets no such cap). */
+export function objectiveTooLong(length: number, max: number = MAX_OBJECTIVE_CHARS): string {
+  return `Ralph objective is ${length} characters long; at most ${max} are accepted`;
+}
+
 /** True when an objective is a string with something other than white space in it. */
 export function isNonEmptyObjective(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;

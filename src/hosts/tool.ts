@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { createRalphEngine, type RalphEngine, type RalphStartOptions } from '../actors/engine.js';
-import { callArgsSchema, callJsonSchema } from '../contract/call.js';
+import {
+  callArgsSchema,
+  callJsonSchema,
+  MAX_OBJECTIVE_CHARS,
+  objectiveOf,
+  objectiveTooLong,
+} from '../contract/call.js';
 import { normalizeConfig, type RalphConfig, type RalphConfigInput } from '../contract/config.js';
 import { RalphError } from '../contract/errors.js';
 import { RALPH_GUIDANCE } from '../contract/guidance.js';
@@ -92,6 +98,11 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
   assertFitsEngine(normalized, engine);
 
   async function execute(args: unknown, exec: RalphExec = {}): Promise<RalphEnvelope> {
+    // Checked before the machine, as the objective's own checks come first: an empty objective is never too long.
+    const objective = objectiveOf(args);
+    if (typeof objective === 'string' && objective.length > MAX_OBJECTIVE_CHARS) {
+      throw new RalphError({ code: 'refused', message: objectiveTooLong(objective.length) });
+    }
     const run = engine.start(
       {
         args,

@@ -1,3 +1,4 @@
+import { recordedSnapshotProblem } from './recorded-values.js';
 import {
   FORCED_EXIT_TYPE,
   RECORDING_FORMAT_VERSION,
@@ -103,9 +104,16 @@ export function parseRecordedLine(text: string, number: number): RecordedLine {
     case '@xstate.snapshot':
       if (!hasType(line.event) || !isObject(line.snapshot) || typeof line.snapshot.status !== 'string')
         throw new RecordingError(number, 'carries no snapshot with a status');
+      checkSnapshotValues(line.snapshot, number);
       break;
   }
   return line as unknown as RecordedLine;
+}
+
+/** Throws a RecordingError when the snapshot's output or handoff is not of its shape. */
+function checkSnapshotValues(snapshot: Record<string, unknown>, number: number): void {
+  const problem = recordedSnapshotProblem(snapshot);
+  if (problem !== undefined) throw new RecordingError(number, problem);
 }
 
 /** Splits a recording's text into lines; one trailing newline is no line of its own. */

@@ -14,6 +14,7 @@ import {
   parseRecordedLine,
   parseRecordingHeader,
   type Recording,
+  RecordingError,
   readRecording,
 } from './recording-reader.js';
 import type { RunEnding, RunModel, RunModelRound } from './run-model.js';
@@ -151,6 +152,9 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     model.usage = usageOf(context.usage);
 
     if (snapshot.status === 'done') {
+      // The output's shape was checked when the line was read (recorded-values.ts); a done machine must have one.
+      if (snapshot.output === undefined)
+        throw new RecordingError(count, "the run's machine is done with no output");
       settle({ finalState: state, at: t, result: snapshot.output as RunEnding['result'] });
     } else if (snapshot.status === 'error') {
       settle({ finalState: state, at: t, result: { ok: false, failure: machineFault(snapshot.error) } });

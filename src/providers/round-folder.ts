@@ -276,19 +276,42 @@ async function ownerRecorded(dir: string): Promise<RoundOwner | undefined> {
 }
 
 /**
+ * True when the group led by `pid` may be signalled at all. kill(-1) signals every process the user may signal (as
+ * root, every process), and ralph's own group holds ralph and whoever started it: an owner file is written in a
+ * folder the round's agent can write to, so a crafted record must not be able to name either.
+ */
+function mayBeAgentGroup(pid: number): boolean {
+  const own = procStat(process.pid);
+  return Number.isSafeInteger(pid) && pid > 1 && pid !== process.pid && (own === null || pid !== own.pgrp);
+}
+
+/** True when the environment of the process `pid` names a file in the round folder `dir` (its RALPH_*_FILE do). */
+async function namesFolder(pid: number | string, dir: string): Promise<boolean> {
+  const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
+  return environ?.includes(Buffer.from(`=${dir}/`)) === true;
+}
+
+/** True when `pid` is the live leader of its group and the round's agent of `dir`: only such a group is killed. */
+async function isAgentLeaderOf(pid: number, dir: string): Promise<boolean> {
+  const stat = procStat(pid);
+  return (
+    stat !== null &&
+    stat.state !== 'Z' &&
+    stat.pgrp === pid &&
+    mayBeAgentGroup(pid) &&
+    (await namesFolder(pid, dir))
+  );
+}
+
+/**
  * The live group leaders whose environment names a file in the round folder `dir` (RALPH_SCHEMA_FILE and
  * RALPH_REPORT_FILE do): the round's agent, found without a record. Processes of other users cannot be read and
  * are never counted.
  */
 async function leadersNaming(dir: string): Promise<number[]> {
-  const marker = Buffer.from(`=${dir}/`);
   const leaders: number[] = [];
   for (const entry of await readdir('/proc').catch(() => [] as string[])) {
-    if (!/^\d+$/.test(entry)) continue;
-    const environ = await readFile(`/proc/${entry}/environ`).catch(() => null);
-    if (environ === null || !environ.includes(marker)) continue;
-    const stat = procStat(entry);
-    if (stat !== null && stat.state !== 'Z' && stat.pgrp === Number(entry)) leaders.push(Number(entry));
+    if (/^\d+$/.test(entry) && (await isAgentLeaderOf(Number(entry), dir))) leaders.push(Number(entry));
   }
   return leaders;
 }
@@ -308,10 +331,11 @@ async function sweepFolder(dir: string, me: HostIdentity): Promise<boolean> {
   if (owner === undefined || owner.pidNamespace !== me.pidNamespace) return false;
   if (owner.bootId === me.bootId) {
     if (stillRuns(owner.host)) return false;
-    // The leader still runs (start time matches), so the group is the round's: a reused pid would start later.
+    // The leader still runs (start time matches), so the group is the round's: a reused pid would start later. The
+    // record is only a hint (the agent can write it): the leader must also be the folder's agent by its environment.
     const { group } = owner;
     const killed: number[] = [];
-    if (group !== undefined && stillRuns(group) && procStat(group.pid)?.pgrp === group.pid) {
+    if (group !== undefined && stillRuns(group) && (await isAgentLeaderOf(group.pid, dir))) {
       if (signalGroup(group.pid, 'SIGKILL')) killed.push(group.pid);
     } else {
       // No live group recorded: the host died between the spawn and writing the group's record (a busy machine can

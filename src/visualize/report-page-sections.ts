@@ -103,9 +103,9 @@ function facts(model: RunModel): string {
       'Rounds',
       model.maxRounds === null
         ? `${model.rounds.length} <span class="none">(no cap resolved)</span>`
-        : `${model.rounds.length} of ${model.maxRounds}`,
+        : `${model.rounds.length} of ${escapeHtml(model.maxRounds)}`,
     ) +
-    fact('Agents started', String(model.agentsStarted)) +
+    fact('Agents started', escapeHtml(model.agentsStarted)) +
     (model.usage === null ? '' : fact('Used in all', escapeHtml(usageText(model.usage)))) +
     fact('Started', `<time>${escapeHtml(model.startedAt)}</time>`) +
     fact('Duration', duration) +
@@ -116,7 +116,7 @@ function facts(model: RunModel): string {
     fact('ralph-machine', escapeHtml(recording.packageVersion)) +
     fact(
       'Recording',
-      `format ${recording.formatVersion}, machine <code>${escapeHtml(recording.machineHash)}</code>`,
+      `format ${escapeHtml(recording.formatVersion)}, machine <code>${escapeHtml(recording.machineHash)}</code>`,
     ) +
     `</dl></section>`
   );
@@ -147,7 +147,7 @@ function ending(model: RunModel): string {
     const where =
       round === undefined
         ? 'starting'
-        : `round ${round.round} of ${model.maxRounds ?? '?'}, started ${formatOffset(round.startedAt)}`;
+        : `round ${escapeHtml(round.round)} of ${escapeHtml(model.maxRounds ?? '?')}, started ${formatOffset(round.startedAt)}`;
     return (
       `<section class="card ending tone-live" id="ending"><h2>Running</h2>` +
       `<p>In <code>${escapeHtml(current)}</code>, ${where}. This page follows the run as it goes.</p></section>`
@@ -167,7 +167,7 @@ function ending(model: RunModel): string {
     `<section class="card ending tone-${tone}" id="ending"><h2>Error</h2>` +
     `<div class="text message">${escapeHtml(failure.message)}</div><dl class="facts">` +
     fact('Code', `<code>${escapeHtml(failure.code)}</code>`) +
-    (failure.round === undefined ? '' : fact('Round', String(failure.round))) +
+    (failure.round === undefined ? '' : fact('Round', escapeHtml(failure.round))) +
     `</dl>`;
   if (failure.detail !== undefined) {
     html += `<h3>Detail</h3><pre class="text detail">${escapeHtml(failure.detail)}</pre>`;

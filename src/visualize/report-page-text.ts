@@ -9,9 +9,12 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** The text as HTML that shows it literally, in element content and in quoted attribute values alike. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+/**
+ * The text (or a number, which a recording may hold as anything) as HTML that shows it literally, in element content
+ * and in quoted attribute values alike.
+ */
+export function escapeHtml(text: string | number): string {
+  return String(text).replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
 /**

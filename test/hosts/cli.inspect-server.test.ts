@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type InspectServer, startInspectServer } from '../../src/hosts/cli/inspect-server.js';
+import {
+  type InspectServer,
+  MAX_EVENT_STREAMS,
+  startInspectServer,
+} from '../../src/hosts/cli/inspect-server.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
-import { httpGet } from '../support/http.js';
+import { httpGet, httpOpen, type OpenResponse } from '../support/http.js';
 import { pngSize } from '../support/png.js';
 import { completeRun, runningRun } from '../support/run-models.js';
 
@@ -20,16 +25,20 @@ async function serve(): Promise<InspectServer> {
   return server;
 }
 
+/** The address of `path` on the server, with the token its printed address carries. */
+const withToken = (server: InspectServer, path: string): string =>
+  new URL(`${path}${new URL(server.url).search}`, server.url).href;
+
 describe('the inspector serves the run page on loopback only', () => {
   it('listens on 127.0.0.1 at a free port and serves the live page of the latest model', async () => {
     const server = await serve();
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     expect((await httpGet(server.url)).body).toContain('Waiting for the run to start');
 
     server.update(runningRun(1));
     const page = await httpGet(server.url);
     expect(page.status).toBe(200);
-    expect(page.body).toContain('data-events="/events"');
+    expect(page.body).toContain(`data-events="/events${new URL(server.url).search}"`);
     expect(page.body).toContain('Running: no report yet.');
   });
 
@@ -38,7 +47,86 @@ describe('the inspector serves the run page on loopback only', () => {
     expect((await httpGet(server.url, { host: 'attacker.example' })).status).toBe(403);
     expect((await httpGet(server.url, { host: `localhost:${new URL(server.url).port}` })).status).toBe(200);
     expect((await httpGet(server.url, { method: 'POST' })).status).toBe(405);
-    expect((await httpGet(new URL('/nothing', server.url).href)).status).toBe(404);
+    expect((await httpGet(withToken(server, '/nothing'))).status).toBe(404);
+  });
+
+  it('answers a request target no URL parser takes with 400, and keeps serving', async () => {
+    const server = await serve();
+    const { port } = new URL(server.url);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port, path: '//[', headers: { host: `127.0.0.1:${port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect((await httpGet(server.url)).status).toBe(200);
+  });
+
+  it('serves nothing of the run to a request without its token (none, a wrong one, another length): 403', async () => {
+    const server = await serve();
+    server.update(runningRun(1));
+    const bare = new URL('/', server.url).href;
+    const token = new URL(server.url).searchParams.get('token') as string;
+    const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const refusals = [
+      bare,
+      `${bare}?token=${wrong}`,
+      `${bare}?token=${token}x`,
+      `${bare}?token=`,
+      new URL('/events', server.url).href,
+      new URL(`/events?token=${wrong}`, server.url).href,
+    ];
+    for (const url of refusals) {
+      const answer = await httpGet(url);
+      expect(answer.status, url).toBe(403);
+      expect(answer.body).toBe('ralph inspector: open the address ralph printed (it carries the token)\n');
+    }
+    const cookieName = `ralph-inspector-${new URL(server.url).port}`;
+    expect((await httpGet(bare, { cookie: `${cookieName}=${wrong}` })).status).toBe(403);
+    expect((await httpGet(bare, { cookie: `ralph-inspector-1=${token}` })).status).toBe(403);
+  });
+
+  it('sets a cookie on the first visit, so the page reloads from its bare address', async () => {
+    const server = await serve();
+    const first = await httpGet(server.url);
+    const cookie = String(first.headers['set-cookie']);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const again = await httpGet(new URL('/', server.url).href, { cookie: cookie.split(';', 1)[0] as string });
+    expect(again.status).toBe(200);
+    expect(again.body).toContain('Waiting for the run to start');
+  });
+
+  it(`lets ${MAX_EVENT_STREAMS} pages follow the run at once; one more gets 503 until one closes`, async () => {
+    const server = await serve();
+    server.update(runningRun(1));
+    const events = withToken(server, '/events');
+    const open: OpenResponse[] = [];
+    try {
+      for (let i = 0; i < MAX_EVENT_STREAMS; i += 1) open.push(await httpOpen(events));
+      expect(open.map((stream) => stream.status)).toEqual(Array(MAX_EVENT_STREAMS).fill(200));
+      const refused = await httpGet(events);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toBe(
+        `ralph inspector: ${MAX_EVENT_STREAMS} pages follow this run already; close one\n`,
+      );
+
+      open.shift()?.close();
+      let next: OpenResponse | undefined;
+      // The server counts the stream gone once its socket's close reaches it: retried on each 503, not timed.
+      while (next === undefined || next.status === 503) next = await httpOpen(events);
+      open.push(next);
+      expect(next.status).toBe(200);
+      expect(next.first).toContain('event: run');
+    } finally {
+      for (const stream of open) stream.close();
+    }
   });
 
   it('stops listening once closed', async () => {
@@ -62,7 +150,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
     it('shows round 2 appear while the page is open, without a reload, keeps what a person closed, and ends with the run', async () => {
       const server = await serve();
       server.update(runningRun(0));
-      const events = new URL('/events', server.url).href;
+      const events = withToken(server, '/events');
       const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
       let navigations = 0;
       page.on('framenavigated', () => {
@@ -100,9 +188,33 @@ describe.skipIf(NO_BROWSER !== undefined)(
       await page.close();
     });
 
+    it('shows another browser without the token a 403 and nothing of the run; the page given the token reloads from its bare address by its cookie', async () => {
+      const server = await serve();
+      server.update(runningRun(1));
+      const bare = new URL('/', server.url).href;
+      const events = withToken(server, '/events');
+
+      const stranger = await browser.newPage();
+      const refused = await stranger.goto(bare);
+      expect(refused?.status()).toBe(403);
+      expect(await stranger.content()).not.toContain('Running');
+      await stranger.close();
+
+      const allowed = (url: string) => url === server.url || url === bare || url === events;
+      const { page, faults } = await openWatchedPage(browser, allowed);
+      await page.goto(server.url);
+      await page.waitForSelector('#live-note:text("Live: following the run.")');
+      const reloaded = await page.goto(bare);
+      expect(reloaded?.status()).toBe(200);
+      await page.waitForSelector('#live-note:text("Live: following the run.")');
+      expect(await page.locator('#run-status').textContent()).toBe('Running');
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
     it('sends a page opened before the run began the run once it starts', async () => {
       const server = await serve();
-      const events = new URL('/events', server.url).href;
+      const events = withToken(server, '/events');
       const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
       await page.goto(server.url);
       await page.waitForSelector('#live-note:text("Live: following the run.")');

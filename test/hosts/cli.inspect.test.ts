@@ -31,7 +31,7 @@ const GATED_AGENT_COMMAND = quote([
   fileURLToPath(new URL('../fixtures/cli-agents/gated-agent.mjs', import.meta.url)),
 ]);
 
-const INSPECTOR_LINE = /^ralph: inspector at (http:\/\/127\.0\.0\.1:\d+\/)$/m;
+const INSPECTOR_LINE = /^ralph: inspector at (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})$/m;
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -169,7 +169,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
       const url = await waitUntil(() => INSPECTOR_LINE.exec(run.stderrSoFar())?.[1], 'the inspector address');
       await waitUntil(() => existsSync(`${gate(1)}.started`), 'round 1 to start');
 
-      const events = new URL('/events', url).href;
+      const events = new URL(`/events${new URL(url).search}`, url).href;
       const { page, faults } = await openWatchedPage(
         browser,
         (requested) => requested === url || requested === events,

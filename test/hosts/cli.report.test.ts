@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultReportPath, recordingUnreadable, reportWritten } from '../../src/hosts/cli/report.js';
-import { ralph } from '../fixtures/cli-agents/harness.js';
+import { makeWorkspace, PLAN_AGENT_COMMAND, ralph } from '../fixtures/cli-agents/harness.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
 import { pngSize } from '../support/png.js';
 
@@ -42,6 +42,101 @@ describe('ralph report', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(new RegExp(`^ralph report cannot read ${file}: line 1: `));
     expect(existsSync(output)).toBe(false);
+  });
+
+  /** A recording of a run whose second round's agent failed, as `ralph run --record` writes it; its lines. */
+  async function failedRunRecording(dir: string): Promise<string[]> {
+    const workspace = await makeWorkspace(['continue', 'fail']);
+    try {
+      const recording = join(dir, 'run.jsonl');
+      const run = await ralph([
+        'run',
+        'Fail in round 2',
+        '--agent-command',
+        PLAN_AGENT_COMMAND,
+        '--cwd',
+        workspace.dir,
+        '--record',
+        recording,
+      ]);
+      expect(run.code).toBe(1);
+      return (await readFile(recording, 'utf8')).trimEnd().split('\n');
+    } finally {
+      await workspace.cleanup();
+    }
+  }
+
+  /** The number (1-based) of the recorded snapshot line that carries the machine's output. */
+  const outputLine = (lines: string[]): number =>
+    lines.findIndex((line) => JSON.parse(line).snapshot?.output !== undefined) + 1;
+
+  const refresh = '<meta http-equiv="refresh" content="0;url=data:,moved">';
+  const craftedOutputs: [
+    string,
+    (snapshot: { output: { failure: Record<string, unknown> }; context: Record<string, unknown> }) => void,
+  ][] = [
+    [
+      'a failure round that is markup, not a number',
+      (snapshot) => {
+        snapshot.output.failure.round = refresh;
+      },
+    ],
+    [
+      'an output of another shape (a failure that is a string)',
+      (snapshot) => {
+        (snapshot.output as unknown as Record<string, unknown>).failure = refresh;
+      },
+    ],
+    [
+      'a handoff that is not a report',
+      (snapshot) => {
+        snapshot.context.handoff = { summary: refresh };
+      },
+    ],
+  ];
+  for (const [crafted, craft] of craftedOutputs) {
+    it(`refuses a recording whose machine output holds ${crafted}, naming the line (exit 2), writing nothing; replay refuses it too`, async () => {
+      const dir = await tempDir();
+      const lines = await failedRunRecording(dir);
+      const number = outputLine(lines);
+      const line = JSON.parse(lines[number - 1] as string);
+      craft(line.snapshot);
+      lines[number - 1] = JSON.stringify(line);
+      const file = join(dir, 'crafted.jsonl');
+      await writeFile(file, `${lines.join('\n')}\n`);
+      const output = join(dir, 'crafted.html');
+
+      const report = await ralph(['report', file, '-o', output]);
+      const replay = await ralph(['replay', file]);
+
+      expect(report.code).toBe(2);
+      expect(report.stderr).toMatch(
+        new RegExp(
+          `^ralph report cannot read ${file}: line ${number}: has a snapshot whose (output is not a run's result|handoff is not a report) \\(`,
+        ),
+      );
+      expect(existsSync(output)).toBe(false);
+      expect(replay.code).toBe(2);
+      expect(replay.stderr).toContain(`line ${number}: has a snapshot whose`);
+    });
+  }
+
+  it('writes the report readable by its owner only (0600), as the recording is, also over an existing file', async () => {
+    const dir = await tempDir();
+    await failedRunRecording(dir);
+    const recording = join(dir, 'run.jsonl');
+    const fresh = join(dir, 'fresh.html');
+    const existing = join(dir, 'existing.html');
+    await writeFile(existing, 'an older report', { mode: 0o644 });
+    await chmod(existing, 0o644);
+
+    expect((await ralph(['report', recording, '-o', fresh])).code).toBe(0);
+    expect((await ralph(['report', recording, '-o', existing])).code).toBe(0);
+
+    expect((await stat(recording)).mode & 0o777).toBe(0o600);
+    expect((await stat(fresh)).mode & 0o777).toBe(0o600);
+    expect((await stat(existing)).mode & 0o777).toBe(0o600);
+    expect(await readFile(existing, 'utf8')).toMatch(/^<!doctype html>/);
   });
 
   it('writes next to the recording by default: run.jsonl gives run.html', () => {

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -57,11 +59,37 @@ async function twoRounds(home: string): Promise<Finished> {
   });
 }
 
-/** Writes `data` as a cache file would hold it: its CRC-32, then the data. */
+/** The CLI bundle, whose SHA-256 a cache's header names. */
+const bundle = readFileSync(join(root, 'dist/hosts/cli/ralph.cjs'));
+const bundleDigest = createHash('sha256').update(bundle).digest();
+
+/** `data`'s CRC-32, big-endian. */
+const crcOf = (data: Buffer): Buffer => {
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(data) >>> 0);
+  return crc;
+};
+
+/** Writes `data` as a cache file would hold it: the bundle's SHA-256, the data's CRC-32, then the data. */
 function writeChecked(path: string, data: Buffer): void {
-  const header = Buffer.alloc(4);
-  header.writeUInt32BE(zlib.crc32(data) >>> 0);
-  writeFileSync(path, Buffer.concat([header, data]));
+  writeFileSync(path, Buffer.concat([bundleDigest, crcOf(data), data]));
+}
+
+/**
+ * V8's cached data for other code of the bundle's length, wrapped as the loader wraps the bundle: V8 checks a
+ * cache only against the source's length, so this data passes for the bundle's. Made by a plain `node`, whose V8
+ * flags (which V8 also checks) are those of the ralph it is planted for. The code prints a line and exits.
+ */
+function plantedData(): Buffer {
+  const prefix = '(function (exports, require, module, __filename, __dirname, __ralphImport) {';
+  const payload = 'process.stdout.write("planted code ran\\n");process.exit(0);';
+  const length = bundle.toString('utf8').length;
+  const maker = `const vm = require('node:vm');
+    const code = ${JSON.stringify(prefix + payload)} + ' '.repeat(${length} - ${payload.length}) + '\\n})';
+    process.stdout.write(new vm.Script(code).createCachedData().toString('base64'));`;
+  const made = spawnSync(process.execPath, ['-e', maker], { encoding: 'utf8' });
+  expect(made.status, made.stderr).toBe(0);
+  return Buffer.from(made.stdout, 'base64');
 }
 
 const noCache = await (async () => {
@@ -156,6 +184,95 @@ describe('ralph start-up with the code cache', () => {
       expect(readFileSync(cache).equals(damaged(good))).toBe(false);
     });
   }
+
+  it("a cache made from other code of the same length, with the right name and checksum but not the bundle's hash, is not run", async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    const cache = theCache(home);
+    const planted = plantedData();
+    // The name and the CRC-32 of the data, all a cache had to match before it was bound to the bundle's hash.
+    writeFileSync(cache, Buffer.concat([crcOf(planted), planted]));
+
+    const out = await twoRounds(home);
+
+    expect(out.stdout).not.toContain('planted code ran');
+    expect(out).toEqual(noCache.out);
+  });
+
+  it('makes its cache folder 0700, and its cache files 0600', async () => {
+    const home = await cacheHome();
+    await twoRounds(home);
+    expect(statSync(join(home, 'ralph-machine')).mode & 0o777).toBe(0o700);
+    expect(statSync(theCache(home)).mode & 0o777).toBe(0o600);
+  });
+
+  const unsafeFolders: [string, (folder: string) => void][] = [
+    ['writable by others', (folder) => chmodSync(folder, 0o777)],
+    ["another user's", (folder) => chownSync(folder, 65_534, 65_534)],
+  ];
+  for (const [unsafe, makeUnsafe] of unsafeFolders) {
+    it(`uses no cache folder that is ${unsafe}: a cache planted there does not run, and none is written`, async () => {
+      const home = await cacheHome();
+      await twoRounds(home);
+      const cache = theCache(home);
+      const planted = plantedData();
+      writeChecked(cache, planted);
+      const folder = join(home, 'ralph-machine');
+      makeUnsafe(folder);
+      const before = readdirSync(folder);
+
+      const out = await twoRounds(home);
+      await rm(cache);
+      const again = await twoRounds(home);
+
+      expect(out.stdout).not.toContain('planted code ran');
+      expect(out).toEqual(noCache.out);
+      expect(again).toEqual(noCache.out);
+      expect(readdirSync(folder)).toEqual(before.filter((name) => name !== basename(cache)));
+    });
+  }
+
+  /**
+   * Runs `ralph --version` as Node 22.1 and later would: with `module.enableCompileCache` (which Node 20 lacks) put in
+   * by a preload that logs the folder it is given; resolves with the folders logged.
+   */
+  async function withNodeCompileCache(home: string): Promise<string[]> {
+    const preload = join(home, 'compile-cache-preload.mjs');
+    const log = join(home, 'compile-cache.log');
+    await writeFile(
+      preload,
+      `import module from 'node:module';
+import { appendFileSync } from 'node:fs';
+module.enableCompileCache = (dir) => {
+  appendFileSync(${JSON.stringify(log)}, String(dir) + '\\n');
+  return { status: 0 };
+};
+`,
+    );
+    const out = await ralph(['--version'], {
+      env: { ...process.env, XDG_CACHE_HOME: home, NODE_OPTIONS: `--import ${preload}` },
+    });
+    expect(out.code, out.stderr).toBe(0);
+    expect(cacheFiles(home)).toEqual([]);
+    try {
+      return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  }
+
+  it("on Node 22.1 and later, gives Node's compile cache ralph's private folder, not the shared $TMPDIR default", async () => {
+    const home = await cacheHome();
+    expect(await withNodeCompileCache(home)).toEqual([join(home, 'ralph-machine', 'node-compile-cache')]);
+    expect(statSync(join(home, 'ralph-machine')).mode & 0o777).toBe(0o700);
+  });
+
+  it('on Node 22.1 and later, turns on no compile cache when the folder is writable by others', async () => {
+    const home = await cacheHome();
+    await mkdir(join(home, 'ralph-machine'), { mode: 0o777 });
+    chmodSync(join(home, 'ralph-machine'), 0o777);
+    expect(await withNodeCompileCache(home)).toEqual([]);
+  });
 
   it('runs when the cache folder cannot be made or written (its place is a file), and writes nothing', async () => {
     const home = await cacheHome();

@@ -8,6 +8,7 @@ import {
   createRalphTool,
   defaultReportReader,
   isUnreadableReport,
+  MAX_OBJECTIVE_CHARS,
   type RalphConfigInput,
   type RalphReport,
   renderRoundPrompt,
@@ -123,7 +124,8 @@ describe('the command agent protocol: one fresh process per round', () => {
 
   it('does not mind a child that never reads its prompt (a prompt too big for the pipe meets EPIPE)', async () => {
     const tool = commandTool(agentCommand('stdout-report.mjs'));
-    const objective = `do it ${'x'.repeat(4 * 1024 * 1024)}`;
+    // The longest objective a call may carry: with the prompt around it, more than any pipe holds (1 MiB at most).
+    const objective = `do it ${'x'.repeat(MAX_OBJECTIVE_CHARS - 'do it '.length)}`;
     const envelope = await tool.execute({ objective }, { agent: agent() });
     expect(envelope.result.status).toBe('complete');
   });

@@ -2,12 +2,16 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROUND_OWNER_FILE, sweepOrphanedRounds } from '../../src/providers/round-folder.js';
 import { startHost } from './hosts.js';
 import { isRunning, until, useScratch } from './processes.js';
 
 const s = useScratch();
+/** The package root (where `--import tsx` resolves) and the sweeping host script. */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const sweepHost = fileURLToPath(new URL('../fixtures/hosts/sweep-host.ts', import.meta.url));
 
 /** A TMPDIR for one test, so the sweep never sees another test's or another program's folders. */
 async function ownTmp(): Promise<string> {
@@ -39,6 +43,19 @@ async function sleeper(): Promise<number> {
   child.unref();
   await writeFile(s.pidLog, `${child.pid}\n`, { flag: 'a' });
   return child.pid as number;
+}
+
+/** A process in a process group of its own whose environment names the round folder `dir`, as a round's agent's does. */
+async function agentOf(dir: string): Promise<number> {
+  const agent = spawn('sleep', ['1000'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
+  });
+  await new Promise((resolve) => agent.once('spawn', resolve));
+  agent.unref();
+  await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
+  return agent.pid as number;
 }
 
 describe('a host killed with SIGKILL mid-round leaves its agent and round folder until the next start', () => {
@@ -149,6 +166,13 @@ describe('the sweep judges a round folder by the owner it records', () => {
   }
   /** The pid namespace this process (and so the sweep) runs in, as /proc shows it. */
   const pidNamespace = () => readlinkSync('/proc/self/ns/pid');
+  /** The record of a host that died (its pid names no process) while its round's group, `group`, ran. */
+  const deadHostWith = (group: { pid: number; startTime: string }) => ({
+    bootId: bootId(),
+    pidNamespace: pidNamespace(),
+    host: { pid: 999_999_999, startTime: '1' },
+    group,
+  });
 
   it('a host pid now used by another process (its start time differs) is a dead host; a group leader that is not the recorded process is not signalled', async () => {
     const tmp = await ownTmp();
@@ -195,15 +219,10 @@ describe('the sweep judges a round folder by the owner it records', () => {
     await killGroup(group);
   });
 
-  it('a dead host whose group leader is the recorded process: the group is killed', async () => {
+  it("a dead host whose group leader is the recorded process and the folder's agent: the group is killed", async () => {
     const tmp = await ownTmp();
-    const group = await sleeper();
-    await folderOwnedBy(tmp, {
-      bootId: bootId(),
-      pidNamespace: pidNamespace(),
-      host: { pid: 999_999_999, startTime: '1' },
-      group: { pid: group, startTime: startTimeOf(group) },
-    });
+    const group = await agentOf(join(tmp, 'ralph-round-AbC123'));
+    await folderOwnedBy(tmp, deadHostWith({ pid: group, startTime: startTimeOf(group) }));
     await sweepOrphanedRounds(tmp);
     // The sweep resolves only once the group it killed is gone: what a resumed round relies on.
     expect(isRunning(group)).toBe(false);
@@ -212,15 +231,7 @@ describe('the sweep judges a round folder by the owner it records', () => {
 
   it("a dead host that died before recording its group: the round's agent is found by the folder its environment names, and killed", async () => {
     const tmp = await ownTmp();
-    const dir = join(tmp, 'ralph-round-NoGrp1');
-    const agent = spawn('sleep', ['1000'], {
-      detached: true,
-      stdio: 'ignore',
-      env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
-    });
-    await new Promise((resolve) => agent.once('spawn', resolve));
-    agent.unref();
-    await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
+    const agent = await agentOf(join(tmp, 'ralph-round-NoGrp1'));
     const bystander = await sleeper();
     await folderOwnedBy(
       tmp,
@@ -228,7 +239,7 @@ describe('the sweep judges a round folder by the owner it records', () => {
       'ralph-round-NoGrp1',
     );
     await sweepOrphanedRounds(tmp);
-    expect(isRunning(agent.pid as number)).toBe(false);
+    expect(isRunning(agent)).toBe(false);
     expect(await roundFolders(tmp)).toEqual([]);
     expect(isRunning(bystander)).toBe(true);
     await killGroup(bystander);
@@ -236,27 +247,56 @@ describe('the sweep judges a round folder by the owner it records', () => {
 
   it("a dead host whose record names an earlier round's group, long dead (a reused folder): the agent its environment names is killed", async () => {
     const tmp = await ownTmp();
-    const dir = join(tmp, 'ralph-round-Reuse1');
-    const agent = spawn('sleep', ['1000'], {
+    const agent = await agentOf(join(tmp, 'ralph-round-Reuse1'));
+    await folderOwnedBy(tmp, deadHostWith({ pid: 999_999_998, startTime: '1' }), 'ralph-round-Reuse1');
+    await sweepOrphanedRounds(tmp);
+    expect(isRunning(agent)).toBe(false);
+    expect(await roundFolders(tmp)).toEqual([]);
+  });
+
+  it('a recorded group led by a live process of the same user that is not the agent of the folder is not signalled', async () => {
+    const tmp = await ownTmp();
+    const bystander = await sleeper();
+    await folderOwnedBy(tmp, deadHostWith({ pid: bystander, startTime: startTimeOf(bystander) }));
+    await sweepOrphanedRounds(tmp);
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(isRunning(bystander)).toBe(true);
+    await killGroup(bystander);
+  });
+
+  it('a recorded group pid of 1 (kill(-1) signals every process the user may) is never signalled', async () => {
+    const tmp = await ownTmp();
+    const bystander = await sleeper();
+    await folderOwnedBy(tmp, deadHostWith({ pid: 1, startTime: startTimeOf(1) }));
+    await sweepOrphanedRounds(tmp);
+    expect(await roundFolders(tmp)).toEqual([]);
+    expect(isRunning(bystander)).toBe(true);
+    await killGroup(bystander);
+  });
+
+  it("the sweeping process's own group is never signalled, even when its environment names the folder", async () => {
+    const tmp = await ownTmp();
+    const dir = join(tmp, 'ralph-round-OwnGrp');
+    const sweeper = spawn(process.execPath, ['--import', 'tsx', sweepHost, tmp], {
+      cwd: root,
       detached: true,
-      stdio: 'ignore',
+      stdio: ['pipe', 'pipe', 'inherit'],
       env: { ...process.env, RALPH_REPORT_FILE: join(dir, 'report.json') },
     });
-    await new Promise((resolve) => agent.once('spawn', resolve));
-    agent.unref();
-    await writeFile(s.pidLog, `${agent.pid}\n`, { flag: 'a' });
-    await folderOwnedBy(
-      tmp,
-      {
-        bootId: bootId(),
-        pidNamespace: pidNamespace(),
-        host: { pid: 999_999_999, startTime: '1' },
-        group: { pid: 999_999_998, startTime: '1' },
-      },
-      'ralph-round-Reuse1',
+    await new Promise((resolve) => sweeper.once('spawn', resolve));
+    await writeFile(s.pidLog, `${sweeper.pid}\n`, { flag: 'a' });
+    let stdout = '';
+    sweeper.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      sweeper.once('close', (code, signal) => resolve([code, signal])),
     );
-    await sweepOrphanedRounds(tmp);
-    expect(isRunning(agent.pid as number)).toBe(false);
+    const pid = sweeper.pid as number;
+    await folderOwnedBy(tmp, deadHostWith({ pid, startTime: startTimeOf(pid) }), 'ralph-round-OwnGrp');
+    sweeper.stdin.end('go\n');
+    expect(await ended).toEqual([0, null]);
+    expect(stdout).toBe('1\n');
     expect(await roundFolders(tmp)).toEqual([]);
   });
 

@@ -66,6 +66,18 @@ describe('every text of the run is escaped', () => {
     // The JSON copy cannot end its element early either.
     expect(jsonForScript({ summary: '</script><!--' })).toBe('{"summary":"\\u003c/script>\\u003c!--"}');
   });
+
+  it('escapes the values a model holds as numbers too: a crafted one cannot put markup in the page', () => {
+    const refresh = '<meta http-equiv="refresh" content="0;url=data:,moved">';
+    const crafted = failedRun();
+    const { ending } = crafted;
+    if (ending === null || ending.result.ok) throw new Error('failedRun() is a failed run');
+    Object.assign(ending.result.failure, { round: refresh });
+    Object.assign(crafted, { maxRounds: refresh, agentsStarted: refresh });
+    const html = page(crafted);
+    expect(html).not.toContain('<meta http-equiv="refresh"');
+    expect(html).toContain('&lt;meta http-equiv=&quot;refresh&quot;');
+  });
 });
 
 describe('the page says what the run did', () => {

@@ -5,7 +5,7 @@
 // version and command, written on the first run (at exit, when it holds every function that run compiled); a cache that is
 // missing, stale, rejected by V8, unreadable or unwritable only costs that compile. Only node: built-ins here: this
 // file is not bundled with the CLI, and everything it imports is paid before the CLI starts.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import zlib from 'node:zlib';
 
-/** The bundle's content hash, put in at build time (scripts/bundle-cli.mjs): a rebuilt bundle gets a new cache. */
+/**
+ * The bundle's content hash (SHA-256, hex), put in at build time (scripts/bundle-cli.mjs), so no start hashes the 2 MB
+ * bundle: a rebuilt bundle gets a new cache, and a cache is used only when its header names this hash.
+ */
 declare const RALPH_BUNDLE_HASH: string;
 
 const bundlePath = join(dirname(fileURLToPath(import.meta.url)), 'ralph.cjs');
@@ -29,25 +32,61 @@ function cacheFolder(): string | undefined {
 }
 
 /**
+ * True when `folder` is a folder (not a symlink) of this user's that no one else may write to. V8 checks a cache
+ * only against the source's length: whoever can write a cache file can run code as the user at the next start.
+ * Where there are no user ids (Windows), the profile folder is the user's own.
+ */
+function isPrivateFolder(folder: string): boolean {
+  const uid = process.getuid?.();
+  try {
+    const stat = lstatSync(folder);
+    return stat.isDirectory() && (uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0));
+  } catch {
+    return false;
+  }
+}
+
+/** The cache folder, made 0700 when missing; undefined when there is none that only this user can write to. */
+function privateCacheFolder(): string | undefined {
+  const folder = cacheFolder();
+  if (folder === undefined) return undefined;
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch {
+    // There already, or cannot be made: judged below either way.
+  }
+  return isPrivateFolder(folder) ? folder : undefined;
+}
+
+/**
  * CRC-32, on Node 20.15 and later. V8 does not check the code cache's own checksum in release builds: a cache with a
  * flipped bit aborts the process (Fatal error: unreachable code), so every cache is checked before V8 sees it, and on a
  * Node without zlib.crc32 there is no cache at all.
  */
 const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 
-/** The cached data in `file` (a CRC-32, big-endian, then V8's data), or undefined when it is unreadable or damaged. */
+/**
+ * A cache file's header: the SHA-256 of the bundle it was made from, then the CRC-32 (big-endian) of V8's data that
+ * follows. V8 would take data made from any source of the bundle's length; the hash binds the data to this bundle.
+ */
+const bundleDigest = Buffer.from(RALPH_BUNDLE_HASH, 'hex');
+const HEADER_BYTES = bundleDigest.length + 4;
+
+/** The cached data in `file`, or undefined when it is unreadable, damaged or made from another bundle. */
 function readCache(path: string, checksum: (data: Uint8Array) => number): Buffer | undefined {
   try {
     const file = readFileSync(path);
-    const data = file.subarray(4);
-    return file.length > 4 && checksum(data) === file.readUInt32BE(0) ? data : undefined;
+    if (file.length <= HEADER_BYTES || !file.subarray(0, bundleDigest.length).equals(bundleDigest))
+      return undefined;
+    const data = file.subarray(HEADER_BYTES);
+    return checksum(data) === file.readUInt32BE(bundleDigest.length) ? data : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** Cache files start with this: caches of other bundles (an older ralph) are removed when a cache is written. */
-const bundlePrefix = `ralph-${RALPH_BUNDLE_HASH}-`;
+const bundlePrefix = `ralph-${RALPH_BUNDLE_HASH.slice(0, 16)}-`;
 
 /**
  * The command a cache is for. A cache holds the functions its run compiled, and a cache made by `ralph --version` would
@@ -66,10 +105,10 @@ function writeCache(
   checksum: (data: Uint8Array) => number,
 ): void {
   const data = script.createCachedData();
-  const header = Buffer.alloc(4);
-  header.writeUInt32BE(checksum(data) >>> 0);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(checksum(data) >>> 0);
+  const header = Buffer.concat([bundleDigest, crc]);
   try {
-    mkdirSync(folder, { recursive: true });
     for (const name of readdirSync(folder)) {
       const ofAnotherBundle = name.startsWith('ralph-') && !name.startsWith(bundlePrefix);
       if (ofAnotherBundle && name.endsWith('.cache')) rmSync(join(folder, name), { force: true });
@@ -80,7 +119,7 @@ function writeCache(
   // Written aside and renamed: a concurrent start reads the old cache or the whole new one, never half of it.
   const partial = join(folder, `${file}.${process.pid}.partial`);
   try {
-    writeFileSync(partial, Buffer.concat([header, data]));
+    writeFileSync(partial, Buffer.concat([header, data]), { mode: 0o600 });
     renameSync(partial, join(folder, file));
   } catch {
     rmSync(partial, { force: true }); // A read-only or full folder: the next start compiles again.
@@ -96,7 +135,7 @@ const ralphImport = (specifier: string): Promise<unknown> => import(specifier);
 /** Compiles the bundle as a CommonJS module body, with the cached data when there is some, and runs it. */
 function runWithCodeCache(checksum: ((data: Uint8Array) => number) | undefined): void {
   const source = readFileSync(bundlePath, 'utf8');
-  const folder = checksum ? cacheFolder() : undefined;
+  const folder = checksum ? privateCacheFolder() : undefined;
   const file = `${bundlePrefix}${process.versions.v8}-${process.arch}-${commandOf(process.argv)}.cache`;
   const cachedData = folder && checksum ? readCache(join(folder, file), checksum) : undefined;
   const script = new vm.Script(
@@ -125,10 +164,12 @@ function runWithCodeCache(checksum: ((data: Uint8Array) => number) | undefined):
   );
 }
 
-// Node 22.1 and later cache compiled modules themselves: there the bundle is required as it is.
-const nodeCompileCache = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+// Node 22.1 and later cache compiled modules themselves: there the bundle is required as it is. Their cache goes in
+// ralph's private folder: Node's default, $TMPDIR/node-compile-cache, is shared by every user of the machine.
+const nodeCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
 if (nodeCompileCache) {
-  nodeCompileCache();
+  const folder = privateCacheFolder();
+  if (folder !== undefined) nodeCompileCache(join(folder, 'node-compile-cache'));
   createRequire(import.meta.url)(bundlePath);
 } else {
   runWithCodeCache(crc32);

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunModel } from '../../inspect/run-model.js';
@@ -9,6 +10,9 @@ export const INSPECT_HOST = '127.0.0.1';
 /** Where the page's Server-Sent Events stream is. */
 const EVENTS_PATH = '/events';
 
+/** How many pages may follow the run at once: each open stream holds a socket and its buffers. */
+export const MAX_EVENT_STREAMS = 16;
+
 /** What starts an inspector. */
 export interface InspectServerOptions {
   /** The port to listen on; 0 picks any free one. */
@@ -19,7 +23,7 @@ export interface InspectServerOptions {
 
 /** A running live inspector: the run page on loopback, following the models it is given. */
 export interface InspectServer {
-  /** The page's address, `http://127.0.0.1:PORT/`. */
+  /** The page's address with its token, `http://127.0.0.1:PORT/?token=…`: nothing of the run is served without it. */
   readonly url: string;
   /** Shows this model: every page opened from now on, and every open page through its event stream. */
   update(model: RunModel): void;
@@ -37,12 +41,54 @@ const SECURITY_HEADERS = {
 const eventFor = (model: RunModel | null): string =>
   `event: run\ndata: ${JSON.stringify(runPageUpdate(model))}\n\n`;
 
+const refusal = (
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+) => {
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    ...SECURITY_HEADERS,
+    ...headers,
+  });
+  response.end(`ralph inspector: ${text}\n`);
+};
+
+/** A request's target as a URL, or undefined when it is none (URL.parse is not in every Node 20). */
+function parsedTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://127.0.0.1');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value of the cookie `name` in a Cookie header, if it has one. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** True when `given` is `token`, compared in constant time (a timing difference would tell the token byte by byte). */
+function isToken(given: string | null | undefined, token: Buffer): boolean {
+  if (typeof given !== 'string') return false;
+  const bytes = Buffer.from(given);
+  return bytes.length === token.length && timingSafeEqual(bytes, token);
+}
+
 /**
  * Starts the live inspector on 127.0.0.1. `GET /` serves the run page for the latest model (a waiting page before
  * the first); `GET /events` is its Server-Sent Events stream, which sends the latest model at once and then every
  * new one. Models that arrive in one burst (a run's events come several to a transition) go out as one message, the
  * latest. Requests naming any host but the loopback address are refused, so a web page elsewhere cannot reach the
- * run through a DNS name rebound to 127.0.0.1. Rejects when the port cannot be listened on.
+ * run through a DNS name rebound to 127.0.0.1. Every other local user can reach 127.0.0.1 too, so, as Jupyter does,
+ * the printed address carries a random token that the page and its stream require (in the query, or in the cookie the
+ * page sets on the first visit), compared in constant time; without it, 403 and nothing of the run. At most
+ * MAX_EVENT_STREAMS pages follow the run at once; one more gets 503. Rejects when the port cannot be listened on.
  */
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
   let latest: RunModel | null = null;
@@ -58,39 +104,59 @@ export async function startInspectServer(options: InspectServerOptions): Promise
 
   const server = createServer((request, response) => handle(request, response));
   let allowedHosts: Set<string> = new Set();
+  const tokenText = randomBytes(32).toString('base64url');
+  const token = Buffer.from(tokenText);
+  let cookieName = '';
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     if (!allowedHosts.has(request.headers.host ?? '')) {
-      response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS });
-      response.end('ralph inspector: this page is served to 127.0.0.1 only\n');
+      refusal(response, 403, 'this page is served to 127.0.0.1 only');
       return;
     }
     if (request.method !== 'GET') {
-      response.writeHead(405, {
-        allow: 'GET',
-        'content-type': 'text/plain; charset=utf-8',
-        ...SECURITY_HEADERS,
-      });
-      response.end('ralph inspector: GET only\n');
+      refusal(response, 405, 'GET only', { allow: 'GET' });
       return;
     }
-    const path = (request.url ?? '/').split('?', 1)[0];
-    if (path === '/') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
+    const url = parsedTarget(request.url);
+    // A target no URL parser takes (`//[`) is no page of the run; thrown here, it would end the run's process.
+    if (url === undefined) {
+      refusal(response, 400, 'bad request');
+      return;
+    }
+    const byQuery = isToken(url.searchParams.get('token'), token);
+    if (!byQuery && !isToken(cookieValue(request.headers.cookie, cookieName), token)) {
+      refusal(response, 403, 'open the address ralph printed (it carries the token)');
+      return;
+    }
+    if (url.pathname === '/') {
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        // The page can be reloaded from its bare address; other sites' pages never send the cookie along.
+        'set-cookie': `${cookieName}=${tokenText}; Path=/; HttpOnly; SameSite=Strict`,
+        ...SECURITY_HEADERS,
+      });
       response.end(
-        renderRunPage(latest, { machineSvg: options.machineSvg, live: { eventsUrl: EVENTS_PATH } }),
+        renderRunPage(latest, {
+          machineSvg: options.machineSvg,
+          live: { eventsUrl: `${EVENTS_PATH}?token=${tokenText}` },
+        }),
       );
       return;
     }
-    if (path === EVENTS_PATH) {
+    if (url.pathname === EVENTS_PATH) {
+      if (streams.size >= MAX_EVENT_STREAMS) {
+        refusal(response, 503, `${MAX_EVENT_STREAMS} pages follow this run already; close one`, {
+          'retry-after': '5',
+        });
+        return;
+      }
       response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...SECURITY_HEADERS });
       response.write(`retry: 1000\n\n${eventFor(latest)}`);
       streams.add(response);
       response.on('close', () => streams.delete(response));
       return;
     }
-    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS });
-    response.end('ralph inspector: not found\n');
+    refusal(response, 404, 'not found');
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -102,9 +168,11 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   });
   const { port } = server.address() as AddressInfo;
   allowedHosts = new Set([`${INSPECT_HOST}:${port}`, `localhost:${port}`]);
+  // Cookies are kept per host, not per port: each inspector's has a name of its own.
+  cookieName = `ralph-inspector-${port}`;
 
   return {
-    url: `http://${INSPECT_HOST}:${port}/`,
+    url: `http://${INSPECT_HOST}:${port}/?token=${tokenText}`,
     update(model) {
       latest = model;
       if (pending) return;

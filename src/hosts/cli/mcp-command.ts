@@ -1,5 +1,5 @@
 import { errorText } from '../../contract/error-text.js';
-import { isRalphError } from '../../contract/errors.js';
+import { isRalphError, RalphError } from '../../contract/errors.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
@@ -12,6 +12,29 @@ import { packageVersion } from './version.js';
 export interface McpOptions extends AgentOptions, GuardRailOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
+  /** How many calls may run at once; one more is refused. */
+  maxConcurrentRuns?: string;
+}
+
+/** The error answering an MCP request too large to read. */
+export function messageTooLarge(bytes: number, max: number): string {
+  return `ralph mcp skipped a message of ${bytes} bytes; messages of at most ${max} bytes are read`;
+}
+
+/** Refusal: --max-concurrent-runs is not a positive whole number. */
+export function maxConcurrentRunsInvalid(text: string): string {
+  return `ralph mcp --max-concurrent-runs must be a positive whole number (got "${text}")`;
+}
+
+/** The --max-concurrent-runs number, or undefined (the server's default) when not given; throws on a bad one. */
+function concurrentRunsOf(options: McpOptions): number | undefined {
+  const text = options.maxConcurrentRuns;
+  if (text === undefined) return undefined;
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RalphError({ code: 'refused', message: maxConcurrentRunsInvalid(text) });
+  }
+  return value;
 }
 
 /**
@@ -53,7 +76,9 @@ function untilStopped(killChildren: () => void): { stopped: Promise<void>; relea
  */
 export async function mcpCommand(options: McpOptions): Promise<number> {
   let hosted: ReturnType<typeof createCliTool>;
+  let maxConcurrentRuns: number | undefined;
   try {
+    maxConcurrentRuns = concurrentRunsOf(options);
     hosted = createCliTool(options, {
       agentId: `mcp:${process.pid}`,
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
@@ -66,13 +91,33 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     return isRalphError(error) ? exitCodeForError(error.code) : EXIT.failed;
   }
 
-  const [{ createRalphMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('../mcp/server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
-  const mcp = await createRalphMcpServer(hosted.tool, { agent: hosted.agent, version: packageVersion() });
+  const [{ createRalphMcpServer }, { StdioServerTransport }, { boundedLines, MAX_MESSAGE_BYTES }] =
+    await Promise.all([
+      import('../mcp/server.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../mcp/bounded-lines.js'),
+    ]);
+  const mcp = await createRalphMcpServer(hosted.tool, {
+    agent: hosted.agent,
+    version: packageVersion(),
+    ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),
+  });
   const { stopped, release } = untilStopped(hosted.killChildren);
-  await mcp.server.connect(new StdioServerTransport());
+  // A message past MAX_MESSAGE_BYTES is skipped and its request answered with an error; the connection stays.
+  const lines = boundedLines((id, bytes) => {
+    if (id === null) return;
+    transport
+      .send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32600, message: messageTooLarge(bytes, MAX_MESSAGE_BYTES) },
+      })
+      .catch(() => {});
+  });
+  const transport = new StdioServerTransport(process.stdin.pipe(lines), process.stdout, {
+    maxBufferSize: 2 * MAX_MESSAGE_BYTES,
+  });
+  await mcp.server.connect(transport);
   // Started by hand, a server that waits silently on stdin looks hung; a client keeps this line in its log.
   process.stderr.write(`${mcpServing(process.argv.slice(2))}\n`);
   await stopped;

@@ -107,6 +107,10 @@ export async function runCli(argv: string[]): Promise<number> {
         .option(
           '--max-rounds <n>',
           "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+        )
+        .option(
+          '--max-concurrent-runs <n>',
+          'how many calls may run at once; one more is refused (default 1)',
         ),
     ),
   )

@@ -2,6 +2,7 @@ import { WriteStream } from 'node:tty';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 import { costText, type RalphUsage, usageSuffix, usageText } from '../../contract/usage.js';
+import { stripControl, stripControlToLine } from '../../render/terminal-text.js';
 
 /** Where `ralph run` writes its progress, and how. */
 export interface ProgressOptions {
@@ -45,9 +46,9 @@ const SUMMARY_CHARS = 240;
 const REDRAW_MS = 250;
 const CLEAR_LINE = '\r\x1b[2K';
 
-/** One line of a summary, short enough for a progress line. */
+/** One line of a summary, short enough for a progress line, without the control characters an agent put in it. */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = stripControlToLine(text);
   return flat.length <= SUMMARY_CHARS ? flat : `${flat.slice(0, SUMMARY_CHARS - 1)}…`;
 }
 
@@ -128,10 +129,13 @@ export function createProgressReporter(
         case 'child-started':
           break;
         case 'time-limit-reached':
-          print(paint('33', guardRailProgressText(event) as string));
+          print(paint('33', stripControl(guardRailProgressText(event) as string)));
           break;
         default:
-          print(`round ${event.round}/${event.maxRounds} ${guardRailProgressText(event)}`);
+          // A guard rail's line can quote what an agent or a command said (a usage limit's message).
+          print(
+            `round ${event.round}/${event.maxRounds} ${stripControl(String(guardRailProgressText(event)))}`,
+          );
       }
     },
     note(text) {

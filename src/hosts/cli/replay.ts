@@ -4,6 +4,7 @@ import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { replayRecording } from '../../inspect/replay.js';
 import { renderResultText } from '../../render/result-text.js';
+import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './messages.js';
@@ -75,8 +76,8 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
     }
     const { envelope } = outcome;
     const printed = json
-      ? JSON.stringify(envelope, null, 2)
-      : renderResultText(envelope, header.maxResultChars);
+      ? terminalJson(envelope)
+      : stripControl(renderResultText(envelope, header.maxResultChars));
     process.stdout.write(`${printed}\n`);
     return exitCodeForStatus(envelope.result.status);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
@@ -30,6 +30,21 @@ export function defaultReportPath(recording: string): string {
   return recording.endsWith('.jsonl') ? `${recording.slice(0, -'.jsonl'.length)}.html` : `${recording}.html`;
 }
 
+/**
+ * Writes `text` to `file` readable by its owner only, as the recording that holds the same run is: a new file is made
+ * 0600, and a regular file that was there is set to 0600 before anything is written to it (a device or a pipe, such as
+ * /dev/stdout, keeps its mode).
+ */
+async function writePrivately(file: string, text: string): Promise<void> {
+  const handle = await open(file, 'w', 0o600);
+  try {
+    if ((await handle.stat()).isFile()) await handle.chmod(0o600);
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+}
+
 const reasonOf = (error: unknown): string =>
   (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 
@@ -56,7 +71,7 @@ export async function reportCommand(recording: string, options: ReportOptions): 
     }
     const html = renderRunPage(model, { machineSvg: machineSvg('ralph report') });
     try {
-      await writeFile(output, html);
+      await writePrivately(output, html);
     } catch (error) {
       throw new RalphError({ code: 'refused', message: reportUnwritable(output, reasonOf(error)) });
     }

@@ -15,6 +15,7 @@ import { openRecordingFile, type RecordingFile } from '../../inspect/recording-f
 import type { RecordingSink } from '../../inspect/recording-format.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
 import { thisHost } from '../../providers/process-identity.js';
+import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { createCliTool } from './cli-tool.js';
@@ -169,7 +170,7 @@ export async function runCommand(
       const uncounted = continued?.resume.point.uncountedRounds ?? [];
       if (used !== undefined && uncounted.length > 0) progress.note(uncountedSpendNote(uncounted));
       progress.stop();
-      const text = json ? JSON.stringify(envelope, null, 2) : tool.render.result(args, envelope).text;
+      const text = json ? terminalJson(envelope) : stripControl(tool.render.result(args, envelope).text);
       process.stdout.write(`${text}\n`);
       return exitCodeForStatus(envelope.result.status);
     } finally {

@@ -3,6 +3,7 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import { renderResultCard } from '../../render/cards.js';
+import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import { isSettledState } from '../fleet/fleet.js';
 import { EXIT, exitCodeForStatus } from './exit-codes.js';
 import { anyWorkerLive, type FleetOptions, NO_LIVE_WORKER, withFleet } from './fleet-cli.js';
@@ -38,9 +39,9 @@ export function waitCommand(id: string, options: WaitOptions): Promise<number> {
     const outcome = status.outcome;
     if (outcome?.ok === true) {
       const text = json
-        ? JSON.stringify(outcome.envelope, null, 2)
+        ? terminalJson(outcome.envelope)
         : renderResultCard({}, outcome.envelope, DEFAULT_MAX_RESULT_CHARS).text;
-      process.stdout.write(`${text}\n`);
+      process.stdout.write(`${json ? text : stripControl(text)}\n`);
       return exitCodeForStatus(outcome.envelope.result.status);
     }
     if (outcome?.ok === false) return reportFailure(new RalphError(outcome.failure, { runId: id }), json);
@@ -50,7 +51,9 @@ export function waitCommand(id: string, options: WaitOptions): Promise<number> {
         json,
       );
     }
-    process.stderr.write(`ralph: fleet run ${id} stopped in error: ${status.error ?? 'unknown error'}\n`);
+    process.stderr.write(
+      stripControl(`ralph: fleet run ${id} stopped in error: ${status.error ?? 'unknown error'}\n`),
+    );
     return EXIT.failed;
   });
 }

@@ -16,6 +16,23 @@ export interface RalphMcpServerOptions {
   /** The server's name and version in the MCP handshake. */
   name?: string;
   version?: string;
+  /** How many calls may run at once (default DEFAULT_MAX_CONCURRENT_RUNS); one more is refused, starting nothing. */
+  maxConcurrentRuns?: number;
+}
+
+/**
+ * How many calls a server runs at once unless told otherwise: one. Every call works in the same folder (the calling
+ * agent's cwd), so two loops at once would edit the same files; a client that sends many calls at once (forty were
+ * seen) would start that many agents.
+ */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 1;
+
+/** The refusal of a call beyond the server's concurrent runs (not a reference text: the reference runs one loop). */
+export function tooManyRuns(max: number): string {
+  return (
+    `Ralph refused the call: ${max === 1 ? 'a run is' : `${max} runs are`} already going on this server ` +
+    `(ralph mcp --max-concurrent-runs ${max}); call again once it has settled`
+  );
 }
 
 /** An MCP server exposing the ralph tool, not yet connected to a transport. */
@@ -79,6 +96,7 @@ export async function createRalphMcpServer(
     { name: options.name ?? 'ralph-machine', version: options.version ?? '0.0.0' },
     { capabilities: { tools: {} } },
   );
+  const maxConcurrentRuns = options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS;
   const closing = new AbortController();
   const inFlight = new Set<Promise<CallToolResult>>();
 
@@ -87,6 +105,9 @@ export async function createRalphMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== tool.name) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    if (inFlight.size >= maxConcurrentRuns) {
+      return { content: [{ type: 'text', text: tooManyRuns(maxConcurrentRuns) }], isError: true };
     }
     const args = request.params.arguments ?? {};
     const signal = AbortSignal.any([extra.signal, closing.signal]);
