@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
-import { assertDatabaseReachable, FleetError, prepareDatabase } from './database.js';
+import { assertDatabaseReachable, FleetError } from './database.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -10,6 +10,7 @@ import {
   type FleetRunInput,
   type FleetSubmission,
 } from './run-input.js';
+import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 
 /** Where a fleet run is. `complete`, `blocked`, `budget-limited` carry the envelope; `failed`, `refused` the failure. */
@@ -117,14 +118,14 @@ function errorOf(status: WorkflowStatus): string | undefined {
 }
 
 /**
- * Connects to a fleet's database (DBOS's tables are created when missing). A FleetError (one line) when the
- * database cannot be reached.
+ * Connects to a fleet's database (created and set up when missing, as a worker does). A FleetError (one line) when
+ * the database cannot be reached; refused (a RalphError) when another release of ralph set it up.
  */
 export async function createRalphFleet({ databaseUrl }: { databaseUrl: string }): Promise<RalphFleet> {
   const what = 'ralph';
   await assertDatabaseReachable(databaseUrl, what);
   const { DBOS, DBOSClient } = await loadDbos();
-  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
+  await prepareFleetDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), what);
   const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
   const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});
@@ -204,7 +205,6 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
       return Promise.all(runs.map(toStatus));
     },
     async workers() {
-      await leases.ensure();
       return leases.all();
     },
     async close() {

@@ -10,7 +10,7 @@ import {
   FLEET_WORKFLOW,
   MIN_LEASE_MS,
 } from './constants.js';
-import { assertDatabaseReachable, FleetError, prepareDatabase, stderrLogger } from './database.js';
+import { assertDatabaseReachable, FleetError, stderrLogger } from './database.js';
 import {
   holderGoneHere,
   holderHere,
@@ -22,6 +22,7 @@ import {
 import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import type { FleetProviderFactory, FleetRunInput } from './run-input.js';
+import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
 
@@ -108,8 +109,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   }
   await assertDatabaseReachable(options.databaseUrl, NOTICE);
   const { DBOS } = await loadDbos();
-  // Creates the database and DBOS's tables on the first launch, before the lease table goes next to them.
-  await prepareDatabase(options.databaseUrl, () => DBOS.migrate(options.databaseUrl), 'always');
+  // Creates the database, DBOS's tables and ralph's on the first launch; refuses a database of another release.
+  await prepareFleetDatabase(options.databaseUrl, () => DBOS.migrate(options.databaseUrl), NOTICE);
 
   const pool = createPgPool({
     connectionString: options.databaseUrl,
@@ -121,7 +122,6 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const holder = thisHolder();
   let workerId: string;
   try {
-    await leases.ensure();
     workerId = await claimWorkerId(leases, holder, leaseMs, options.workerId);
   } catch (error) {
     // A refused worker leaves nothing open behind it (an idle pool would hold the process for its timeout).
@@ -141,6 +141,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
     runAdminServer: false,
+    // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
+    runMigrations: false,
     logger: stderrLogger(NOTICE, notice),
   });
   DBOS.registerWorkflow(
