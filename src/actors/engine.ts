@@ -72,6 +72,11 @@ export interface RalphStartOptions {
    * read off a recording); the call's arguments must be the run's own.
    */
   resume?: { runId: string; point: RalphResumePoint };
+  /**
+   * When the run began (ms since the epoch), if before this start: a fleet run another worker began, whose
+   * wall-clock budget (`maxWallTimeMs`) counts from then. Absent: now.
+   */
+  startedAt?: number;
 }
 
 /** Starts runs of the ralph machine. */
@@ -152,8 +157,12 @@ export function machineInputOf(
   runId: string,
   maxTotalAgents: number,
   resume?: RalphResumePoint,
+  startedAt?: number,
 ): RalphMachineInput {
   const { config, provider } = request;
+  const guardRails = guardRailsOf(config);
+  if (startedAt !== undefined && guardRails.maxWallTimeMs !== null)
+    guardRails.spentWallTimeMs = Math.max(0, Date.now() - startedAt);
   return {
     runId,
     args: request.args,
@@ -170,7 +179,7 @@ export function machineInputOf(
     terminationGraceMs: config.terminationGraceMs,
     maxTotalAgents,
     ...(resume === undefined ? {} : { resume }),
-    guardRails: guardRailsOf(config),
+    guardRails,
   };
 }
 
@@ -228,7 +237,13 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
 
     runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
     const actor = createActor(machine, {
-      input: machineInputOf(request, runId, maxTotalAgents, startOptions.resume?.point),
+      input: machineInputOf(
+        request,
+        runId,
+        maxTotalAgents,
+        startOptions.resume?.point,
+        startOptions.startedAt,
+      ),
       ...(inspect === undefined ? {} : { inspect }),
     });
     if (request.onProgress !== undefined) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
+import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { SubmitOptions } from './submit-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -14,6 +15,10 @@ const FLEET_HELP = `
 A fleet runs Ralph loops as durable DBOS workflows in Postgres: workers on any number of machines take runs from one
 queue; a worker that dies is recovered by restarting it under the same --worker-id, or by a live worker once its
 lease ran out. Every worker must see the workspace (--cwd) at the same path.
+`;
+
+const SUBMIT_GUARD_RAILS_HELP = `On a fleet the guard rails go with the run: whichever worker runs it holds them, also after
+a takeover. --max-time counts from the run's start, --max-cost counts the rounds of every worker that ran it.
 `;
 
 /**
@@ -40,17 +45,21 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addAgentOptions(
-    program
-      .command('submit')
-      .description('enqueue a Ralph loop on a fleet and print its run id')
-      .argument('[objective]', 'the immutable objective every round works toward')
-      .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-      .option(...DATABASE_URL),
-  ).action(async (objective: string | undefined, options: SubmitOptions) => {
-    const { submitCommand } = await import('./submit-command.js');
-    setExitCode(await submitCommand(objective, options));
-  });
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('submit')
+        .description('enqueue a Ralph loop on a fleet and print its run id')
+        .argument('[objective]', 'the immutable objective every round works toward')
+        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option(...DATABASE_URL),
+    ),
+  )
+    .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
+    .action(async (objective: string | undefined, options: SubmitOptions) => {
+      const { submitCommand } = await import('./submit-command.js');
+      setExitCode(await submitCommand(objective, options));
+    });
 
   program
     .command('status')

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import type { RalphUsage } from '../../contract/usage.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError } from './database.js';
+import { isRoundStep, recordedUsage } from './durable-provider.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -33,6 +35,11 @@ export interface FleetRunStatus {
   workerId: string | undefined;
   /** Rounds whose result is recorded (a running run is in the round after them). */
   roundsDone: number;
+  /**
+   * What those rounds' agents said they used, summed over every worker that ran the run (what a cost budget counts);
+   * absent while none said anything.
+   */
+  usage?: RalphUsage;
   objective: unknown;
   createdAt: number;
   updatedAt: number | undefined;
@@ -135,11 +142,13 @@ export async function createRalphFleet({ databaseUrl }: { databaseUrl: string })
     const steps = await client.listWorkflowSteps(status.workflowID).catch(() => undefined);
     const state = stateOf(status);
     const input = status.input?.[0] as FleetRunInput | undefined;
+    const usage = recordedUsage(steps ?? []);
     return {
       runId: status.workflowID,
       state,
       workerId: status.executorId,
-      roundsDone: steps?.filter((step) => step.name.startsWith('round-')).length ?? 0,
+      roundsDone: steps?.filter((step) => isRoundStep(step.name)).length ?? 0,
+      ...(usage === null ? {} : { usage }),
       objective: input?.objective,
       createdAt: status.createdAt,
       updatedAt: status.updatedAt,

@@ -10,6 +10,9 @@ import {
   fleetWorkspaceRefused,
 } from './run-input.js';
 
+/** The step that records when a run with a wall-clock budget began, so the budget runs from then on any worker. */
+export const STARTED_STEP = 'run-started';
+
 /**
  * Runs one fleet run inside its DBOS workflow: the ralph tool over the provider the worker's factory makes of the
  * input's agent, wrapped so that every
@@ -35,20 +38,28 @@ export async function runFleetRun(
       durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
     );
     const grace = input.terminationGraceMs;
+    const guardRails = input.guardRails ?? {};
     const tool = createRalphTool(
       // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
       {
         subagentProvider: real.name,
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
+        ...guardRails,
       },
       { providers },
     );
+    // Recorded once: a worker that takes the run over replays it, so the budget still counts from the run's start.
+    const startedAt =
+      guardRails.maxWallTimeMs === undefined
+        ? undefined
+        : await steps.runStep(async () => Date.now(), STARTED_STEP);
     const args: Record<string, unknown> = {};
     if (input.objective !== undefined) args.objective = input.objective;
     if (input.maxRounds !== undefined) args.maxRounds = input.maxRounds;
     const envelope = await tool.execute(args, {
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
+      ...(startedAt === undefined ? {} : { startedAt }),
     });
     return { ok: true, envelope: { ...envelope, runId: workflowId } };
   } catch (error) {

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentWorkspace,
+  isRunning,
+  type RalphProcess,
+  ralph,
+  startWorker,
+  stopWorker,
+  submitArgs,
+  useFleetScene,
+  waitAllGone,
+  waitFor,
+} from './harness.js';
+
+const scene = useFleetScene();
+const { databaseFor, workspace } = scene;
+
+/** A worker of this file's tests, its round folders in a temp folder of its own (see fleet.recovery.test.ts). */
+async function worker(url: string, id: string, env: NodeJS.ProcessEnv): Promise<RalphProcess> {
+  const tmp = await workspace();
+  const started = await startWorker(url, id, { env: { TMPDIR: tmp.dir, ...env } });
+  scene.processes.push(started);
+  return started;
+}
+
+async function submit(url: string, ws: AgentWorkspace, ...extra: string[]): Promise<string> {
+  const submitted = await ralph(submitArgs(url, ws.dir, 'Count to ten', ...extra));
+  expect(submitted.stderr).toBe('');
+  expect(submitted.code).toBe(0);
+  return submitted.stdout.trim();
+}
+
+const pidsOf = (ws: AgentWorkspace): number[] => ws.log().map((line) => Number(line.split(' ')[2]));
+
+describe('the guard rails of a fleet run, held by whichever worker runs it', () => {
+  it('--max-cost counts the rounds of the worker killed with SIGKILL in round 3: the run stops after round 4 of 10 at $4 of $3.50', async () => {
+    const url = databaseFor('cost');
+    const ws = await workspace();
+    const env = { FLEET_AGENT_ROUNDS: '10', FLEET_AGENT_HOLD_ROUND: '3', FLEET_AGENT_COST_USD: '1' };
+    const alpha = await worker(url, 'alpha', env);
+    const id = await submit(url, ws, '--agent-reports-cost', '--max-cost', '3.50');
+    const [orphan] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
+    const held = await ralph(['status', id, '--database-url', url]);
+    expect(held.stdout).toBe(`${id} running on alpha, 2 rounds done, used $2.00\n`);
+
+    const beta = await worker(url, 'beta', env);
+    alpha.child.kill('SIGKILL');
+    await alpha.exited;
+    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
+    await ws.release();
+
+    const waited = await ralph(['wait', id, '--json', '--database-url', url]);
+    expect(waited.code).toBe(4);
+    expect(JSON.parse(waited.stdout)).toMatchObject({
+      runId: id,
+      result: { status: 'budget-limited', rounds: 4, limit: { kind: 'cost', maxCostUsd: 3.5, spentUsd: 4 } },
+    });
+    expect(waited.stderr).toContain('ralph: used in all: $4.00\n');
+    expect([1, 2, 3, 4, 5].map((round) => ws.startsOf(round).length)).toEqual([1, 1, 2, 1, 0]);
+    const status = await ralph(['status', id, '--json', '--database-url', url]);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      state: 'budget-limited',
+      workerId: 'beta',
+      usage: { costUsd: 4 },
+    });
+    const runs = await ralph(['runs', '--database-url', url]);
+    expect(runs.stdout).toContain(`${id} budget-limited on beta, 4 rounds done, used $4.00\n`);
+
+    await stopWorker(beta);
+    expect(isRunning(orphan as number)).toBe(false);
+    await waitAllGone(pidsOf(ws), 'every agent to be gone');
+  }, 90_000);
+
+  it("--max-time counts from the run's start: a run whose 6s passed while its worker was dead does not get 6s more", async () => {
+    const url = databaseFor('time');
+    const ws = await workspace();
+    const env = { FLEET_AGENT_ROUNDS: '2', FLEET_AGENT_HOLD_ROUND: '1' };
+    const alpha = await worker(url, 'alpha', env);
+    const submittedAt = Date.now();
+    const id = await submit(url, ws, '--max-time', '6s');
+    await waitFor(() => ws.holders(1).length === 1, "round 1's agent");
+    alpha.child.kill('SIGKILL');
+    await alpha.exited;
+    // The budget is spent by the time a live worker takes the run up; from then on the agent would finish at once.
+    await waitFor(() => Date.now() - submittedAt > 7_000, 'the 6s budget to be spent');
+    await ws.release();
+    const beta = await worker(url, 'beta', env);
+
+    const waited = await ralph(['wait', id, '--database-url', url]);
+    expect(waited.code).toBe(1);
+    expect(waited.stderr).toContain(
+      'the 6s time limit ran out during round 1, before any round had reported',
+    );
+    expect(ws.log().filter((line) => line.startsWith('end 2 '))).toEqual([]);
+    await stopWorker(beta);
+    await waitAllGone(pidsOf(ws), 'every agent to be gone');
+  }, 90_000);
+
+  it('--round-timeout and --verify hold on the worker; a bad value is refused at submit (exit 2), before the database', async () => {
+    const url = databaseFor('rails');
+    const held = await workspace();
+    const verified = await workspace();
+    // Round 1 holds until its workspace is released: never, in `held`; at once, in `verified`.
+    await verified.release();
+    const only = await worker(url, 'only', { FLEET_AGENT_ROUNDS: '1', FLEET_AGENT_HOLD_ROUND: '1' });
+    const timedOut = await submit(url, held, '--round-timeout', '1s', '--grace-ms', '500');
+    const rejected = await submit(url, verified, '--verify', 'false', '--max-rounds', '2');
+
+    const refused = await ralph(
+      submitArgs('postgres://nobody@127.0.0.1:1/none', held.dir, 'x', '--max-time', 'soon'),
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/--max-time/);
+    const uncosted = await ralph(
+      submitArgs('postgres://nobody@127.0.0.1:1/none', held.dir, 'x', '--max-cost', '5'),
+    );
+    expect(uncosted.code).toBe(2);
+    expect(uncosted.stderr).toMatch(
+      /^Ralph cannot hold the \$5\.00 cost limit: subagent provider "command" does not report/,
+    );
+
+    const waitedTimeout = await ralph(['wait', timedOut, '--database-url', url]);
+    expect(waitedTimeout.code).toBe(1);
+    expect(waitedTimeout.stderr).toContain('round 1 timed out');
+    const waitedVerify = await ralph(['wait', rejected, '--json', '--database-url', url]);
+    expect(waitedVerify.code).toBe(4);
+    expect(JSON.parse(waitedVerify.stdout)).toMatchObject({
+      result: { status: 'budget-limited', rounds: 2 },
+    });
+    expect([verified.startsOf(1).length, verified.startsOf(2).length]).toEqual([1, 1]);
+    await stopWorker(only);
+    await waitAllGone([...pidsOf(held), ...pidsOf(verified)], 'every agent to be gone');
+  }, 90_000);
+});
