@@ -20,7 +20,7 @@ import { openRecordingFile, type RecordingFile } from '../inspect/recording-file
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
-import { createGuardRailActors } from './guard-rail-actors.js';
+import { createGuardRailActors, type RalphJournal } from './guard-rail-actors.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
 export interface RalphEngineOptions {
@@ -28,6 +28,8 @@ export interface RalphEngineOptions {
   maxTotalAgents?: number;
   /** An XState inspection observer (e.g. the Stately inspector) attached to every run. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Records what the guard rails observed, for a durable host that replays its runs (see RalphJournal). */
+  journal?: RalphJournal;
 }
 
 /** What one run starts from. */
@@ -194,7 +196,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
   const runs = new Map<string, RunChildren>();
   const machine = ralphMachine.provide({
-    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors() },
+    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors(options.journal) },
   });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {

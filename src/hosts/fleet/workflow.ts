@@ -1,3 +1,4 @@
+import { createRalphEngine } from '../../actors/engine.js';
 import { isRalphError } from '../../contract/errors.js';
 import { isDirectory } from '../../providers/directory.js';
 import { createProviderRegistry } from '../../providers/registry.js';
@@ -46,7 +47,11 @@ export async function runFleetRun(
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
         ...guardRails,
       },
-      { providers },
+      // The verify commands' outcomes and the workspace's fingerprints are steps too: a replay decides the same.
+      {
+        providers,
+        engine: createRalphEngine({ journal: { step: (name, body) => steps.runStep(body, name) } }),
+      },
     );
     // Recorded once: a worker that takes the run over replays it, so the budget still counts from the run's start.
     const startedAt =

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   type AgentWorkspace,
@@ -131,5 +133,50 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     expect([verified.startsOf(1).length, verified.startsOf(2).length]).toEqual([1, 1]);
     await stopWorker(only);
     await waitAllGone([...pidsOf(held), ...pidsOf(verified)], 'every agent to be gone');
+  }, 90_000);
+
+  it('--max-idle-rounds after a takeover: the replayed rounds keep the fingerprints they had, so they count as work done', async () => {
+    const url = databaseFor('idle');
+    const ws = await workspace();
+    const env = { FLEET_AGENT_ROUNDS: '5', FLEET_AGENT_HOLD_ROUND: '3' };
+    const alpha = await worker(url, 'alpha', env);
+    const id = await submit(url, ws, '--max-idle-rounds', '2');
+    await waitFor(() => ws.holders(3).length === 1, "round 3's agent");
+    const beta = await worker(url, 'beta', env);
+    alpha.child.kill('SIGKILL');
+    await alpha.exited;
+    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
+    await ws.release();
+
+    const waited = await ralph(['wait', id, '--json', '--database-url', url]);
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ runId: id, result: { status: 'complete', rounds: 5 } });
+    await stopWorker(beta);
+    await waitAllGone(pidsOf(ws), 'every agent to be gone');
+  }, 90_000);
+
+  it('--verify after a takeover: the replayed rounds keep their verdicts, even once the command would pass', async () => {
+    const url = databaseFor('verify');
+    const ws = await workspace();
+    // Every round reports complete; the verify command passes once the file `done` exists.
+    const env = { FLEET_AGENT_ROUNDS: '1', FLEET_AGENT_HOLD_ROUND: '3' };
+    const alpha = await worker(url, 'alpha', env);
+    const id = await submit(url, ws, '--verify', 'test -e done');
+    await waitFor(() => ws.holders(3).length === 1, "round 3's agent");
+    await writeFile(join(ws.dir, 'done'), '');
+    const beta = await worker(url, 'beta', env);
+    alpha.child.kill('SIGKILL');
+    await alpha.exited;
+    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
+    await ws.release();
+
+    const waited = await ralph(['wait', id, '--json', '--database-url', url]);
+    expect(waited.code).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({
+      runId: id,
+      result: { status: 'complete', rounds: 3, verifiedBy: ['test', '-e', 'done'] },
+    });
+    await stopWorker(beta);
+    await waitAllGone(pidsOf(ws), 'every agent to be gone');
   }, 90_000);
 });
