@@ -34,6 +34,28 @@ async function submit(url: string, ws: AgentWorkspace, ...extra: string[]): Prom
 
 const pidsOf = (ws: AgentWorkspace): number[] => ws.log().map((line) => Number(line.split(' ')[2]));
 
+/**
+ * The takeover the tests here go through: worker alpha runs the run until its round 3 holds, `beforeKill` runs,
+ * beta starts, alpha is killed with SIGKILL, beta runs round 3 again once alpha's lease ran out, and round 3 is
+ * released. Resolves with beta and the pid of alpha's round 3 agent.
+ */
+async function takeOverInRoundThree(
+  url: string,
+  ws: AgentWorkspace,
+  alpha: RalphProcess,
+  env: NodeJS.ProcessEnv,
+  beforeKill: () => Promise<void> = async () => {},
+): Promise<{ beta: RalphProcess; orphan: number }> {
+  const [orphan] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
+  await beforeKill();
+  const beta = await worker(url, 'beta', env);
+  alpha.child.kill('SIGKILL');
+  await alpha.exited;
+  await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
+  await ws.release();
+  return { beta, orphan: orphan as number };
+}
+
 describe('the guard rails of a fleet run, held by whichever worker runs it', () => {
   it('--max-cost counts the rounds of the worker killed with SIGKILL in round 3: the run stops after round 4 of 10 at $4 of $3.50', async () => {
     const url = databaseFor('cost');
@@ -41,15 +63,10 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     const env = { FLEET_AGENT_ROUNDS: '10', FLEET_AGENT_HOLD_ROUND: '3', FLEET_AGENT_COST_USD: '1' };
     const alpha = await worker(url, 'alpha', env);
     const id = await submit(url, ws, '--agent-reports-cost', '--max-cost', '3.50');
-    const [orphan] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
-    const held = await ralph(['status', id, '--database-url', url]);
-    expect(held.stdout).toBe(`${id} running on alpha, 2 rounds done, used $2.00\n`);
-
-    const beta = await worker(url, 'beta', env);
-    alpha.child.kill('SIGKILL');
-    await alpha.exited;
-    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
-    await ws.release();
+    const { beta, orphan } = await takeOverInRoundThree(url, ws, alpha, env, async () => {
+      const held = await ralph(['status', id, '--database-url', url]);
+      expect(held.stdout).toBe(`${id} running on alpha, 2 rounds done, used $2.00\n`);
+    });
 
     const waited = await ralph(['wait', id, '--json', '--database-url', url]);
     expect(waited.code).toBe(4);
@@ -69,7 +86,7 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     expect(runs.stdout).toContain(`${id} budget-limited on beta, 4 rounds done, used $4.00\n`);
 
     await stopWorker(beta);
-    expect(isRunning(orphan as number)).toBe(false);
+    expect(isRunning(orphan)).toBe(false);
     await waitAllGone(pidsOf(ws), 'every agent to be gone');
   }, 90_000);
 
@@ -141,12 +158,7 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     const env = { FLEET_AGENT_ROUNDS: '5', FLEET_AGENT_HOLD_ROUND: '3' };
     const alpha = await worker(url, 'alpha', env);
     const id = await submit(url, ws, '--max-idle-rounds', '2');
-    await waitFor(() => ws.holders(3).length === 1, "round 3's agent");
-    const beta = await worker(url, 'beta', env);
-    alpha.child.kill('SIGKILL');
-    await alpha.exited;
-    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
-    await ws.release();
+    const { beta } = await takeOverInRoundThree(url, ws, alpha, env);
 
     const waited = await ralph(['wait', id, '--json', '--database-url', url]);
     expect(waited.code).toBe(0);
@@ -162,13 +174,9 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     const env = { FLEET_AGENT_ROUNDS: '1', FLEET_AGENT_HOLD_ROUND: '3' };
     const alpha = await worker(url, 'alpha', env);
     const id = await submit(url, ws, '--verify', 'test -e done');
-    await waitFor(() => ws.holders(3).length === 1, "round 3's agent");
-    await writeFile(join(ws.dir, 'done'), '');
-    const beta = await worker(url, 'beta', env);
-    alpha.child.kill('SIGKILL');
-    await alpha.exited;
-    await waitFor(() => ws.startsOf(3).length === 2, 'beta to run round 3 again');
-    await ws.release();
+    const { beta } = await takeOverInRoundThree(url, ws, alpha, env, () =>
+      writeFile(join(ws.dir, 'done'), ''),
+    );
 
     const waited = await ralph(['wait', id, '--json', '--database-url', url]);
     expect(waited.code).toBe(0);
