@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   type AgentWorkspace,
@@ -31,6 +32,9 @@ async function submit(url: string, ws: AgentWorkspace, ...extra: string[]): Prom
   expect(submitted.code).toBe(0);
   return submitted.stdout.trim();
 }
+
+/** The fake Claude Code of the CLI tests. */
+const FAKE_CLAUDE = fileURLToPath(new URL('../../fixtures/bin/claude', import.meta.url));
 
 const pidsOf = (ws: AgentWorkspace): number[] => ws.log().map((line) => Number(line.split(' ')[2]));
 
@@ -186,5 +190,37 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     });
     await stopWorker(beta);
     await waitAllGone(pidsOf(ws), 'every agent to be gone');
+  }, 90_000);
+
+  it('--wait-on-limits: a round whose agent hit a usage limit waits for its reset and runs again; without it, the run fails', async () => {
+    const url = databaseFor('limits');
+    const waiting = await workspace();
+    const failing = await workspace();
+    // The fake claude hits the limit (resetting in a second) the first time in a workspace, then reports complete.
+    const only = await worker(url, 'only', {
+      FAKE_CLAUDE_MODE: 'usage-limit-once',
+      FAKE_RESETS_IN: '1',
+      RALPH_DEPTH: '',
+    });
+    const claude = ['--agent', 'claude', '--claude-path', FAKE_CLAUDE, '--max-rounds', '1'];
+    const submitClaude = async (dir: string, ...extra: string[]) => {
+      const args = ['submit', 'Finish', '--database-url', url, '--cwd', dir, ...claude, ...extra];
+      const { code, stdout } = await ralph(args);
+      expect(code).toBe(0);
+      return stdout.trim();
+    };
+    const waited = await submitClaude(waiting.dir, '--wait-on-limits');
+    const failed = await submitClaude(failing.dir);
+
+    const afterWait = await ralph(['wait', waited, '--json', '--database-url', url]);
+    expect(afterWait.code).toBe(0);
+    expect(JSON.parse(afterWait.stdout)).toMatchObject({ result: { status: 'complete', rounds: 1 } });
+    const afterFail = await ralph(['wait', failed, '--database-url', url]);
+    expect(afterFail.code).toBe(1);
+    expect(afterFail.stderr).toContain('Ralph round 1 child failed before producing a structured report.');
+    expect(afterFail.stderr).toMatch(
+      /claude hit a usage or rate limit: Claude AI usage limit reached\|\d+; it resets at/,
+    );
+    await stopWorker(only);
   }, 90_000);
 });
