@@ -18,10 +18,25 @@ export type FleetProviderFactory = (agent: FleetJson) => SubagentProvider;
  * The guard rails of a fleet run: the config fields of `ralph run`'s guard rails, held by whichever worker runs it.
  * A wall-clock budget counts from the run's start, and a cost budget counts the rounds of every worker that ran it.
  */
-export type FleetGuardRails = Pick<
-  RalphConfigInput,
-  'roundTimeoutMs' | 'maxWallTimeMs' | 'verify' | 'maxIdleRounds' | 'maxCostUsd' | 'waitOnLimits'
->;
+export type FleetGuardRails = Pick<RalphConfigInput, (typeof FLEET_GUARD_RAILS)[number]>;
+
+/** The config fields a run's guard rails may set: nothing else of a worker's config is a submitter's to choose. */
+export const FLEET_GUARD_RAILS = [
+  'roundTimeoutMs',
+  'maxWallTimeMs',
+  'verify',
+  'maxIdleRounds',
+  'maxCostUsd',
+  'waitOnLimits',
+] as const satisfies readonly (keyof RalphConfigInput)[];
+
+/** The guard rails a run's stored input sets, and only those fields (its input is whatever JSON was submitted). */
+export function guardRailsOf(input: FleetRunInput): FleetGuardRails {
+  const stored = (input.guardRails ?? {}) as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const field of FLEET_GUARD_RAILS) if (stored[field] !== undefined) picked[field] = stored[field];
+  return picked as FleetGuardRails;
+}
 
 /**
  * A run's workflow input, stored in Postgres: everything a worker on any machine needs to run it. The objective and

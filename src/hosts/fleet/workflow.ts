@@ -9,6 +9,7 @@ import {
   type FleetProviderFactory,
   type FleetRunInput,
   fleetWorkspaceRefused,
+  guardRailsOf,
 } from './run-input.js';
 
 /** The step that records when a run with a wall-clock budget began, so the budget runs from then on any worker. */
@@ -39,7 +40,8 @@ export async function runFleetRun(
       durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
     );
     const grace = input.terminationGraceMs;
-    const guardRails = input.guardRails ?? {};
+    // Unchecked too (the config's check judges them), but only the guard rails' fields.
+    const guardRails = guardRailsOf(input);
     const tool = createRalphTool(
       // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
       {

@@ -2,7 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createRalphFleet, type FleetGuardRails } from '../../../src/fleet.js';
 import {
+  AGENT_COMMAND,
   type AgentWorkspace,
   isRunning,
   type RalphProcess,
@@ -223,4 +225,26 @@ describe('the guard rails of a fleet run, held by whichever worker runs it', () 
     );
     await stopWorker(only);
   }, 90_000);
+
+  it("fleet.submit's guardRails set only the guard rails: any other config field in them is not the submitter's", async () => {
+    const url = databaseFor('library');
+    const ws = await workspace();
+    const only = await worker(url, 'only', { FLEET_AGENT_ROUNDS: '1' });
+    const fleet = await createRalphFleet({ databaseUrl: url });
+    scene.fleets.push(fleet);
+    const runId = await fleet.submit({
+      objective: 'Count to one',
+      agent: { agentCommand: AGENT_COMMAND },
+      cwd: ws.dir,
+      // A handoff cap of 10 characters would fail every report: it is the worker's setting, not the run's.
+      guardRails: { maxHandoffChars: 10 } as unknown as FleetGuardRails,
+    });
+    const settled = await fleet.wait(runId, { pollMs: 200 });
+    expect(settled.outcome).toMatchObject({
+      ok: true,
+      envelope: { result: { status: 'complete', rounds: 1 } },
+    });
+    await stopWorker(only);
+    await waitAllGone(pidsOf(ws), 'every agent to be gone');
+  }, 60_000);
 });
