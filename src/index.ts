@@ -7,7 +7,7 @@ export {
   type RalphRunRequest,
   type RalphStartOptions,
 } from './actors/engine.js';
-export { createGuardRailActors } from './actors/guard-rail-actors.js';
+export { createGuardRailActors, type RalphJournal } from './actors/guard-rail-actors.js';
 export * from './contract/index.js';
 export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {

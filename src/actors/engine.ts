@@ -20,7 +20,7 @@ import { openRecordingFile, type RecordingFile } from '../inspect/recording-file
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
-import { createGuardRailActors } from './guard-rail-actors.js';
+import { createGuardRailActors, type RalphJournal } from './guard-rail-actors.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
 export interface RalphEngineOptions {
@@ -28,6 +28,8 @@ export interface RalphEngineOptions {
   maxTotalAgents?: number;
   /** An XState inspection observer (e.g. the Stately inspector) attached to every run. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Records what the guard rails observed, for a durable host that replays its runs (see RalphJournal). */
+  journal?: RalphJournal;
 }
 
 /** What one run starts from. */
@@ -72,6 +74,11 @@ export interface RalphStartOptions {
    * read off a recording); the call's arguments must be the run's own.
    */
   resume?: { runId: string; point: RalphResumePoint };
+  /**
+   * When the run began (ms since the epoch), if before this start: a fleet run another worker began, whose
+   * wall-clock budget (`maxWallTimeMs`) counts from then. Absent: now.
+   */
+  startedAt?: number;
 }
 
 /** Starts runs of the ralph machine. */
@@ -152,8 +159,12 @@ export function machineInputOf(
   runId: string,
   maxTotalAgents: number,
   resume?: RalphResumePoint,
+  startedAt?: number,
 ): RalphMachineInput {
   const { config, provider } = request;
+  const guardRails = guardRailsOf(config);
+  if (startedAt !== undefined && guardRails.maxWallTimeMs !== null)
+    guardRails.spentWallTimeMs = Math.max(0, Date.now() - startedAt);
   return {
     runId,
     args: request.args,
@@ -170,7 +181,7 @@ export function machineInputOf(
     terminationGraceMs: config.terminationGraceMs,
     maxTotalAgents,
     ...(resume === undefined ? {} : { resume }),
-    guardRails: guardRailsOf(config),
+    guardRails,
   };
 }
 
@@ -185,7 +196,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
   const runs = new Map<string, RunChildren>();
   const machine = ralphMachine.provide({
-    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors() },
+    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors(options.journal) },
   });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
@@ -228,7 +239,13 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
 
     runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
     const actor = createActor(machine, {
-      input: machineInputOf(request, runId, maxTotalAgents, startOptions.resume?.point),
+      input: machineInputOf(
+        request,
+        runId,
+        maxTotalAgents,
+        startOptions.resume?.point,
+        startOptions.startedAt,
+      ),
       ...(inspect === undefined ? {} : { inspect }),
     });
     if (request.onProgress !== undefined) {

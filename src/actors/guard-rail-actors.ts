@@ -9,21 +9,36 @@ import { ownOutputFiles } from './own-output.js';
 const runningVerifies = new Map<string, Promise<unknown>>();
 
 /**
+ * Where a durable host records what the guard rails observed, so that a run replayed elsewhere (a fleet run taken
+ * over by another worker) decides as it did: `step` runs `body` once and records its result, and on a replay returns
+ * the recorded result without running it (a verify command is not run again, a workspace is not fingerprinted again).
+ */
+export interface RalphJournal {
+  step<T>(name: string, body: () => Promise<T>): Promise<T>;
+}
+
+/** Runs `body` through the journal when there is one, under `name`. */
+const journaled = <T>(journal: RalphJournal | undefined, name: string, body: () => Promise<T>): Promise<T> =>
+  journal === undefined ? body() : journal.step(name, body);
+
+/**
  * The actors of the guard rails. They keep nothing in the machine's context: a running verify command is found by
  * its run id, so one set of actors serves every run of an engine. Leaving `verifying` aborts `runVerify`, which
  * stops the command's process group; `awaitVerifyStopped` then settles once that group is gone.
  */
-export function createGuardRailActors() {
+export function createGuardRailActors(journal?: RalphJournal) {
   const runVerify = fromPromise<VerifyOutcome, VerifyRequest>(async ({ input, signal }) => {
-    const running = runVerifyCommand(
-      {
-        argv: input.verify.argv,
-        cwd: input.cwd,
-        timeoutMs: input.verify.timeoutMs,
-        maxOutputChars: input.verify.maxOutputChars,
-        terminationGraceMs: input.terminationGraceMs,
-      },
-      { signal },
+    const running = journaled(journal, `verify-${input.round}`, () =>
+      runVerifyCommand(
+        {
+          argv: input.verify.argv,
+          cwd: input.cwd,
+          timeoutMs: input.verify.timeoutMs,
+          maxOutputChars: input.verify.maxOutputChars,
+          terminationGraceMs: input.terminationGraceMs,
+        },
+        { signal },
+      ),
     );
     runningVerifies.set(input.runId, running);
     // The entry goes once the command's group is gone, however it ended: an aborted one is what
@@ -42,7 +57,9 @@ export function createGuardRailActors() {
 
   // What ralph itself writes (its recording, its redirected stdout and stderr) is not the agents' work.
   const fingerprint = fromPromise<string, FingerprintRequest>(({ input, signal }) =>
-    fingerprintWorkspace(input.cwd, { signal, ignore: ownOutputFiles() }),
+    journaled(journal, `fingerprint-${input.round}`, () =>
+      fingerprintWorkspace(input.cwd, { signal, ignore: ownOutputFiles() }),
+    ),
   );
 
   return { runVerify, awaitVerifyStopped, fingerprintWorkspace: fingerprint };

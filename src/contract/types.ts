@@ -147,6 +147,11 @@ export interface GuardRails {
   maxCostUsd?: number | null;
   /** A round that hit a usage limit waits for its reset and runs again (absent or false: it fails the run). */
   waitOnLimits?: boolean;
+  /**
+   * What the run spent of `maxWallTimeMs` before this process took it up (ms): a fleet run taken over by another
+   * worker, whose budget runs from the run's start. Absent: none.
+   */
+  spentWallTimeMs?: number;
 }
 
 /** Which guard rail ended a budget-limited run; absent from an envelope when it was the round cap. */

@@ -32,6 +32,8 @@ export interface RalphExec {
   recordingHost?: Record<string, unknown>;
   /** Continues a run that did not settle (its id and resume point, e.g. from `resumePointOf`); args are its own. */
   resume?: RalphStartOptions['resume'];
+  /** When the run began, if before this call (a run taken over from another process): the wall clock counts from then. */
+  startedAt?: number;
   /**
    * Called once the run is over, before `execute` settles, with what its rounds said they used, summed (the
    * rounds of a failed run included); not called when no round said anything.
@@ -116,6 +118,7 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
         ...(exec.record === undefined ? {} : { record: exec.record }),
         ...(exec.recordingHost === undefined ? {} : { recordingHost: exec.recordingHost }),
         ...(exec.resume === undefined ? {} : { resume: exec.resume }),
+        ...(exec.startedAt === undefined ? {} : { startedAt: exec.startedAt }),
       },
     );
     try {

@@ -739,7 +739,11 @@ export const ralphMachine = setup({
     // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
     // keeps that timer from ever taking a transition.
     roundTimeout: ({ context }) => context.call.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
-    wallClock: ({ context }) => context.call.guardRails.maxWallTimeMs ?? MAX_DURATION_MS,
+    // A run taken up again elsewhere (a fleet's takeover) has spent part of its budget already.
+    wallClock: ({ context }) => {
+      const { maxWallTimeMs, spentWallTimeMs } = context.call.guardRails;
+      return maxWallTimeMs === null ? MAX_DURATION_MS : Math.max(0, maxWallTimeMs - (spentWallTimeMs ?? 0));
+    },
     limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
   },
 }).createMachine({

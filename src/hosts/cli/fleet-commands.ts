@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
+import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { SubmitOptions } from './submit-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -35,9 +36,14 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
 const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
-their submitter chose. A run asking for anything else ends refused, starting nothing. Anyone who can write to the
+their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify. A run asking for
+anything else ends refused, starting nothing. Anyone who can write to the
 fleet's database can queue runs: give write access only to those you would let run these agents on every worker.
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
+`;
+
+const SUBMIT_GUARD_RAILS_HELP = `On a fleet the guard rails go with the run: whichever worker runs it holds them, also after
+a takeover. --max-time counts from the run's start, --max-cost counts the rounds of every worker that ran it.
 `;
 
 /**
@@ -59,6 +65,10 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--allow-agent-command',
       'also run runs submitted with --agent-command: any command their submitter chose',
     )
+    .option(
+      '--allow-verify',
+      "also run a submitted run's --verify command: any command its submitter chose (else such a run is refused)",
+    )
     .option('--worker-id <id>', "this worker's unique, stable id (default: <hostname>-<n>, the first free n)")
     .option(
       '--concurrency <n>',
@@ -74,18 +84,22 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addAgentOptions(
-    program
-      .command('submit')
-      .description('enqueue a Ralph loop on a fleet and print its run id')
-      .argument('[objective]', 'the immutable objective every round works toward')
-      .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-      .option(...DATABASE_URL)
-      .option(...DATABASE_URL_FILE),
-  ).action(async (objective: string | undefined, options: SubmitOptions) => {
-    const { submitCommand } = await import('./submit-command.js');
-    setExitCode(await submitCommand(objective, options));
-  });
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('submit')
+        .description('enqueue a Ralph loop on a fleet and print its run id')
+        .argument('[objective]', 'the immutable objective every round works toward')
+        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option(...DATABASE_URL)
+        .option(...DATABASE_URL_FILE),
+    ),
+  )
+    .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
+    .action(async (objective: string | undefined, options: SubmitOptions) => {
+      const { submitCommand } = await import('./submit-command.js');
+      setExitCode(await submitCommand(objective, options));
+    });
 
   program
     .command('status')

@@ -1,18 +1,21 @@
+import { usageText } from '../../contract/usage.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
 import type { FleetRunStatus } from '../fleet/fleet.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
 
 /**
- * One line of a run's status: id, state, worker and rounds done; why it failed or was refused, or its error. Every
- * value comes from the fleet's database, which anyone who can write to it fills: each is printed without control
- * characters.
+ * One line of a run's status: id, state, worker, rounds done and, once its agents said, what they used; why it
+ * failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
+ * fills: each is printed without control characters.
  */
 export function statusLine(status: FleetRunStatus): string {
   const worker = status.workerId === undefined || status.state === 'queued' ? '' : ` on ${status.workerId}`;
   const rounds = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
+  const used = status.usage === undefined ? '' : usageText(status.usage);
+  const spent = used === '' ? '' : `, used ${used}`;
   const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;
   const error = why === undefined || status.state === 'cancelled' ? '' : `: ${why}`;
-  return stripControlToLine(`${status.runId} ${status.state}${worker}, ${rounds}${error}`);
+  return stripControlToLine(`${status.runId} ${status.state}${worker}, ${rounds}${spent}${error}`);
 }
 
 /** `ralph status <id>`: prints the run's status line (or JSON); exit 0, or 1 when there is no such run. */

@@ -1,4 +1,5 @@
 import { RalphError } from '../../contract/errors.js';
+import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
 import type { FleetSubmission } from '../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
@@ -9,20 +10,36 @@ import {
   reportFleetFailure,
   withFleet,
 } from './fleet-cli.js';
+import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The options of `ralph submit`. */
-export interface SubmitOptions extends AgentOptions, FleetOptions {
+export interface SubmitOptions extends AgentOptions, GuardRailOptions, FleetOptions {
   maxRounds?: string;
 }
 
 /**
  * The submission of `ralph submit`: the agent options of `ralph run` as the run's `agent` (checked here as `ralph
- * run` checks them: one agent named, the workspace a folder), the workspace resolved to an absolute path.
+ * run` checks them: one agent named, the workspace a folder), the workspace resolved to an absolute path, and the
+ * guard rails as `ralph run` reads them (a bad value refused here), to be held by whichever worker runs it.
  */
 export function submissionOf(objective: string | undefined, options: SubmitOptions): FleetSubmission {
-  const { databaseUrl: _url, databaseUrlFile: _file, maxRounds, graceMs, cwd: _cwd, ...agent } = options;
-  providerFor(options);
+  const {
+    databaseUrl: _url,
+    databaseUrlFile: _file,
+    maxRounds,
+    graceMs,
+    cwd: _cwd,
+    roundTimeout: _roundTimeout,
+    maxTime: _maxTime,
+    verify: _verify,
+    verifyTimeout: _verifyTimeout,
+    maxIdleRounds: _maxIdleRounds,
+    maxCost: _maxCost,
+    waitOnLimits: _waitOnLimits,
+    ...agent
+  } = options;
+  const provider = providerFor(options);
   for (const [given, flag] of [
     [options.claudePath, '--claude-path'],
     [options.codexPath, '--codex-path'],
@@ -34,6 +51,13 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
       });
   }
   const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
+  const guardRails = guardRailConfig(options);
+  // The worker's tool would refuse it too, but only once a worker took it: here it is refused before it is queued.
+  if (guardRails.maxCostUsd !== undefined && provider.capabilities.reportsCost !== true) {
+    const message = costBudgetNeedsCostReports(provider.name, guardRails.maxCostUsd);
+    throw new RalphError({ code: 'refused', message });
+  }
+  if (Object.keys(guardRails).length > 0) submission.guardRails = guardRails;
   if (maxRounds !== undefined) submission.maxRounds = parseNumberOption(maxRounds);
   if (graceMs !== undefined) submission.terminationGraceMs = parseNumberOption(graceMs);
   return submission;

@@ -2,6 +2,7 @@ import { DEFAULT_MAX_RESULT_CHARS } from '../../contract/config.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
+import { usageText } from '../../contract/usage.js';
 import { renderResultCard } from '../../render/cards.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import { isSettledState } from '../fleet/fleet.js';
@@ -37,7 +38,10 @@ export function waitCommand(id: string, options: WaitOptions): Promise<number> {
       },
     });
     const outcome = status.outcome;
+    const used = status.usage === undefined ? '' : usageText(status.usage);
     if (outcome?.ok === true) {
+      // As `ralph run` ends a settled run's progress: what every worker's rounds used, in all.
+      if (used !== '') process.stderr.write(`ralph: used in all: ${used}\n`);
       const text = json
         ? terminalJson(outcome.envelope)
         : renderResultCard({}, outcome.envelope, DEFAULT_MAX_RESULT_CHARS).text;

@@ -10,6 +10,8 @@ export interface WorkerOptions extends FleetOptions, WorkerAgentOptions {
   workerId?: string;
   concurrency?: string;
   lease?: string;
+  /** Whether it runs a submitted run's `--verify` command. */
+  allowVerify?: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       databaseUrl,
       // A run's agent is what `ralph submit` stored; the worker runs it only if it offers it.
       providerFor,
+      allowVerify: options.allowVerify === true,
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

@@ -12,7 +12,18 @@ export const FLEET_WORKFLOW = 'ralphRun';
  * hashes the workflow's source, so any rebuild would orphan every pending run: pinned, it changes only when a run's
  * sequence of steps does (one step per round, named `round-N`), which is when old runs could no longer be replayed.
  */
-export const FLEET_APP_VERSION = 'ralph-fleet-1';
+export const FLEET_APP_VERSION = 'ralph-fleet-2';
+
+/**
+ * The version of what ralph keeps in a fleet's database (its tables, and what a run's input and its rounds' steps
+ * hold), recorded there by the first process that sets it up. 1 was the first release, which recorded none; 2 added
+ * the record, the guard rails in a run's input and each round's usage in its step. A database of another version is
+ * refused, and the application version changes with it, so a worker of another release never takes a run of this one.
+ */
+export const FLEET_SCHEMA_VERSION = 2;
+
+/** The table that records which fleet schema, and which ralph-machine, set a fleet's database up. */
+export const SCHEMA_TABLE = 'ralph_fleet_schema';
 
 /** How long a worker's lease lasts without a heartbeat before other workers take its runs over (ms). */
 export const DEFAULT_LEASE_MS = 30_000;

@@ -1,5 +1,4 @@
 import { errorText } from '../../contract/error-text.js';
-import { LEASE_TABLE } from './constants.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
 
 /** A fleet failure the CLI prints as one line and exits 1 for: the database unreachable, a worker id taken. */
@@ -52,21 +51,6 @@ export async function assertDatabaseReachable(databaseUrl: string, what: string)
   }
 }
 
-/** Which of the fleet's tables a database holds: DBOS's runs, and the workers' leases. */
-export async function fleetTables(databaseUrl: string): Promise<{ runs: boolean; workers: boolean }> {
-  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => {});
-  try {
-    const { rows } = await pool.query<{ runs: boolean; workers: boolean }>(
-      "SELECT to_regclass('dbos.workflow_status') IS NOT NULL AS runs, to_regclass($1) IS NOT NULL AS workers",
-      [LEASE_TABLE],
-    );
-    return rows[0] ?? { runs: false, workers: false };
-  } finally {
-    await pool.end().catch(() => {});
-  }
-}
-
 /** DBOS's lines about the database connection: the worker's own heartbeat says it once ("lost the database"). */
 const CONNECTION_TROUBLE =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connection failed|the database system is/i;
@@ -102,74 +86,4 @@ export function stderrLogger(
     warn: (entry: unknown) => line('warning', entry),
     error: (entry: unknown) => line('error', entry),
   };
-}
-
-/** An arbitrary key of the advisory lock that keeps two processes from running DBOS's migrations at once. */
-const MIGRATION_LOCK = 7_262_011;
-
-/** The database a URL names, and the URL of the same server's `postgres` database. */
-function maintenanceUrl(databaseUrl: string): { name: string; url: string } {
-  const parsed = new URL(databaseUrl);
-  const name = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username);
-  parsed.pathname = '/postgres';
-  return { name, url: parsed.toString() };
-}
-
-/** Runs `body` with DBOS's console lines silenced (`ralph submit` prints only the run id on stdout). */
-async function silenced(body: () => Promise<void>): Promise<void> {
-  const saved = { log: console.log, info: console.info, warn: console.warn };
-  const drop = () => {};
-  console.log = drop;
-  console.info = drop;
-  console.warn = drop;
-  try {
-    await body();
-  } finally {
-    Object.assign(console, saved);
-  }
-}
-
-/**
- * Makes the fleet's database ready: creates it when missing, then runs DBOS's migrations (`migrate`) under an
- * advisory lock, so that a worker and a client starting together on a fresh database do not deadlock: always for a
- * worker, and for a client only when DBOS's tables are missing (a run submitted before any worker started).
- */
-export async function prepareDatabase(
-  databaseUrl: string,
-  migrate: () => Promise<void>,
-  when: 'always' | 'if-missing',
-): Promise<void> {
-  const { name, url } = maintenanceUrl(databaseUrl);
-  const admin = createPgPool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
-  admin.on('error', () => {});
-  try {
-    const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rows.length === 0) {
-      await admin
-        .query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`)
-        .catch((error: { code?: string }) => {
-          if (error.code !== '42P04') throw error; // created by another process just now
-        });
-    }
-  } finally {
-    await admin.end().catch(() => {});
-  }
-  const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => {});
-  try {
-    if (when === 'if-missing') {
-      const { rows } = await pool.query<{ present: boolean }>(
-        "SELECT to_regclass('dbos.workflow_status') IS NOT NULL AS present",
-      );
-      if (rows[0]?.present === true) return;
-    }
-    await pool.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    try {
-      await silenced(migrate);
-    } finally {
-      await pool.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    }
-  } finally {
-    await pool.end().catch(() => {});
-  }
 }

@@ -1,13 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import type { RalphUsage } from '../../contract/usage.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
-import {
-  assertDatabaseReachable,
-  FleetError,
-  fleetTables,
-  prepareDatabase,
-  redactedUrl,
-} from './database.js';
+import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
+import { isRoundStep, recordedUsage } from './durable-provider.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -16,6 +12,7 @@ import {
   type FleetRunInput,
   type FleetSubmission,
 } from './run-input.js';
+import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 
 /** Where a fleet run is. `complete`, `blocked`, `budget-limited` carry the envelope; `failed`, `refused` the failure. */
@@ -38,6 +35,11 @@ export interface FleetRunStatus {
   workerId: string | undefined;
   /** Rounds whose result is recorded (a running run is in the round after them). */
   roundsDone: number;
+  /**
+   * What those rounds' agents said they used, summed over every worker that ran the run (what a cost budget counts);
+   * absent while none said anything.
+   */
+  usage?: RalphUsage;
   objective: unknown;
   createdAt: number;
   updatedAt: number | undefined;
@@ -143,10 +145,10 @@ function emptyFleet(): RalphFleet {
 }
 
 /**
- * Connects to a fleet's database. With `create` (the default; `ralph submit`) the database and DBOS's tables are
- * created when missing; without it (the read-only commands) a missing database is a FleetError and one without the
- * fleet's tables an empty fleet, so that a typo in the URL creates nothing. A FleetError (one line) when the database
- * cannot be reached.
+ * Connects to a fleet's database. With `create` (the default; `ralph submit`) the database is created and set up when
+ * missing, as a worker does; without it (the read-only commands) a missing database is a FleetError and one not set
+ * up yet an empty fleet, so that a typo in the URL creates nothing. Either waits for a setup in progress. A FleetError
+ * (one line) when the database cannot be reached; refused (a RalphError) when another release of ralph set it up.
  */
 export async function createRalphFleet({
   databaseUrl,
@@ -156,20 +158,21 @@ export async function createRalphFleet({
   create?: boolean;
 }): Promise<RalphFleet> {
   const what = 'ralph';
-  const exists = await assertDatabaseReachable(databaseUrl, what);
-  let tables = { runs: true, workers: true };
-  if (!create) {
-    if (!exists) {
-      throw new FleetError(
-        `${what}: there is no database at ${redactedUrl(databaseUrl)}; is the URL right? (a fleet's database is ` +
-          'created by its first ralph worker or ralph submit)',
-      );
-    }
-    tables = await fleetTables(databaseUrl);
-    if (!tables.runs) return emptyFleet();
+  await assertDatabaseReachable(databaseUrl, what);
+  const found = await prepareFleetDatabase(
+    databaseUrl,
+    async () => (await loadDbos()).DBOS.migrate(databaseUrl),
+    what,
+    create ? 'set-up' : 'read',
+  );
+  if (found === 'missing') {
+    throw new FleetError(
+      `${what}: there is no database at ${redactedUrl(databaseUrl)}; is the URL right? (a fleet's database is ` +
+        'created by its first ralph worker or ralph submit)',
+    );
   }
-  const { DBOS, DBOSClient } = await loadDbos();
-  if (create) await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'if-missing');
+  if (found === 'empty') return emptyFleet();
+  const { DBOSClient } = await loadDbos();
   const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: FLEET_APP_NAME });
   const pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
   pool.on('error', () => {});
@@ -179,12 +182,14 @@ export async function createRalphFleet({
     const steps = await client.listWorkflowSteps(status.workflowID).catch(() => undefined);
     const state = stateOf(status);
     const input = status.input?.[0] as FleetRunInput | undefined;
+    const usage = recordedUsage(steps ?? []);
     return {
       runId: status.workflowID,
       state,
       // A run no worker has taken yet has an empty executor id.
       workerId: status.executorId === '' ? undefined : status.executorId,
-      roundsDone: steps?.filter((step) => step.name.startsWith('round-')).length ?? 0,
+      roundsDone: steps?.filter((step) => isRoundStep(step.name)).length ?? 0,
+      ...(usage === null ? {} : { usage }),
       objective: input?.objective,
       createdAt: status.createdAt,
       updatedAt: status.updatedAt,
@@ -248,8 +253,6 @@ export async function createRalphFleet({
       return Promise.all(runs.map(toStatus));
     },
     async workers() {
-      if (!tables.workers) return [];
-      await leases.ensure();
       return leases.all();
     },
     async close() {

@@ -9,6 +9,7 @@ export {
 } from './fleet.js';
 export type { WorkerLease } from './leases.js';
 export type {
+  FleetGuardRails,
   FleetJson,
   FleetOutcome,
   FleetProviderFactory,

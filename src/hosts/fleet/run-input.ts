@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path';
+import type { RalphConfigInput } from '../../contract/config.js';
 import type { RalphFailure } from '../../contract/errors.js';
 import { RalphError } from '../../contract/errors.js';
 import type { RalphEnvelope, SubagentProvider } from '../../contract/types.js';
@@ -14,6 +15,30 @@ export type FleetJson = null | boolean | number | string | FleetJson[] | { [key:
 export type FleetProviderFactory = (agent: FleetJson) => SubagentProvider;
 
 /**
+ * The guard rails of a fleet run: the config fields of `ralph run`'s guard rails, held by whichever worker runs it.
+ * A wall-clock budget counts from the run's start, and a cost budget counts the rounds of every worker that ran it.
+ */
+export type FleetGuardRails = Pick<RalphConfigInput, (typeof FLEET_GUARD_RAILS)[number]>;
+
+/** The config fields a run's guard rails may set: nothing else of a worker's config is a submitter's to choose. */
+export const FLEET_GUARD_RAILS = [
+  'roundTimeoutMs',
+  'maxWallTimeMs',
+  'verify',
+  'maxIdleRounds',
+  'maxCostUsd',
+  'waitOnLimits',
+] as const satisfies readonly (keyof RalphConfigInput)[];
+
+/** The guard rails a run's stored input sets, and only those fields (its input is whatever JSON was submitted). */
+export function guardRailsOf(input: FleetRunInput): FleetGuardRails {
+  const stored = (input.guardRails ?? {}) as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const field of FLEET_GUARD_RAILS) if (stored[field] !== undefined) picked[field] = stored[field];
+  return picked as FleetGuardRails;
+}
+
+/**
  * A run's workflow input, stored in Postgres: everything a worker on any machine needs to run it. The objective and
  * the caps go to the tool unchecked, as `ralph run` passes them, so the tool's own checks judge them.
  */
@@ -22,6 +47,8 @@ export interface FleetRunInput {
   maxRounds?: unknown;
   /** How long a stopping child may take before it is killed (ms); the tool's default when absent. */
   terminationGraceMs?: unknown;
+  /** The run's guard rails (absent: none, the reference's run); the tool's own config check judges them. */
+  guardRails?: FleetGuardRails;
   /** What the workers' provider factory makes the rounds' provider from. */
   agent: FleetJson;
   /** The workspace: an absolute path that must name the same folder on every worker (a shared volume). */

@@ -10,7 +10,7 @@ import {
   FLEET_WORKFLOW,
   MIN_LEASE_MS,
 } from './constants.js';
-import { assertDatabaseReachable, FleetError, prepareDatabase, stderrLogger } from './database.js';
+import { assertDatabaseReachable, FleetError, stderrLogger } from './database.js';
 import { takeDatabaseSettings } from './database-env.js';
 import {
   holderGoneHere,
@@ -23,6 +23,7 @@ import {
 import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
+import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
 
@@ -42,6 +43,11 @@ export interface RalphWorkerOptions {
   leaseMs?: number;
   /** Makes each run's provider from its `agent` (the CLI's: the agent options of `ralph run`). */
   providerFor: FleetProviderFactory;
+  /**
+   * Whether it runs a run's `--verify` command (any command its submitter chose, run as the worker's user); without
+   * it a run that carries one settles refused, starting nothing.
+   */
+  allowVerify?: boolean;
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
 }
@@ -121,8 +127,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
   await assertDatabaseReachable(databaseUrl, NOTICE);
   const { DBOS } = await loadDbos();
-  // Creates the database and DBOS's tables on the first launch, before the lease table goes next to them.
-  await prepareDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), 'always');
+  // Creates the database, DBOS's tables and ralph's on the first launch; refuses a database of another release.
+  await prepareFleetDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), NOTICE);
 
   const pool = createPgPool({
     connectionString: databaseUrl,
@@ -134,7 +140,6 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const holder = thisHolder();
   let workerId: string;
   try {
-    await leases.ensure();
     workerId = await claimWorkerId(leases, holder, leaseMs, options.workerId);
   } catch (error) {
     // A refused worker leaves nothing open behind it (an idle pool would hold the process for its timeout).
@@ -160,6 +165,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
     runAdminServer: false,
+    // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
+    runMigrations: false,
     logger: stderrLogger(NOTICE, notice, expectedWarning),
   });
   DBOS.registerWorkflow(
@@ -169,6 +176,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       const outcome = await runFleetRun(input, {
         workflowId: runId,
         providerFor: options.providerFor,
+        allowVerify: options.allowVerify === true,
         workerId,
         steps: {
           runStep: (body, name) => DBOS.runStep(body, { name }),

@@ -1,4 +1,5 @@
-import { isRalphError } from '../../contract/errors.js';
+import { createRalphEngine } from '../../actors/engine.js';
+import { isRalphError, RalphError } from '../../contract/errors.js';
 import { isDirectory } from '../../providers/directory.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { createRalphTool } from '../tool.js';
@@ -8,7 +9,20 @@ import {
   type FleetProviderFactory,
   type FleetRunInput,
   fleetWorkspaceRefused,
+  guardRailsOf,
 } from './run-input.js';
+
+/** Refusal: a run carries a `--verify` command and its worker was not started with `--allow-verify`. */
+const verifyRefused = (workerId: string) =>
+  new RalphError({
+    code: 'refused',
+    message:
+      `ralph fleet: worker ${workerId} does not run a submitted run's --verify command (start it with ` +
+      '--allow-verify to let submitters choose one). Nothing was started',
+  });
+
+/** The step that records when a run with a wall-clock budget began, so the budget runs from then on any worker. */
+export const STARTED_STEP = 'run-started';
 
 /**
  * Runs one fleet run inside its DBOS workflow: the ralph tool over the provider the worker's factory makes of the
@@ -23,8 +37,16 @@ export async function runFleetRun(
     workflowId,
     steps,
     providerFor,
+    allowVerify = false,
     workerId,
-  }: { workflowId: string; steps: DurableSteps; providerFor: FleetProviderFactory; workerId: string },
+  }: {
+    workflowId: string;
+    steps: DurableSteps;
+    providerFor: FleetProviderFactory;
+    /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
+    allowVerify?: boolean;
+    workerId: string;
+  },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
   try {
@@ -35,20 +57,35 @@ export async function runFleetRun(
       durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
     );
     const grace = input.terminationGraceMs;
+    // Unchecked too (the config's check judges them), but only the guard rails' fields.
+    const guardRails = guardRailsOf(input);
+    // A verify command is a command the submitter chose: the worker runs it only if its operator said so.
+    if (guardRails.verify != null && !allowVerify) throw verifyRefused(workerId);
     const tool = createRalphTool(
       // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
       {
         subagentProvider: real.name,
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
+        ...guardRails,
       },
-      { providers },
+      // The verify commands' outcomes and the workspace's fingerprints are steps too: a replay decides the same.
+      {
+        providers,
+        engine: createRalphEngine({ journal: { step: (name, body) => steps.runStep(body, name) } }),
+      },
     );
+    // Recorded once: a worker that takes the run over replays it, so the budget still counts from the run's start.
+    const startedAt =
+      guardRails.maxWallTimeMs === undefined
+        ? undefined
+        : await steps.runStep(async () => Date.now(), STARTED_STEP);
     const args: Record<string, unknown> = {};
     if (input.objective !== undefined) args.objective = input.objective;
     if (input.maxRounds !== undefined) args.maxRounds = input.maxRounds;
     const envelope = await tool.execute(args, {
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
+      ...(startedAt === undefined ? {} : { startedAt }),
     });
     return { ok: true, envelope: { ...envelope, runId: workflowId } };
   } catch (error) {

@@ -79,6 +79,42 @@ describe('the worker decides what it runs', () => {
     await stopWorker(worker);
   }, 60_000);
 
+  it("a run's --verify command runs only on a worker started with --allow-verify; elsewhere the run ends refused", async () => {
+    const url = scene.databaseFor('verifying');
+    const ws = await scene.workspace();
+    const worker = await startWorker(url, 'careful');
+    scene.processes.push(worker);
+    const pwned = join(ws.dir, 'pwned');
+    const submitted = await submitRun(url, ws.dir, {
+      command: ENV_AGENT,
+      extra: ['--verify', `/bin/sh -c 'touch ${pwned}'`],
+    });
+    const id = submitted.stdout.trim();
+    const waited = await ralph(['wait', id, '--database-url', url]);
+    expect(waited.code).toBe(2);
+    expect(waited.stderr).toContain(
+      "ralph fleet: worker careful does not run a submitted run's --verify command (start it with --allow-verify " +
+        'to let submitters choose one). Nothing was started\n',
+    );
+    // Neither the verify command nor the agent ran.
+    expect(existsSync(pwned)).toBe(false);
+    expect(existsSync(join(ws.dir, 'env.json'))).toBe(false);
+    await stopWorker(worker);
+
+    const trusting = await startWorker(url, 'trusting', {
+      offer: ['--allow-agent-command', '--allow-verify'],
+    });
+    scene.processes.push(trusting);
+    const again = await submitRun(url, ws.dir, {
+      command: ENV_AGENT,
+      extra: ['--verify', `/bin/sh -c 'touch ${pwned}'`],
+    });
+    const waitedAgain = await ralph(['wait', again.stdout.trim(), '--database-url', url]);
+    expect(waitedAgain.code, waitedAgain.stderr).toBe(0);
+    expect(existsSync(pwned)).toBe(true);
+    await stopWorker(trusting);
+  }, 60_000);
+
   it("a preset runs with the worker's own executable, never the path a submitted run names", async () => {
     const url = scene.databaseFor('paths');
     const ws = await scene.workspace();

@@ -99,6 +99,26 @@ export function spawnRalph(args: string[], env: NodeJS.ProcessEnv = {}): RalphPr
   return { child, pid: child.pid as number, stdout: () => out, stderr: () => err, exited };
 }
 
+/** The arguments of `ralph submit` of a counting agent's run in `dir`. */
+export function submitArgs(
+  url: string,
+  dir: string,
+  objective = 'Count to five',
+  ...extra: string[]
+): string[] {
+  return [
+    'submit',
+    objective,
+    '--database-url',
+    url,
+    '--agent-command',
+    AGENT_COMMAND,
+    '--cwd',
+    dir,
+    ...extra,
+  ];
+}
+
 /** Runs `ralph <args>` to its end. */
 export async function ralph(args: string[], env: NodeJS.ProcessEnv = {}) {
   const spawned = spawnRalph(args, env);
