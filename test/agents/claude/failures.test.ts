@@ -63,9 +63,11 @@ describe('ralph run --agent claude fails as the seed says when the real Claude C
     const out = await ralph.finished;
 
     expect(out.code).toBe(1);
-    expect(messageOf(out.stderr).trim()).toBe(
-      workflowFailed('round 1 child finished without a structured report'),
-    );
+    const [message, ...detail] = messageOf(out.stderr).trim().split('\n');
+    expect(message).toBe(workflowFailed('round 1 child finished without a structured report'));
+    // The detail says what the agent printed: Claude Code's result, with the model's prose in it.
+    expect(detail.slice(0, 2)).toEqual(['the agent exited 0 without a report', 'stdout ends with:']);
+    expect(detail.join('\n')).toContain('I did the work. Report: all done.');
     // Claude Code asked the model once more for the structured output before giving up.
     expect(JSON.stringify(server.turnRequests().at(-1))).toContain('You MUST call the StructuredOutput tool');
   });

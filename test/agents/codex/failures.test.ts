@@ -40,7 +40,7 @@ describe('a codex round that does not end in a good report fails the run, throug
     expect(out.stdout).toBe('');
     // The error names the report file: codex wrote its final message there, and ralph did not fall back to stdout.
     expect(out.stderr).toMatch(
-      /^ralph: round 1\/256 started\nRalph workflow failed: round 1 report is malformed: the report file \/\S+\/ralph-round-[^/]+\/report\.json is not JSON: Unexpected token 'I', "I wrote th"\.\.\. is not valid JSON\n/,
+      /^ralph: no --max-rounds given: up to 256 rounds \(the ceiling\); pass --max-rounds N to cap a paid agent\nralph: round 1\/256 started\nRalph workflow failed: round 1 report is malformed: the report file \/\S+\/ralph-round-[^/]+\/report\.json is not JSON: Unexpected token 'I', "I wrote th"\.\.\. is not valid JSON\n/,
     );
   });
 
@@ -63,9 +63,11 @@ describe('a codex round that does not end in a good report fails the run, throug
     expect(out.code).toBe(1);
     expect(out.stderr).toBe(
       [
+        // Run without --max-rounds: the cap note comes first (once, before round 1).
+        'ralph: no --max-rounds given: up to 256 rounds (the ceiling); pass --max-rounds N to cap a paid agent',
         'ralph: round 1/256 started',
+        // The detail says only what the message already says: it is not printed again.
         'Ralph workflow failed: round 1 report is malformed: nextSteps: a continue report must list next steps',
-        'nextSteps: a continue report must list next steps',
         '',
       ].join('\n'),
     );
