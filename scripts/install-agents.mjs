@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The versions the tier verifies; change them here (and in the README) when moving to a newer CLI. */
+/** The versions the tier verifies; change them here (and in docs/testing.md) when moving to a newer CLI. */
 export const AGENT_PACKAGES = {
   '@anthropic-ai/claude-code': '2.1.332',
   '@openai/codex': '0.171.0',

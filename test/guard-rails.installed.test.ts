@@ -197,7 +197,7 @@ describe('the guard rails of the installed ralph', () => {
 
   it("idle detection with a recording and logs in the workspace: ralph's own files are no change, 2 idle rounds end it", async () => {
     const workspace = await emptyFolder('ralph-guard-idle-own-');
-    // Run from the workspace, as the README's example is: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`.
+    // Run from the workspace, as the example of docs/cli.md is: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`.
     const child = spawn(
       bin,
       [

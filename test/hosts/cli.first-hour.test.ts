@@ -371,21 +371,19 @@ describe('ralph mcp started by hand says what it is doing', () => {
   });
 });
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-
-/** The first fenced block of `language` after `marker` in the README. */
-async function readmeBlock(marker: string, language: string): Promise<string> {
-  const text = await readFile(README, 'utf8');
+/** The first fenced block of `language` after `marker` in `page` (README.md, or a page of docs/). */
+async function docBlock(page: string, marker: string, language: string): Promise<string> {
+  const text = await readFile(fileURLToPath(new URL(`../../${page}`, import.meta.url)), 'utf8');
   const from = text.indexOf(marker);
-  if (from < 0) throw new Error(`the README has no "${marker}"`);
+  if (from < 0) throw new Error(`${page} has no "${marker}"`);
   const block = new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``).exec(text.slice(from));
-  if (block === null) throw new Error(`the README has no ${language} block after "${marker}"`);
+  if (block === null) throw new Error(`${page} has no ${language} block after "${marker}"`);
   return block[1] as string;
 }
 
-describe("the README's first screen works as written, offline", () => {
+describe("the README's first screen and the manual's sample agent work as written, offline", () => {
   it('"See a run": copy the demo, record a run with the example agent, report it, replay it, inspect a run', async () => {
-    const block = await readmeBlock('## See a run', 'sh');
+    const block = await docBlock('README.md', '## See a run', 'sh');
     const scratch = await mkdtemp(join(tmpdir(), 'ralph-readme-'));
     cleanups.push(() => rm(scratch, { recursive: true, force: true }));
     const demo = join(scratch, 'demo');
@@ -406,8 +404,8 @@ describe("the README's first screen works as written, offline", () => {
     expect((await readFile(join(scratch, 'run.html'), 'utf8')).startsWith('<!doctype html>')).toBe(true);
   });
 
-  it('the sample agent beside the command agent protocol completes a run as it stands', async () => {
-    const agent = await readmeBlock('A sample agent', 'js');
+  it('the sample agent beside the command agent protocol (docs/agents.md) completes a run as it stands', async () => {
+    const agent = await docBlock('docs/agents.md', 'A sample agent', 'js');
     expect(agent.trimEnd().split('\n')).toHaveLength(6);
     const ws = await workspace(['complete']);
     await writeFile(join(ws.dir, 'my-agent.mjs'), agent);

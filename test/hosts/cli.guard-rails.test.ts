@@ -111,7 +111,7 @@ describe('ralph run shows the guard rails in its progress lines', () => {
   });
 });
 
-// The README's own example, run from the workspace: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`. Ralph's
+// The example of docs/cli.md, run from the workspace: `ralph run … --record run.jsonl > ralph.log 2> ralph.err`. Ralph's
 // recording and its redirected output grow every round; the idle watch must not take them for the agents' work.
 describe('--max-idle-rounds leaves out what ralph itself writes into the workspace', () => {
   const idleAgent = quote([

@@ -27,7 +27,7 @@ test('the generator is deterministic: two runs give the same bytes', async () =>
   expect(second).toEqual(first);
 });
 
-test("docs/ralph.svg, the README's picture of the machine, is the generated SVG (npm run docs copies it)", async () => {
+test("docs/ralph.svg, the statechart page's picture of the machine, is the generated SVG (npm run docs copies it)", async () => {
   const svg = (await generateVisualizations()).find((file) => file.name === 'ralph.svg');
   const docs = await readFile(fileURLToPath(new URL('../../docs/ralph.svg', import.meta.url)));
   expect(docs.equals(Buffer.from(svg?.content ?? '')), 'stale: run `npm run docs` and commit docs/').toBe(
