@@ -67,7 +67,10 @@ export {
   codexProvider,
   exampleAgentProvider,
   exampleAgentScript,
+  type QwenProviderOptions,
+  qwenProvider,
   readClaudeResult,
+  readQwenResult,
 } from './providers/presets.js';
 export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './providers/program-check.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';

@@ -82,6 +82,11 @@ export interface CommandProviderOptions {
   reportsCost?: boolean;
   /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
   args?: (context: CommandArgsContext) => readonly string[];
+  /**
+   * Preset hook: environment for one round, on top of `env` (e.g. a per-round home for the agent's own state,
+   * in the round's folder, so nothing is written into the user's configuration). Called before `args`.
+   */
+  roundEnv?: (context: CommandArgsContext) => Record<string, string>;
   /** The environment the child inherits and the depth guard reads; default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -315,12 +320,15 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     const { schemaFile, reportFile, usageFile } = folder;
     let child: GroupProcess;
     try {
-      const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
+      const context = { request, schemaFile, reportFile };
+      const roundEnv = options.roundEnv?.(context) ?? {};
+      const extra = options.args?.(context) ?? [];
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
         env: {
           ...baseEnv,
           ...options.env,
+          ...roundEnv,
           RALPH_RUN_ID: request.runId,
           RALPH_ROUND: String(request.round),
           RALPH_MAX_ROUNDS: String(request.maxRounds),

@@ -4,7 +4,12 @@ import type { AgentRef, SubagentProvider } from '../../contract/types.js';
 import { commandProvider } from '../../providers/command.js';
 import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
-import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
+import {
+  claudeProvider,
+  codexProvider,
+  exampleAgentProvider,
+  qwenProvider,
+} from '../../providers/presets.js';
 import { ProgramUnavailableError } from '../../providers/program-check.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { removeFleetUrls } from '../fleet/database-env.js';
@@ -40,6 +45,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });
     case 'codex':
       return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
+    case 'qwen':
+      return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

@@ -26,6 +26,7 @@ const RECORDED_COMMANDS = [
   'agentReportsCost',
   'claudePath',
   'codexPath',
+  'qwenPath',
   'verify',
 ] as const;
 
@@ -64,6 +65,7 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.agent !== undefined) lines.push(`agent: ${shown(run.agent)}`);
   if (run.claudePath !== undefined) lines.push(`claude path: ${shown(run.claudePath)}`);
   if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
+  if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

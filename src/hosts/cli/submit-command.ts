@@ -26,6 +26,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
   for (const [given, flag] of [
     [options.claudePath, '--claude-path'],
     [options.codexPath, '--codex-path'],
+    [options.qwenPath, '--qwen-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({
