@@ -67,6 +67,8 @@ export {
   codexProvider,
   exampleAgentProvider,
   exampleAgentScript,
+  type GeminiProviderOptions,
+  geminiProvider,
   type QwenProviderOptions,
   qwenProvider,
   readClaudeResult,

@@ -2,4 +2,5 @@
 export { type ClaudeProviderOptions, claudeProvider, readClaudeResult } from './claude.js';
 export { type CodexProviderOptions, codexProvider } from './codex.js';
 export { exampleAgentProvider, exampleAgentScript } from './example.js';
+export { type GeminiProviderOptions, geminiProvider, readGeminiUsage } from './gemini.js';
 export { type QwenProviderOptions, qwenProvider, readQwenResult } from './qwen.js';

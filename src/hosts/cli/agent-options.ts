@@ -1,13 +1,14 @@
 import { type Command, Option } from 'commander';
 
 /** The agent presets `--agent` accepts. */
-export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'example'] as const;
+export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'example'] as const;
 
 /** The presets that run a real agent program, each with the option naming its executable and how to install it. */
 export const PRESET_PROGRAMS = {
   claude: { pathOption: 'claudePath', install: 'install Claude Code' },
   codex: { pathOption: 'codexPath', install: 'install the Codex CLI' },
   qwen: { pathOption: 'qwenPath', install: 'install Qwen Code (npm install -g @qwen-code/qwen-code)' },
+  gemini: { pathOption: 'geminiPath', install: 'install Gemini CLI (npm install -g @google/gemini-cli)' },
 } as const;
 
 /** A preset that runs a real agent program. */
@@ -28,6 +29,7 @@ export interface AgentOptions {
   claudePath?: string;
   codexPath?: string;
   qwenPath?: string;
+  geminiPath?: string;
   cwd?: string;
   graceMs?: string;
 }
@@ -38,7 +40,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'a preset agent for the rounds: claude, codex, qwen, or the offline example',
+        'a preset agent for the rounds: claude, codex, qwen, gemini, or the offline example',
       ).choices(AGENT_PRESETS),
     )
     .option(
@@ -52,6 +54,7 @@ export function addAgentOptions(command: Command): Command {
     .option('--claude-path <path>', 'the claude executable for --agent claude (default: claude on PATH)')
     .option('--codex-path <path>', 'the codex executable for --agent codex (default: codex on PATH)')
     .option('--qwen-path <path>', 'the qwen executable for --agent qwen (default: qwen on PATH)')
+    .option('--gemini-path <path>', 'the gemini executable for --agent gemini (default: gemini on PATH)')
     .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
     .option(
       '--grace-ms <ms>',

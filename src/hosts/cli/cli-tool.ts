@@ -8,6 +8,7 @@ import {
   claudeProvider,
   codexProvider,
   exampleAgentProvider,
+  geminiProvider,
   qwenProvider,
 } from '../../providers/presets.js';
 import { ProgramUnavailableError } from '../../providers/program-check.js';
@@ -47,6 +48,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
     case 'qwen':
       return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
+    case 'gemini':
+      return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

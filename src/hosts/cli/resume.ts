@@ -27,6 +27,7 @@ const RECORDED_COMMANDS = [
   'claudePath',
   'codexPath',
   'qwenPath',
+  'geminiPath',
   'verify',
 ] as const;
 
@@ -66,6 +67,7 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.claudePath !== undefined) lines.push(`claude path: ${shown(run.claudePath)}`);
   if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
   if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
+  if (run.geminiPath !== undefined) lines.push(`gemini path: ${shown(run.geminiPath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

@@ -27,6 +27,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     [options.claudePath, '--claude-path'],
     [options.codexPath, '--codex-path'],
     [options.qwenPath, '--qwen-path'],
+    [options.geminiPath, '--gemini-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({

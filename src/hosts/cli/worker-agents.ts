@@ -15,6 +15,7 @@ export interface WorkerAgentOptions {
   claudePath?: string;
   codexPath?: string;
   qwenPath?: string;
+  geminiPath?: string;
   /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
   allowAgentCommand?: boolean;
 }
@@ -69,6 +70,7 @@ export function workerProviderFactory(options: WorkerAgentOptions): FleetProvide
       ...(options.claudePath === undefined ? {} : { claudePath: options.claudePath }),
       ...(options.codexPath === undefined ? {} : { codexPath: options.codexPath }),
       ...(options.qwenPath === undefined ? {} : { qwenPath: options.qwenPath }),
+      ...(options.geminiPath === undefined ? {} : { geminiPath: options.geminiPath }),
     });
   };
 }

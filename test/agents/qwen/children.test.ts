@@ -1,26 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type RalphReport, reportJsonSchema } from '../../../src/index.js';
+import { reportJsonSchema } from '../../../src/index.js';
 import { call, inOrder } from '../support/chat-server.js';
 import { QWEN_USER_MODEL } from '../support/qwen-env.js';
+import { twoRoundReports } from '../support/round-reports.js';
 import { qwenWorld } from './harness.js';
 
-const continueReport: RalphReport = {
-  status: 'continue',
-  summary: 'round 1 wrote note.txt with qwen write_file',
-  evidence: [],
-  nextSteps: ['check note.txt and finish'],
-  blocker: null,
-};
-
-const completeReport: RalphReport = {
-  status: 'complete',
-  summary: 'round 2 checked note.txt',
-  evidence: ['note.txt holds "written by qwen"'],
-  nextSteps: [],
-  blocker: null,
-};
+const { continueReport, completeReport } = twoRoundReports('qwen', 'write_file');
 
 /**
  * Round 1: the model writes note.txt with qwen's own write_file tool, then reports continue through qwen's

@@ -1,22 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type RalphReport, WORKFLOW_CANCELLED } from '../../../src/index.js';
-import { isRunning, until } from '../../providers/processes.js';
-import { processesWithEnv } from '../support/agent-processes.js';
 import { call, inOrder, say } from '../support/chat-server.js';
+import { completeReport, expectCtrlCLeavesNoAgent, lastLine } from '../support/round-reports.js';
 import { qwenWorld } from './harness.js';
-
-/** The last line ralph wrote to stderr. */
-const lastLine = (text: string): string => text.trimEnd().split('\n').at(-1) ?? '';
-
-const completeReport: RalphReport = {
-  status: 'complete',
-  summary: 'wrote note.txt',
-  evidence: ['note.txt exists'],
-  nextSteps: [],
-  blocker: null,
-};
 
 describe('a qwen round that does not end in a good report, through the real program', () => {
   it('a model that never reports ends the run as a clear failure: no structured report', async () => {
@@ -72,17 +59,7 @@ describe('a qwen round that does not end in a good report, through the real prog
     const world = await qwenWorld(() => () => ({ kind: 'hold' }));
     const run = world.ralphRun('Write note.txt');
     await world.server.waitForCalls(1);
-    const ralphPid = run.child.pid ?? -1;
-    const qwenPids = processesWithEnv(`HOME=${world.home.dir}`, ralphPid);
-    expect(qwenPids.length).toBeGreaterThan(0);
-
-    run.child.kill('SIGINT');
-    const out = await run.finished;
-
-    expect(out.code).toBe(130);
-    expect(lastLine(out.stderr)).toBe(WORKFLOW_CANCELLED);
-    await until(() => qwenPids.every((pid) => !isRunning(pid)), 'every qwen process to be gone');
-    expect(processesWithEnv(`HOME=${world.home.dir}`, ralphPid)).toEqual([]);
+    await expectCtrlCLeavesNoAgent(run, `HOME=${world.home.dir}`);
     expect(existsSync(join(world.workspace, 'note.txt'))).toBe(false);
   });
 });

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { type Spawned, spawnRalph } from '../../fixtures/cli-agents/harness.js';
 import { type ChatScript, type ChatServer, startChatServer } from '../support/chat-server.js';
 import { onCleanup } from '../support/cleanups.js';
-import { type QwenHome, qwenHome, qwenPath } from '../support/qwen-env.js';
+import { qwenHome, qwenPath } from '../support/qwen-env.js';
+import type { UserHome } from '../support/user-home.js';
 
 /** One test's world: the scripted model, a user's HOME with Qwen Code wired to it, and a workspace. */
 export interface QwenWorld {
   server: ChatServer;
-  home: QwenHome;
+  home: UserHome;
   workspace: string;
   /** `ralph run <objective> --agent qwen --qwen-path <real qwen> --cwd <workspace> ...extra`. */
   ralphRun(objective: string, ...extra: string[]): Spawned;

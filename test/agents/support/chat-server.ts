@@ -64,7 +64,7 @@ export const say = (text: string): ChatReply => ({ kind: 'message', text });
 export const call = (name: string, args: unknown): ChatReply => ({ kind: 'tools', calls: [{ name, args }] });
 
 /** A script that plays the replies in order, and fails loudly (HTTP 599) past its end. */
-export function inOrder(...replies: ChatReply[]): ChatScript {
+export function inOrder(...replies: ChatReply[]): (body: unknown, index: number) => ChatReply {
   return (_body, index) =>
     replies[index] ?? { kind: 'status', status: 599, message: `the script has no reply number ${index + 1}` };
 }
