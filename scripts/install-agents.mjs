@@ -1,4 +1,4 @@
-// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI) into .agents-cache/, which git ignores, for the agents
+// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode) into .agents-cache/, which git ignores, for the agents
 // tier (npm run test:agents). They are never dependencies of the package: a plain `npm ci` stays small. A registry
 // that cannot be reached fails the install loudly; the tier does not skip.
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,7 @@ export const AGENT_PACKAGES = {
   '@openai/codex': '0.171.0',
   '@qwen-code/qwen-code': '0.15.10',
   '@google/gemini-cli': '0.61.0',
+  'opencode-ai': '1.18.33',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -69,6 +69,8 @@ export {
   exampleAgentScript,
   type GeminiProviderOptions,
   geminiProvider,
+  type OpencodeProviderOptions,
+  opencodeProvider,
   type QwenProviderOptions,
   qwenProvider,
   readClaudeResult,

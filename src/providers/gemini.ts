@@ -5,15 +5,8 @@ import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { freshAgentHome } from './agent-home.js';
 import { claudeResultObject } from './claude.js';
-import {
-  type CommandOutputs,
-  type CommandPresetOptions,
-  commandProvider,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  defaultReportReader,
-  passThrough,
-} from './command.js';
-import { REPORT_TOOL_SERVER, reportToolServer } from './report-tool-server.js';
+import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
 
 /** Options of the Gemini CLI preset. */
 export interface GeminiProviderOptions extends CommandPresetOptions {
@@ -100,7 +93,6 @@ export async function readGeminiUsage({ stdout }: CommandOutputs): Promise<Ralph
 export function geminiProvider(options: GeminiProviderOptions = {}): SubagentProvider {
   const env = { ...(options.baseEnv ?? process.env), ...options.env };
   const userGeminiDir = join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini');
-  const readReportFile = defaultReportReader(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
   return commandProvider({
     name: 'gemini',
     command: [options.path ?? 'gemini'],
@@ -118,7 +110,7 @@ export function geminiProvider(options: GeminiProviderOptions = {}): SubagentPro
       REPORT_TOOL_SERVER,
       ...(options.extraArgs ?? []),
     ],
-    readReport: (outputs) => readReportFile({ ...outputs, stdout: '' }),
+    readReport: reportToolReader(options.maxOutputBytes),
     readUsage: readGeminiUsage,
   });
 }

@@ -3,4 +3,5 @@ export { type ClaudeProviderOptions, claudeProvider, readClaudeResult } from './
 export { type CodexProviderOptions, codexProvider } from './codex.js';
 export { exampleAgentProvider, exampleAgentScript } from './example.js';
 export { type GeminiProviderOptions, geminiProvider, readGeminiUsage } from './gemini.js';
+export { type OpencodeProviderOptions, opencodeProvider, readOpencodeUsage } from './opencode.js';
 export { type QwenProviderOptions, qwenProvider, readQwenResult } from './qwen.js';

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 
 /** The agent presets `--agent` accepts. */
-export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'example'] as const;
+export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'opencode', 'example'] as const;
 
 /** The presets that run a real agent program, each with the option naming its executable and how to install it. */
 export const PRESET_PROGRAMS = {
@@ -9,6 +9,7 @@ export const PRESET_PROGRAMS = {
   codex: { pathOption: 'codexPath', install: 'install the Codex CLI' },
   qwen: { pathOption: 'qwenPath', install: 'install Qwen Code (npm install -g @qwen-code/qwen-code)' },
   gemini: { pathOption: 'geminiPath', install: 'install Gemini CLI (npm install -g @google/gemini-cli)' },
+  opencode: { pathOption: 'opencodePath', install: 'install OpenCode (npm install -g opencode-ai)' },
 } as const;
 
 /** A preset that runs a real agent program. */
@@ -30,6 +31,7 @@ export interface AgentOptions {
   codexPath?: string;
   qwenPath?: string;
   geminiPath?: string;
+  opencodePath?: string;
   cwd?: string;
   graceMs?: string;
 }
@@ -40,7 +42,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'a preset agent for the rounds: claude, codex, qwen, gemini, or the offline example',
+        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, or the offline example',
       ).choices(AGENT_PRESETS),
     )
     .option(
@@ -55,6 +57,10 @@ export function addAgentOptions(command: Command): Command {
     .option('--codex-path <path>', 'the codex executable for --agent codex (default: codex on PATH)')
     .option('--qwen-path <path>', 'the qwen executable for --agent qwen (default: qwen on PATH)')
     .option('--gemini-path <path>', 'the gemini executable for --agent gemini (default: gemini on PATH)')
+    .option(
+      '--opencode-path <path>',
+      'the opencode executable for --agent opencode (default: opencode on PATH)',
+    )
     .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
     .option(
       '--grace-ms <ms>',

@@ -9,6 +9,7 @@ import {
   codexProvider,
   exampleAgentProvider,
   geminiProvider,
+  opencodeProvider,
   qwenProvider,
 } from '../../providers/presets.js';
 import { ProgramUnavailableError } from '../../providers/program-check.js';
@@ -50,6 +51,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
     case 'gemini':
       return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
+    case 'opencode':
+      return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

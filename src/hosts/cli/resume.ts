@@ -28,6 +28,7 @@ const RECORDED_COMMANDS = [
   'codexPath',
   'qwenPath',
   'geminiPath',
+  'opencodePath',
   'verify',
 ] as const;
 
@@ -68,6 +69,7 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
   if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
   if (run.geminiPath !== undefined) lines.push(`gemini path: ${shown(run.geminiPath)}`);
+  if (run.opencodePath !== undefined) lines.push(`opencode path: ${shown(run.opencodePath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

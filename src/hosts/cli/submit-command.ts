@@ -28,6 +28,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     [options.codexPath, '--codex-path'],
     [options.qwenPath, '--qwen-path'],
     [options.geminiPath, '--gemini-path'],
+    [options.opencodePath, '--opencode-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({

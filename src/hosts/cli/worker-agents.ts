@@ -16,6 +16,7 @@ export interface WorkerAgentOptions {
   codexPath?: string;
   qwenPath?: string;
   geminiPath?: string;
+  opencodePath?: string;
   /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
   allowAgentCommand?: boolean;
 }
@@ -71,6 +72,7 @@ export function workerProviderFactory(options: WorkerAgentOptions): FleetProvide
       ...(options.codexPath === undefined ? {} : { codexPath: options.codexPath }),
       ...(options.qwenPath === undefined ? {} : { qwenPath: options.qwenPath }),
       ...(options.geminiPath === undefined ? {} : { geminiPath: options.geminiPath }),
+      ...(options.opencodePath === undefined ? {} : { opencodePath: options.opencodePath }),
     });
   };
 }

@@ -2,7 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, inOrder, say } from '../support/chat-server.js';
-import { completeReport, expectCtrlCLeavesNoAgent } from '../support/round-reports.js';
+import {
+  completeReport,
+  correctedWithinRound,
+  expectCompletedInOneRound,
+  expectCtrlCLeavesNoAgent,
+  NO_EVIDENCE_REFUSED,
+} from '../support/round-reports.js';
 import { geminiWorld, REPORT_TOOL } from './harness.js';
 
 /** The text of the n-th turn's function response: what the report tool answered the model. */
@@ -13,21 +19,9 @@ function toolAnswer(world: Awaited<ReturnType<typeof geminiWorld>>, turn: number
 
 describe('a gemini round and ralph’s report tool, through the real program', () => {
   it('an invalid first report is answered with its exact problem and corrected within the round', async () => {
-    const world = await geminiWorld(() =>
-      inOrder(
-        call(REPORT_TOOL, { ...completeReport, evidence: [] }),
-        call(REPORT_TOOL, completeReport),
-        say('Reported.'),
-      ),
-    );
-    const out = await world.ralphRun('Write note.txt', '--json').finished;
-
-    expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout).result).toEqual({ status: 'complete', rounds: 1, report: completeReport });
-    expect(JSON.parse(out.stdout).agentsStarted).toBe(1);
-    expect(toolAnswer(world, 1)).toContain(
-      'not recorded: evidence: a complete report must carry evidence. Correct the report and call submit_report again',
-    );
+    const world = await geminiWorld(() => correctedWithinRound(REPORT_TOOL));
+    expectCompletedInOneRound(await world.ralphRun('Write note.txt', '--json').finished);
+    expect(toolAnswer(world, 1)).toContain(NO_EVIDENCE_REFUSED);
     expect(toolAnswer(world, 2)).toContain('recorded: this round is reported');
   });
 

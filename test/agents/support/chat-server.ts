@@ -52,6 +52,8 @@ export interface ChatServer {
   baseUrl: string;
   /** Every chat completions request body, in arrival order. */
   calls: ChatRequestBody[];
+  /** The Authorization header of each of those requests. */
+  authorizations: (string | undefined)[];
   /** Resolves when the n-th (1-based) chat completions request has arrived. */
   waitForCalls(count: number): Promise<void>;
   close(): Promise<void>;
@@ -67,6 +69,15 @@ export const call = (name: string, args: unknown): ChatReply => ({ kind: 'tools'
 export function inOrder(...replies: ChatReply[]): (body: unknown, index: number) => ChatReply {
   return (_body, index) =>
     replies[index] ?? { kind: 'status', status: 599, message: `the script has no reply number ${index + 1}` };
+}
+
+/**
+ * A script that counts only the agent's turns (requests that offer tools); a side request without tools (a session
+ * title, a summary) is answered with a short text.
+ */
+export function agentTurns(script: ChatScript): ChatScript {
+  let turn = 0;
+  return (body) => ((body.tools ?? []).length > 0 ? script(body, turn++) : say('Ralph round'));
 }
 
 let sequence = 0;
@@ -116,6 +127,7 @@ function chunksOf(reply: Extract<ChatReply, { kind: 'message' | 'tools' }>, mode
  */
 export async function startChatServer(script: ChatScript): Promise<ChatServer> {
   const calls: ChatRequestBody[] = [];
+  const authorizations: (string | undefined)[] = [];
   const held = new Set<ServerResponse>();
   const waiters = callWaiters();
 
@@ -133,6 +145,7 @@ export async function startChatServer(script: ChatScript): Promise<ChatServer> {
     }
     const index = calls.length;
     calls.push(body);
+    authorizations.push(req.headers.authorization);
     waiters.arrived(calls.length);
     const reply = script(body, index);
     if (reply.kind === 'status') {
@@ -171,6 +184,7 @@ export async function startChatServer(script: ChatScript): Promise<ChatServer> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
+    authorizations,
     waitForCalls: (count) => waiters.waitFor(count, calls.length),
     close: () => closeScriptedServer(server, held),
   };

@@ -3,6 +3,7 @@ import { type RalphReport, WORKFLOW_CANCELLED } from '../../../src/index.js';
 import type { Spawned } from '../../fixtures/cli-agents/harness.js';
 import { isRunning, until } from '../../providers/processes.js';
 import { processesWithEnv } from './agent-processes.js';
+import { call, inOrder, say } from './chat-server.js';
 
 /** The reports of a two-round loop in which `agent` writes note.txt with `tool` in round 1 and checks it in round 2. */
 export function twoRoundReports(
@@ -55,4 +56,23 @@ export async function expectCtrlCLeavesNoAgent(run: Spawned, envEntry: string): 
   expect(lastLine(out.stderr)).toBe(WORKFLOW_CANCELLED);
   await until(() => agentPids.every((pid) => !isRunning(pid)), 'every agent process to be gone');
   expect(processesWithEnv(envEntry, ralphPid)).toEqual([]);
+}
+
+/** What the report tool answers a complete report without evidence (see correctedWithinRound). */
+export const NO_EVIDENCE_REFUSED =
+  'not recorded: evidence: a complete report must carry evidence. Correct the report and call submit_report again';
+
+/**
+ * The model of a report-tool round that corrects itself: it reports `complete` without evidence through `tool`,
+ * is refused, reports again with evidence, and ends its turn.
+ */
+export const correctedWithinRound = (tool: string) =>
+  inOrder(call(tool, { ...completeReport, evidence: [] }), call(tool, completeReport), say('Reported.'));
+
+/** Checks the `--json` output of a run that completed in one round with `completeReport`. */
+export function expectCompletedInOneRound(out: { code: number | null; stdout: string }): void {
+  expect(out.code).toBe(0);
+  const envelope = JSON.parse(out.stdout);
+  expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: completeReport });
+  expect(envelope.agentsStarted).toBe(1);
 }
