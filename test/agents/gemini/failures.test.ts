@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, inOrder, say } from '../support/chat-server.js';
+import { say } from '../support/chat-server.js';
 import {
   completeReport,
   correctedWithinRound,
