@@ -1,4 +1,4 @@
-// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode) into .agents-cache/, which git ignores, for the agents
+// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode, Copilot CLI) into .agents-cache/, which git ignores, for the agents
 // tier (npm run test:agents). They are never dependencies of the package: a plain `npm ci` stays small. A registry
 // that cannot be reached fails the install loudly; the tier does not skip.
 import { execFileSync } from 'node:child_process';
@@ -13,6 +13,7 @@ export const AGENT_PACKAGES = {
   '@qwen-code/qwen-code': '0.15.10',
   '@google/gemini-cli': '0.61.0',
   'opencode-ai': '1.18.33',
+  '@github/copilot': '1.0.102',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -63,8 +63,10 @@ export {
 export {
   type ClaudeProviderOptions,
   type CodexProviderOptions,
+  type CopilotProviderOptions,
   claudeProvider,
   codexProvider,
+  copilotProvider,
   exampleAgentProvider,
   exampleAgentScript,
   type GeminiProviderOptions,

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 
 /** The agent presets `--agent` accepts. */
-export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'opencode', 'example'] as const;
+export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'opencode', 'copilot', 'example'] as const;
 
 /** The presets that run a real agent program, each with the option naming its executable and how to install it. */
 export const PRESET_PROGRAMS = {
@@ -10,6 +10,10 @@ export const PRESET_PROGRAMS = {
   qwen: { pathOption: 'qwenPath', install: 'install Qwen Code (npm install -g @qwen-code/qwen-code)' },
   gemini: { pathOption: 'geminiPath', install: 'install Gemini CLI (npm install -g @google/gemini-cli)' },
   opencode: { pathOption: 'opencodePath', install: 'install OpenCode (npm install -g opencode-ai)' },
+  copilot: {
+    pathOption: 'copilotPath',
+    install: 'install GitHub Copilot CLI (npm install -g @github/copilot)',
+  },
 } as const;
 
 /** A preset that runs a real agent program. */
@@ -32,6 +36,7 @@ export interface AgentOptions {
   qwenPath?: string;
   geminiPath?: string;
   opencodePath?: string;
+  copilotPath?: string;
   cwd?: string;
   graceMs?: string;
 }
@@ -42,7 +47,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, or the offline example',
+        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, copilot, or the offline example',
       ).choices(AGENT_PRESETS),
     )
     .option(
@@ -61,6 +66,7 @@ export function addAgentOptions(command: Command): Command {
       '--opencode-path <path>',
       'the opencode executable for --agent opencode (default: opencode on PATH)',
     )
+    .option('--copilot-path <path>', 'the copilot executable for --agent copilot (default: copilot on PATH)')
     .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
     .option(
       '--grace-ms <ms>',

@@ -7,6 +7,7 @@ import { killLiveGroups } from '../../providers/live-groups.js';
 import {
   claudeProvider,
   codexProvider,
+  copilotProvider,
   exampleAgentProvider,
   geminiProvider,
   opencodeProvider,
@@ -53,6 +54,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
     case 'opencode':
       return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
+    case 'copilot':
+      return copilotProvider(options.copilotPath === undefined ? {} : { path: options.copilotPath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

@@ -29,6 +29,7 @@ const RECORDED_COMMANDS = [
   'qwenPath',
   'geminiPath',
   'opencodePath',
+  'copilotPath',
   'verify',
 ] as const;
 
@@ -70,6 +71,7 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
   if (run.geminiPath !== undefined) lines.push(`gemini path: ${shown(run.geminiPath)}`);
   if (run.opencodePath !== undefined) lines.push(`opencode path: ${shown(run.opencodePath)}`);
+  if (run.copilotPath !== undefined) lines.push(`copilot path: ${shown(run.copilotPath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

@@ -29,6 +29,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     [options.qwenPath, '--qwen-path'],
     [options.geminiPath, '--gemini-path'],
     [options.opencodePath, '--opencode-path'],
+    [options.copilotPath, '--copilot-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({

@@ -17,6 +17,7 @@ export interface WorkerAgentOptions {
   qwenPath?: string;
   geminiPath?: string;
   opencodePath?: string;
+  copilotPath?: string;
   /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
   allowAgentCommand?: boolean;
 }
@@ -73,6 +74,7 @@ export function workerProviderFactory(options: WorkerAgentOptions): FleetProvide
       ...(options.qwenPath === undefined ? {} : { qwenPath: options.qwenPath }),
       ...(options.geminiPath === undefined ? {} : { geminiPath: options.geminiPath }),
       ...(options.opencodePath === undefined ? {} : { opencodePath: options.opencodePath }),
+      ...(options.copilotPath === undefined ? {} : { copilotPath: options.copilotPath }),
     });
   };
 }

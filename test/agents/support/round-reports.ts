@@ -3,7 +3,7 @@ import { type RalphReport, WORKFLOW_CANCELLED } from '../../../src/index.js';
 import type { Spawned } from '../../fixtures/cli-agents/harness.js';
 import { isRunning, until } from '../../providers/processes.js';
 import { processesWithEnv } from './agent-processes.js';
-import { call, inOrder, say } from './chat-server.js';
+import { type ChatReply, call, inOrder, say } from './chat-server.js';
 
 /** The reports of a two-round loop in which `agent` writes note.txt with `tool` in round 1 and checks it in round 2. */
 export function twoRoundReports(
@@ -75,4 +75,31 @@ export function expectCompletedInOneRound(out: { code: number | null; stdout: st
   const envelope = JSON.parse(out.stdout);
   expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: completeReport });
   expect(envelope.agentsStarted).toBe(1);
+}
+
+/**
+ * The model of a two-round report-tool loop: round 1 makes `edit` (a call of the agent's own file tool), reports
+ * `continue` through `tool` and ends its turn; round 2 reports `complete` and ends its turn.
+ */
+export function twoToolRounds(edit: ChatReply, tool: string, reports: ReturnType<typeof twoRoundReports>) {
+  return inOrder(
+    edit,
+    call(tool, reports.continueReport),
+    say('Reported.'),
+    call(tool, reports.completeReport),
+    say('Reported.'),
+  );
+}
+
+/** Checks the `--json` output of a run that completed in two rounds with `report`. */
+export function expectCompletedInTwoRounds(
+  out: { code: number | null; stdout: string },
+  report: RalphReport,
+) {
+  expect(out.code).toBe(0);
+  expect(JSON.parse(out.stdout)).toEqual({
+    runId: expect.any(String),
+    agentsStarted: 2,
+    result: { status: 'complete', rounds: 2, report },
+  });
 }
