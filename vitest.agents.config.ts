@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// The agents tier: the real `claude` and `codex` programs (installed into .agents-cache/ by
+// The agents tier: the real `claude`, `codex`, `qwen`, `gemini`, `opencode` and `copilot` programs (installed into .agents-cache/ by
 // scripts/install-agents.mjs) against scripted model servers on 127.0.0.1. Run with `npm run test:agents`.
 export default defineConfig({
   test: {

@@ -1,4 +1,4 @@
-// Installs the pinned real agent programs (Claude Code, Codex) into .agents-cache/, which git ignores, for the agents
+// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode, Copilot CLI) into .agents-cache/, which git ignores, for the agents
 // tier (npm run test:agents). They are never dependencies of the package: a plain `npm ci` stays small. A registry
 // that cannot be reached fails the install loudly; the tier does not skip.
 import { execFileSync } from 'node:child_process';
@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 export const AGENT_PACKAGES = {
   '@anthropic-ai/claude-code': '2.1.332',
   '@openai/codex': '0.171.0',
+  '@qwen-code/qwen-code': '0.15.10',
+  '@google/gemini-cli': '0.61.0',
+  'opencode-ai': '1.18.33',
+  '@github/copilot': '1.0.102',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -63,11 +63,20 @@ export {
 export {
   type ClaudeProviderOptions,
   type CodexProviderOptions,
+  type CopilotProviderOptions,
   claudeProvider,
   codexProvider,
+  copilotProvider,
   exampleAgentProvider,
   exampleAgentScript,
+  type GeminiProviderOptions,
+  geminiProvider,
+  type OpencodeProviderOptions,
+  opencodeProvider,
+  type QwenProviderOptions,
+  qwenProvider,
   readClaudeResult,
+  readQwenResult,
 } from './providers/presets.js';
 export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './providers/program-check.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';

@@ -34,6 +34,8 @@ export interface ChildRequest {
   cwd: string;
   /** The calling agent: every child's parent. */
   parent: AgentRef;
+  /** The run's handoff cap (characters of the report's JSON), for a child that checks its report before it ends. */
+  maxHandoffChars?: number;
 }
 
 /** Options the machine hands to `SubagentProvider.start`. */

@@ -909,6 +909,7 @@ export const ralphMachine = setup({
           outputSchema: reportJsonSchemaCopy(),
           cwd: (context.call.agent as AgentRef).cwd,
           parent: context.call.agent as AgentRef,
+          maxHandoffChars: context.call.maxHandoffChars,
         }),
         onDone: {
           target: 'awaitingReport',

@@ -34,10 +34,10 @@ function wholeJsonObject(text: string): Record<string, unknown> | undefined {
 }
 
 /**
- * Claude Code's result object. It prints exactly one JSON result, so the whole of stdout is tried first, then its last
+ * Claude Code's result object (and Qwen Code's, whose stream ends with one of the same shape). It prints exactly one JSON result, so the whole of stdout is tried first, then its last
  * line (something may have printed before it), and only then the scan for the last JSON object in free text.
  */
-function claudeResultObject(stdout: string): Record<string, unknown> | undefined {
+export function claudeResultObject(stdout: string): Record<string, unknown> | undefined {
   const trimmed = stdout.trim();
   return (
     wholeJsonObject(trimmed) ??
@@ -47,27 +47,36 @@ function claudeResultObject(stdout: string): Record<string, unknown> | undefined
 }
 
 /**
- * The report inside Claude Code's `--output-format json` result: its `structured_output`. A result marked
- * `is_error`, or with a subtype other than 'success' (error_max_turns, error_during_execution,
- * error_max_structured_output_retries, …), is a child failure; a success without structured output is a missing
- * report.
+ * A reader of the report in a Claude-Code-style result object (Claude Code's, and Qwen Code's, whose JSON output
+ * copies it): the report is its `field`. A result marked `is_error`, or with a subtype other than 'success'
+ * (error_max_turns, error_during_execution, error_max_structured_output_retries, …), is a child failure that
+ * names `agent`; a success without the field is a missing report.
  */
-export async function readClaudeResult({ stdout }: CommandOutputs): Promise<unknown> {
-  const result = claudeResultObject(stdout);
-  if (result === undefined) return undefined;
-  const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
-  if (result.is_error === true || (subtype !== undefined && subtype !== 'success')) {
-    const errors = Array.isArray(result.errors) ? result.errors.map(String).join('; ') : '';
-    const said = errors || (typeof result.result === 'string' ? result.result : '');
-    throw new Error(`claude reported ${subtype ?? 'an error'}${said ? `: ${said}` : ''}`);
-  }
-  return result.structured_output ?? undefined;
+export function resultReportReader(agent: string, field: string) {
+  return async ({ stdout }: CommandOutputs): Promise<unknown> => {
+    const result = claudeResultObject(stdout);
+    if (result === undefined) return undefined;
+    const subtype = typeof result.subtype === 'string' ? result.subtype : undefined;
+    if (result.is_error === true || (subtype !== undefined && subtype !== 'success')) {
+      const errors = Array.isArray(result.errors) ? result.errors.map(String).join('; ') : '';
+      const said = errors || (typeof result.result === 'string' ? result.result : '');
+      throw new Error(`${agent} reported ${subtype ?? 'an error'}${said ? `: ${said}` : ''}`);
+    }
+    return result[field] ?? undefined;
+  };
 }
+
+/** The report inside Claude Code's `--output-format json` result: its `structured_output` (see resultReportReader). */
+export const readClaudeResult: (outputs: CommandOutputs) => Promise<unknown> = resultReportReader(
+  'claude',
+  'structured_output',
+);
 
 /**
  * What Claude Code's `--output-format json` result says the round used: `total_cost_usd`, the `usage` tokens
  * (`input_tokens`, `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`), `num_turns` and
- * `duration_ms`; null when there is no result, or it says none of them.
+ * `duration_ms`; null when there is no result, or it says none of them. Qwen Code's result has the same fields,
+ * its cost aside.
  */
 export async function readClaudeUsage({ stdout }: CommandOutputs): Promise<RalphUsage | null> {
   const result = claudeResultObject(stdout);

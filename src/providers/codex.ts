@@ -8,6 +8,7 @@ import {
   defaultReportReader,
   passThrough,
 } from './command.js';
+import { jsonLines } from './json-lines.js';
 import { codexLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Codex CLI preset. */
@@ -29,20 +30,8 @@ function disableMcpServer(name: string): string[] {
   return ['-c', `mcp_servers.${name}.enabled=false`, '-c', `mcp_servers.${name}.command="ralph"`];
 }
 
-/** The JSON events of `codex exec --json`, one a line; lines that are not a JSON object are skipped. */
-function codexEvents(stdout: string): Record<string, unknown>[] {
-  const events: Record<string, unknown>[] = [];
-  for (const line of stdout.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null) events.push(value as Record<string, unknown>);
-    } catch {
-      // A line cut by the output bound, or not an event: nothing to read from it.
-    }
-  }
-  return events;
-}
+/** The JSON events of `codex exec --json`, one a line. */
+const codexEvents = jsonLines;
 
 /**
  * What a codex round used: the `usage` of every `turn.completed` event (`input_tokens`, `cached_input_tokens`,

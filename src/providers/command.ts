@@ -21,6 +21,9 @@ import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 /** Default bound on what is kept of each of a child's output streams. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
+/** The environment variable carrying the run's handoff cap to a round's agent (its report tool checks it). */
+export const RALPH_MAX_HANDOFF_CHARS_ENV = 'RALPH_MAX_HANDOFF_CHARS';
+
 /** How much of a failed child's stderr (or stdout) its error quotes. */
 const FAILURE_TAIL_CHARS = 2_000;
 
@@ -79,6 +82,11 @@ export interface CommandProviderOptions {
   reportsCost?: boolean;
   /** Preset hook: arguments appended to the command for one round, built from the request and its files. */
   args?: (context: CommandArgsContext) => readonly string[];
+  /**
+   * Preset hook: environment for one round, on top of `env` (e.g. a per-round home for the agent's own state,
+   * in the round's folder, so nothing is written into the user's configuration). Called before `args`.
+   */
+  roundEnv?: (context: CommandArgsContext) => Record<string, string>;
   /** The environment the child inherits and the depth guard reads; default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -271,8 +279,8 @@ function assertDirectory(cwd: string): void {
 /**
  * A provider that starts one fresh process per round, following the command agent protocol: argv without a shell,
  * in the calling agent's folder, in a process group of its own; the round prompt on stdin; RALPH_RUN_ID,
- * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE, RALPH_USAGE_FILE and RALPH_DEPTH in its
- * environment (the usage file is optional: what the child used, read once it reported). Exit 0 →
+ * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE, RALPH_USAGE_FILE, RALPH_MAX_HANDOFF_CHARS and
+ * RALPH_DEPTH in its environment (the usage file is optional: what the child used, read once it reported). Exit 0 →
  * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
@@ -312,18 +320,24 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     const { schemaFile, reportFile, usageFile } = folder;
     let child: GroupProcess;
     try {
-      const extra = options.args?.({ request, schemaFile, reportFile }) ?? [];
+      const context = { request, schemaFile, reportFile };
+      const roundEnv = options.roundEnv?.(context) ?? {};
+      const extra = options.args?.(context) ?? [];
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
         env: {
           ...baseEnv,
           ...options.env,
+          ...roundEnv,
           RALPH_RUN_ID: request.runId,
           RALPH_ROUND: String(request.round),
           RALPH_MAX_ROUNDS: String(request.maxRounds),
           RALPH_SCHEMA_FILE: schemaFile,
           RALPH_REPORT_FILE: reportFile,
           RALPH_USAGE_FILE: usageFile,
+          ...(request.maxHandoffChars === undefined
+            ? {}
+            : { [RALPH_MAX_HANDOFF_CHARS_ENV]: String(request.maxHandoffChars) }),
           [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1),
         },
         input: request.prompt,

@@ -82,6 +82,18 @@ describe('an agent that cannot be started is refused before round 1: exit 2, one
     );
   });
 
+  it('--agent qwen with no qwen on PATH says how to install it, or which flag names it; nothing starts', async () => {
+    const ws = await workspace(['complete']);
+    const out = await ralph(['run', 'x', '--agent', 'qwen', '--cwd', ws.dir], {
+      env: { ...process.env, PATH: await emptyFolder() },
+    });
+
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      'ralph: the qwen program was not found on PATH; install Qwen Code (npm install -g @qwen-code/qwen-code), put it on PATH, or pass --qwen-path <file>\n',
+    );
+  });
+
   it('an --agent-command program that is not on PATH', async () => {
     const ws = await workspace(['complete']);
     const out = await ralph(['run', 'x', '--agent-command', 'no-such-agent --fast', '--cwd', ws.dir]);

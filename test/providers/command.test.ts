@@ -95,6 +95,8 @@ describe('the command agent protocol: one fresh process per round', () => {
       expect(seen.env.RALPH_ROUND).toBe(String(round));
       expect(seen.env.RALPH_MAX_ROUNDS).toBe('5');
       expect(seen.env.RALPH_DEPTH).toBe('1');
+      // The run's handoff cap, for a report tool that checks a report before the round ends.
+      expect(seen.env.RALPH_MAX_HANDOFF_CHARS).toBe('16384');
       expect(seen.env.RALPH_REPORT_FILE?.startsWith(tmp)).toBe(true);
       expect(seen.env.RALPH_SCHEMA_FILE?.startsWith(tmp)).toBe(true);
       // Fresh temporary files each round, removed once the round is over.

@@ -1,7 +1,30 @@
 import { type Command, Option } from 'commander';
 
 /** The agent presets `--agent` accepts. */
-export const AGENT_PRESETS = ['claude', 'codex', 'example'] as const;
+export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'opencode', 'copilot', 'example'] as const;
+
+/** The presets that run a real agent program, each with the option naming its executable and how to install it. */
+export const PRESET_PROGRAMS = {
+  claude: { pathOption: 'claudePath', install: 'install Claude Code' },
+  codex: { pathOption: 'codexPath', install: 'install the Codex CLI' },
+  qwen: { pathOption: 'qwenPath', install: 'install Qwen Code (npm install -g @qwen-code/qwen-code)' },
+  gemini: { pathOption: 'geminiPath', install: 'install Gemini CLI (npm install -g @google/gemini-cli)' },
+  opencode: { pathOption: 'opencodePath', install: 'install OpenCode (npm install -g opencode-ai)' },
+  copilot: {
+    pathOption: 'copilotPath',
+    install: 'install GitHub Copilot CLI (npm install -g @github/copilot)',
+  },
+} as const;
+
+/** A preset that runs a real agent program. */
+export type ProgramPreset = keyof typeof PRESET_PROGRAMS;
+
+/** The option naming a preset's executable (`claudePath`, …). */
+export type PresetPathOption = (typeof PRESET_PROGRAMS)[ProgramPreset]['pathOption'];
+
+/** Whether `name` is a preset that runs a real agent program. */
+export const isProgramPreset = (name: string | undefined): name is ProgramPreset =>
+  name !== undefined && Object.hasOwn(PRESET_PROGRAMS, name);
 
 /** Which agent serves the rounds, where it works, and how long it gets to stop: shared by `run` and `mcp`. */
 export interface AgentOptions {
@@ -10,6 +33,10 @@ export interface AgentOptions {
   agentReportsCost?: boolean;
   claudePath?: string;
   codexPath?: string;
+  qwenPath?: string;
+  geminiPath?: string;
+  opencodePath?: string;
+  copilotPath?: string;
   cwd?: string;
   graceMs?: string;
 }
@@ -20,7 +47,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'a preset agent for the rounds: claude, codex, or the offline example',
+        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, copilot, or the offline example',
       ).choices(AGENT_PRESETS),
     )
     .option(
@@ -33,6 +60,13 @@ export function addAgentOptions(command: Command): Command {
     )
     .option('--claude-path <path>', 'the claude executable for --agent claude (default: claude on PATH)')
     .option('--codex-path <path>', 'the codex executable for --agent codex (default: codex on PATH)')
+    .option('--qwen-path <path>', 'the qwen executable for --agent qwen (default: qwen on PATH)')
+    .option('--gemini-path <path>', 'the gemini executable for --agent gemini (default: gemini on PATH)')
+    .option(
+      '--opencode-path <path>',
+      'the opencode executable for --agent opencode (default: opencode on PATH)',
+    )
+    .option('--copilot-path <path>', 'the copilot executable for --agent copilot (default: copilot on PATH)')
     .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
     .option(
       '--grace-ms <ms>',

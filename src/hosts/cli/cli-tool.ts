@@ -4,7 +4,15 @@ import type { AgentRef, SubagentProvider } from '../../contract/types.js';
 import { commandProvider } from '../../providers/command.js';
 import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
-import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
+import {
+  claudeProvider,
+  codexProvider,
+  copilotProvider,
+  exampleAgentProvider,
+  geminiProvider,
+  opencodeProvider,
+  qwenProvider,
+} from '../../providers/presets.js';
 import { ProgramUnavailableError } from '../../providers/program-check.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { removeFleetUrls } from '../fleet/database-env.js';
@@ -40,6 +48,14 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });
     case 'codex':
       return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
+    case 'qwen':
+      return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
+    case 'gemini':
+      return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
+    case 'opencode':
+      return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
+    case 'copilot':
+      return copilotProvider(options.copilotPath === undefined ? {} : { path: options.copilotPath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

@@ -56,11 +56,15 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   )
     .option(
       '--agent <name>',
-      'a preset this worker runs: claude, codex or example (repeatable)',
+      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot or example (repeatable)',
       collectPreset,
     )
     .option('--claude-path <path>', "this worker's claude executable (default: claude on PATH)")
     .option('--codex-path <path>', "this worker's codex executable (default: codex on PATH)")
+    .option('--qwen-path <path>', "this worker's qwen executable (default: qwen on PATH)")
+    .option('--gemini-path <path>', "this worker's gemini executable (default: gemini on PATH)")
+    .option('--opencode-path <path>', "this worker's opencode executable (default: opencode on PATH)")
+    .option('--copilot-path <path>', "this worker's copilot executable (default: copilot on PATH)")
     .option(
       '--allow-agent-command',
       'also run runs submitted with --agent-command: any command their submitter chose',

@@ -1,7 +1,7 @@
 import { quote } from 'shell-quote';
 import { DEFAULT_MAX_ROUNDS } from '../../contract/call.js';
 import type { ProgramProblem } from '../../providers/program-check.js';
-import type { AgentOptions } from './agent-options.js';
+import { type AgentOptions, isProgramPreset, PRESET_PROGRAMS } from './agent-options.js';
 
 /**
  * The command line's own texts: argument problems the tool never sees. Every rule of the tool itself answers with
@@ -37,11 +37,11 @@ export function workspaceNotADirectory(path: string): string {
 
 /** Refusal: the program of the agent the options name cannot be found or run; says which flag fixes it. */
 export function agentUnavailable(options: AgentOptions, problem: ProgramProblem): string {
-  const preset = options.agent === 'claude' || options.agent === 'codex' ? options.agent : undefined;
+  const preset = isProgramPreset(options.agent) ? options.agent : undefined;
   if (preset !== undefined) {
     const flag = `--${preset}-path`;
-    const given = preset === 'claude' ? options.claudePath : options.codexPath;
-    const install = preset === 'claude' ? 'install Claude Code' : 'install the Codex CLI';
+    const { pathOption, install } = PRESET_PROGRAMS[preset];
+    const given = options[pathOption];
     if (given === undefined)
       return problem.kind === 'not-executable'
         ? `ralph: the ${preset} program on PATH (${problem.path}) cannot be run: it is not executable; fix its permissions (chmod +x), or pass ${flag} <file>`

@@ -7,6 +7,7 @@ import type { McpOptions } from './mcp-command.js';
 import { quoteObjectiveHint } from './messages.js';
 import type { ReplayOptions } from './replay.js';
 import type { ReportOptions } from './report.js';
+import type { ReportToolCommandOptions } from './report-tool-command.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
 import { packageVersion } from './version.js';
@@ -180,6 +181,21 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (recording: string, options: ReportOptions) => {
       const { reportCommand } = await import('./report.js');
       exitCode = await reportCommand(recording, options);
+    });
+
+  program
+    .command('report-tool')
+    .description(
+      "serve one round's submit_report tool over MCP (stdio), for agent CLIs with no schema flag; ralph's presets register it per round",
+    )
+    .option('--report-file <file>', 'where a valid report is written (default: $RALPH_REPORT_FILE)')
+    .option(
+      '--max-handoff-chars <n>',
+      'the handoff cap a report must fit (default: $RALPH_MAX_HANDOFF_CHARS, else 16384)',
+    )
+    .action(async (options: ReportToolCommandOptions) => {
+      const { reportToolCommand } = await import('./report-tool-command.js');
+      exitCode = await reportToolCommand(options);
     });
 
   addFleetCommands(program, (code) => {

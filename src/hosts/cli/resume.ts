@@ -26,6 +26,10 @@ const RECORDED_COMMANDS = [
   'agentReportsCost',
   'claudePath',
   'codexPath',
+  'qwenPath',
+  'geminiPath',
+  'opencodePath',
+  'copilotPath',
   'verify',
 ] as const;
 
@@ -64,6 +68,10 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.agent !== undefined) lines.push(`agent: ${shown(run.agent)}`);
   if (run.claudePath !== undefined) lines.push(`claude path: ${shown(run.claudePath)}`);
   if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
+  if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
+  if (run.geminiPath !== undefined) lines.push(`gemini path: ${shown(run.geminiPath)}`);
+  if (run.opencodePath !== undefined) lines.push(`opencode path: ${shown(run.opencodePath)}`);
+  if (run.copilotPath !== undefined) lines.push(`copilot path: ${shown(run.copilotPath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

@@ -43,6 +43,10 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
   for (const [given, flag] of [
     [options.claudePath, '--claude-path'],
     [options.codexPath, '--codex-path'],
+    [options.qwenPath, '--qwen-path'],
+    [options.geminiPath, '--gemini-path'],
+    [options.opencodePath, '--opencode-path'],
+    [options.copilotPath, '--copilot-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({

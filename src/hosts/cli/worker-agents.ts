@@ -14,6 +14,10 @@ export interface WorkerAgentOptions {
   /** Its own claude and codex executables: a submitted run's paths are never used. */
   claudePath?: string;
   codexPath?: string;
+  qwenPath?: string;
+  geminiPath?: string;
+  opencodePath?: string;
+  copilotPath?: string;
   /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
   allowAgentCommand?: boolean;
 }
@@ -67,6 +71,10 @@ export function workerProviderFactory(options: WorkerAgentOptions): FleetProvide
       agent: preset,
       ...(options.claudePath === undefined ? {} : { claudePath: options.claudePath }),
       ...(options.codexPath === undefined ? {} : { codexPath: options.codexPath }),
+      ...(options.qwenPath === undefined ? {} : { qwenPath: options.qwenPath }),
+      ...(options.geminiPath === undefined ? {} : { geminiPath: options.geminiPath }),
+      ...(options.opencodePath === undefined ? {} : { opencodePath: options.opencodePath }),
+      ...(options.copilotPath === undefined ? {} : { copilotPath: options.copilotPath }),
     });
   };
 }

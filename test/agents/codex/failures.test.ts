@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_CANCELLED } from '../../../src/index.js';
 import { isRunning, until } from '../../providers/processes.js';
+import { processesWithEnv } from '../support/agent-processes.js';
 import { codexPath } from '../support/codex-env.js';
 import {
   assistantMessageEvents,
@@ -11,22 +11,6 @@ import {
   say,
 } from '../support/responses-server.js';
 import { codexWorld } from './harness.js';
-
-/** The pids of every process (but `except`) whose environment holds `CODEX_HOME=<dir>`: the codex of one test. */
-function processesWithCodexHome(dir: string, except: number): number[] {
-  const wanted = `CODEX_HOME=${dir}`;
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && Number(name) !== except)
-    .filter((name) => {
-      try {
-        return readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(wanted);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number)
-    .filter(isRunning);
-}
 
 /** The last line ralph wrote to stderr. */
 const lastLine = (text: string): string => text.trimEnd().split('\n').at(-1) ?? '';
@@ -111,7 +95,7 @@ describe('a codex round that does not end in a good report fails the run, throug
     const run = world.ralphRun('Write note.txt');
     await world.server.waitForCalls(1);
     const ralphPid = run.child.pid ?? -1;
-    const codexPids = processesWithCodexHome(world.home.dir, ralphPid);
+    const codexPids = processesWithEnv(`CODEX_HOME=${world.home.dir}`, ralphPid);
     expect(codexPids.length).toBeGreaterThan(0);
 
     run.child.kill('SIGINT');
@@ -121,6 +105,6 @@ describe('a codex round that does not end in a good report fails the run, throug
     expect(lastLine(out.stderr)).toBe(WORKFLOW_CANCELLED);
     expect(out.stdout).toBe('');
     await until(() => codexPids.every((pid) => !isRunning(pid)), 'every codex process to be gone');
-    expect(processesWithCodexHome(world.home.dir, ralphPid)).toEqual([]);
+    expect(processesWithEnv(`CODEX_HOME=${world.home.dir}`, ralphPid)).toEqual([]);
   });
 });

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
 import type { RalphReport } from '../../../src/index.js';
 import { type Spawned, spawnRalph } from '../../fixtures/cli-agents/harness.js';
+import { onCleanup } from '../support/cleanups.js';
 import { type CodexHome, codexHome, codexPath } from '../support/codex-env.js';
 import {
   type ResponsesRequestBody,
@@ -12,6 +12,8 @@ import {
   type Script,
   startResponsesServer,
 } from '../support/responses-server.js';
+
+export { onCleanup };
 
 /** The MCP server that leaves a marker file when started (see fixtures/marker-mcp.mjs). */
 export const markerMcp = fileURLToPath(new URL('./fixtures/marker-mcp.mjs', import.meta.url));
@@ -25,12 +27,6 @@ export interface CodexWorld {
   ralphRun(objective: string, ...extra: string[]): Spawned;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 /**
  * Starts the scripted model, a workspace, and a CODEX_HOME for them (`userToml`: the user's own config, which may
  * name the workspace); everything is removed after the test.
@@ -40,11 +36,11 @@ export async function codexWorld(
   userToml: (workspace: string) => string = () => '',
 ): Promise<CodexWorld> {
   const server = await startResponsesServer(script);
-  cleanups.push(() => server.close());
+  onCleanup(() => server.close());
   const workspace = await mkdtemp(join(tmpdir(), 'ralph-codex-ws-'));
-  cleanups.push(() => rm(workspace, { recursive: true, force: true }));
+  onCleanup(() => rm(workspace, { recursive: true, force: true }));
   const home = await codexHome({ baseUrl: server.baseUrl, extraToml: userToml(workspace) });
-  cleanups.push(() => home.cleanup());
+  onCleanup(() => home.cleanup());
   return {
     server,
     home,
@@ -57,11 +53,6 @@ export async function codexWorld(
         },
       ),
   };
-}
-
-/** Registers a cleanup for after the test (a temp folder, a process). */
-export function onCleanup(cleanup: () => Promise<void>): void {
-  cleanups.push(cleanup);
 }
 
 /** A report as the model writes it: the final message, JSON text of the report schema. */

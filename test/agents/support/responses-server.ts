@@ -1,5 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
+import {
+  callWaiters,
+  closeScriptedServer,
+  listenOnLoopback,
+  parseJson,
+  readBody,
+  sendError,
+} from './scripted-http.js';
 
 /** One server-sent event of the OpenAI Responses API stream. */
 export interface ResponsesEvent {
@@ -148,21 +155,6 @@ export function inOrder(...replies: ScriptedReply[]): Script {
 const sseFrame = (event: ResponsesEvent): string =>
   `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  let text = '';
-  req.setEncoding('utf8');
-  for await (const chunk of req) text += chunk;
-  return text;
-}
-
-function parseJson(text: string): ResponsesRequestBody | undefined {
-  try {
-    return JSON.parse(text) as ResponsesRequestBody;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Starts an OpenAI Responses API server on 127.0.0.1 that answers each `POST /v1/responses` with what `script`
  * says, streaming server-sent events as the real API does. Every request is logged; anything else gets a 404.
@@ -170,27 +162,22 @@ function parseJson(text: string): ResponsesRequestBody | undefined {
 export async function startResponsesServer(script: Script): Promise<ResponsesServer> {
   const requests: LoggedRequest[] = [];
   const held = new Set<ServerResponse>();
-  const waiters: { count: number; resolve: () => void }[] = [];
+  const waiters = callWaiters();
   let calls = 0;
 
   const server = createServer(async (req, res) => {
-    const body = parseJson(await readBody(req));
+    const body = parseJson<ResponsesRequestBody>(await readBody(req));
     requests.push({ method: req.method ?? '', url: req.url ?? '', body });
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'POST' || path !== '/v1/responses' || body === undefined) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `no such endpoint: ${req.method} ${req.url}` } }));
+      sendError(res, 404, `no such endpoint: ${req.method} ${req.url}`);
       return;
     }
     const index = calls++;
-    for (const waiter of waiters.filter((w) => w.count <= calls)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
+    waiters.arrived(calls);
     const reply = script(body, index);
     if (reply.kind === 'status') {
-      res.writeHead(reply.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: reply.message, type: 'server_error' } }));
+      sendError(res, reply.status, reply.message, 'server_error');
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -205,11 +192,7 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
     }
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
 
   const responsesCalls = (): ResponsesRequestBody[] =>
     requests
@@ -224,13 +207,7 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
       if (body === undefined) throw new Error(`the model server got no responses call number ${index + 1}`);
       return body;
     },
-    waitForCalls: (count) =>
-      calls >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of held) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    waitForCalls: (count) => waiters.waitFor(count, calls),
+    close: () => closeScriptedServer(server, held),
   };
 }

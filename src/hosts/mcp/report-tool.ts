@@ -1,0 +1,92 @@
+import { writeFileSync } from 'node:fs';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { reportJsonSchemaCopy } from '../../contract/report.js';
+import { reviewReport } from '../../contract/report-review.js';
+
+/** The one tool of `ralph report-tool`. */
+export const REPORT_TOOL_NAME = 'submit_report';
+
+/** The answer to a report that was written to the report file. */
+export const REPORT_RECORDED = 'recorded: this round is reported; end your turn now';
+
+/** The answer to a report the round's rules refuse: what is wrong, and that the model may call again. */
+export function reportRefused(problem: string): string {
+  return `not recorded: ${problem}. Correct the report and call ${REPORT_TOOL_NAME} again`;
+}
+
+/** What the report tool serves for: one round's report file and handoff cap. */
+export interface ReportToolOptions {
+  /** Where a valid report is written (the round's RALPH_REPORT_FILE). */
+  reportFile: string;
+  /** The handoff cap, in characters of the report's JSON, as the run measures it. */
+  maxHandoffChars: number;
+  /** The server's version in the MCP handshake. */
+  version?: string;
+}
+
+/** The tool as `tools/list` shows it: the report's own JSON Schema as its input. */
+export function reportToolDefinition(): Tool {
+  return {
+    name: REPORT_TOOL_NAME,
+    title: 'Submit the round report',
+    description:
+      'Report this round to the Ralph loop: call it once, as your last action, with your structured round report. ' +
+      'It answers "recorded" when the report fits the rules; otherwise it says what is wrong, and you call it again ' +
+      'with a corrected report.',
+    inputSchema: reportJsonSchemaCopy() as Tool['inputSchema'],
+  };
+}
+
+const text = (said: string, isError: boolean): CallToolResult => ({
+  content: [{ type: 'text', text: said }],
+  ...(isError ? { isError: true } : {}),
+});
+
+/**
+ * The answer to one `submit_report` call: the arguments reviewed by the run's own checks (the report schema, the
+ * status rules, the handoff cap), written to the report file when accepted (a later valid call replaces it).
+ */
+export function submitReport(args: unknown, options: ReportToolOptions): CallToolResult {
+  const review = reviewReport(args, options.maxHandoffChars);
+  switch (review.verdict) {
+    case 'missing':
+      return text(reportRefused('the call carried no report'), true);
+    case 'malformed':
+      return text(reportRefused(review.problem), true);
+    case 'oversized':
+      return text(
+        reportRefused(
+          `the report is ${review.size} characters of JSON, over the handoff cap of ${options.maxHandoffChars}; shorten it`,
+        ),
+        true,
+      );
+    case 'accepted':
+      writeFileSync(options.reportFile, `${JSON.stringify(review.report)}\n`);
+      return text(REPORT_RECORDED, false);
+  }
+}
+
+/**
+ * Creates the report tool's MCP server, not yet connected. The SDK's low-level `Server`, so that only the run's
+ * own checks judge a call and the model reads their exact problem (the SDK would answer with its own validation text).
+ */
+export async function createReportToolServer(options: ReportToolOptions): Promise<Server> {
+  const [{ Server }, { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+  const server = new Server(
+    { name: 'ralph-report', version: options.version ?? '0.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [reportToolDefinition()] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name !== REPORT_TOOL_NAME) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    return submitReport(request.params.arguments, options);
+  });
+  return server;
+}
