@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { RalphError } from '../../contract/errors.js';
 import type { AgentRef, SubagentProvider } from '../../contract/types.js';
+import { removeFleetUrls } from '../../fleet/database-env.js';
 import { commandProvider } from '../../providers/command.js';
 import { isDirectory } from '../../providers/directory.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { claudeProvider, codexProvider, exampleAgentProvider } from '../../providers/presets.js';
 import { ProgramUnavailableError } from '../../providers/program-check.js';
 import { createProviderRegistry } from '../../providers/registry.js';
-import { removeFleetUrls } from '../fleet/database-env.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { configHint, withHint } from './flag-hints.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
-import { FleetError, redactedUrl } from '../fleet/database.js';
-import type { RalphFleet } from '../fleet/fleet.js';
+import type { RalphFleet } from '../../fleet/client.js';
+import { FleetError, redactedUrl } from '../../fleet/database.js';
 import { EXIT } from './exit-codes.js';
 import { reportFailure } from './report-failure.js';
 
@@ -107,7 +107,7 @@ export async function withFleet(
   quietDeprecations();
   try {
     const url = databaseUrlOf(options);
-    const { createRalphFleet } = await import('../fleet/fleet.js');
+    const { createRalphFleet } = await import('../../fleet/client.js');
     const fleet = await createRalphFleet({ databaseUrl: url, create });
     try {
       return await body(fleet);

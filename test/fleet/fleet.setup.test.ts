@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createRalphFleet } from '../../../src/fleet.js';
-import { NO_LIVE_WORKER } from '../../../src/hosts/cli/fleet-cli.js';
-import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
-import { loadDbos } from '../../../src/hosts/fleet/sdk.js';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
+import { loadDbos } from '../../src/fleet/sdk.js';
+import { createRalphFleet } from '../../src/fleet.js';
+import { NO_LIVE_WORKER } from '../../src/hosts/cli/fleet-cli.js';
 import {
   type RalphProcess,
   ralph,
@@ -19,7 +19,7 @@ const scene = useFleetScene();
 
 /** This package's version, as the refusals name it. */
 const VERSION: string = JSON.parse(
-  readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
 ).version;
 
 /** How many times the whole fleet starts at once, each time on a database nobody set up yet. */

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { isRunning } from '../../providers/processes.js';
-import { startTestPostgres, type TestPostgres } from '../../support/postgres.js';
+import { isRunning } from '../providers/processes.js';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 
 /** The built CLI. */
-export const CLI = fileURLToPath(new URL('../../../dist/hosts/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/hosts/cli/main.js', import.meta.url));
 
 /** The counting agent, as `--agent-command` takes it. */
 export const AGENT_COMMAND = `${process.execPath} ${fileURLToPath(new URL('./fixtures/counting-agent.mjs', import.meta.url))}`;

@@ -1,6 +1,6 @@
-import { errorText } from '../../contract/error-text.js';
-import type { ChildRun, SubagentProvider } from '../../contract/types.js';
-import { addUsage, type RalphUsage, usageOf } from '../../contract/usage.js';
+import { errorText } from '../contract/error-text.js';
+import type { ChildRun, SubagentProvider } from '../contract/types.js';
+import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 
 /** What the durable provider needs of DBOS, inside a run's workflow. */
 export interface DurableSteps {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRalphFleet } from '../../../src/fleet.js';
-import { WORKFLOW_CANCELLED } from '../../../src/index.js';
+import { createRalphFleet } from '../../src/fleet.js';
+import { WORKFLOW_CANCELLED } from '../../src/index.js';
 import {
   AGENT_COMMAND,
   isRunning,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { takeDatabaseSettings, urlWithDatabaseEnv } from '../../../src/hosts/fleet/database-env.js';
+import { takeDatabaseSettings, urlWithDatabaseEnv } from '../../src/fleet/database-env.js';
 
 describe("a worker's database settings leave its environment for its URL", () => {
   it('fills what the URL leaves out from PG*, as pg would read them, and never overrides the URL', () => {

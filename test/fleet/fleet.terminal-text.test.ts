@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createRalphFleet } from '../../../src/fleet.js';
-import { LEASE_TABLE } from '../../../src/hosts/fleet/constants.js';
-import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
-import { controlsIn } from '../../support/terminal.js';
+import { LEASE_TABLE } from '../../src/fleet/constants.js';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
+import { createRalphFleet } from '../../src/fleet.js';
+import { controlsIn } from '../support/terminal.js';
 import { ralph, useFleetScene } from './harness.js';
 
 // Whoever can write to the fleet's database writes what `ralph runs` prints: a worker id or host name holding escape

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
-import { createRalphFleet } from '../../../src/fleet.js';
-import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
+import { createRalphFleet } from '../../src/fleet.js';
 import {
   ralph,
   reaperOf,
@@ -22,7 +22,7 @@ const ENV_AGENT = quote([
   process.execPath,
   fileURLToPath(new URL('./fixtures/env-agent.mjs', import.meta.url)),
 ]);
-const FAKE_CLAUDE = fileURLToPath(new URL('../../fixtures/bin/claude', import.meta.url));
+const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/bin/claude', import.meta.url));
 
 /** Whether the test server holds a database of this name. */
 async function databaseExists(name: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createPgPool } from '../../../src/hosts/fleet/pg-pool.js';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
 import {
   AGENT_COMMAND,
   ralph,

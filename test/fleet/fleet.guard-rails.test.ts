@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createRalphFleet, type FleetGuardRails } from '../../../src/fleet.js';
+import { createRalphFleet, type FleetGuardRails } from '../../src/fleet.js';
 import {
   AGENT_COMMAND,
   type AgentWorkspace,
@@ -41,7 +41,7 @@ async function submit(url: string, ws: AgentWorkspace, ...extra: string[]): Prom
 }
 
 /** The fake Claude Code of the CLI tests. */
-const FAKE_CLAUDE = fileURLToPath(new URL('../../fixtures/bin/claude', import.meta.url));
+const FAKE_CLAUDE = fileURLToPath(new URL('../fixtures/bin/claude', import.meta.url));
 
 const pidsOf = (ws: AgentWorkspace): number[] => ws.log().map((line) => Number(line.split(' ')[2]));
 

@@ -37,13 +37,24 @@ export interface Reaper {
   stop(): void;
 }
 
-/** The round-folder module the reaper imports: the built one next to this file, or the source under tsx. */
+/** The round-folder module, from the `src/` or `dist/` folder that holds this module. */
+const ROUND_FOLDER_MODULE = 'providers/round-folder';
+
+/**
+ * The folders that may hold the round-folder module: the one above this module's folder (src/fleet/, dist/fleet/),
+ * and the one above that (the CLI bundle, whose `import.meta.url` is dist/hosts/cli/ralph.cjs).
+ */
+const SOURCE_ROOTS = ['../', '../../'];
+
+/** The round-folder module the reaper imports: the built one in this package, or the source under tsx. */
 function roundFolderModule(): { url: string; execArgv: string[] } | undefined {
-  const built = new URL('../../providers/round-folder.js', import.meta.url);
-  if (existsSync(fileURLToPath(built))) return { url: built.href, execArgv: [] };
-  const source = new URL('../../providers/round-folder.ts', import.meta.url);
-  // Run from the sources (tsx, vitest): the reaper gets this process's loader flags to import TypeScript.
-  if (existsSync(fileURLToPath(source))) return { url: source.href, execArgv: process.execArgv };
+  for (const root of SOURCE_ROOTS) {
+    const built = new URL(`${root}${ROUND_FOLDER_MODULE}.js`, import.meta.url);
+    if (existsSync(fileURLToPath(built))) return { url: built.href, execArgv: [] };
+    const source = new URL(`${root}${ROUND_FOLDER_MODULE}.ts`, import.meta.url);
+    // Run from the sources (tsx, vitest): the reaper gets this process's loader flags to import TypeScript.
+    if (existsSync(fileURLToPath(source))) return { url: source.href, execArgv: process.execArgv };
+  }
   return undefined;
 }
 

@@ -1,12 +1,12 @@
-export { DEFAULT_LEASE_MS, FLEET_APP_VERSION, FLEET_QUEUE } from './constants.js';
-export { FleetError } from './database.js';
 export {
   createRalphFleet,
   type FleetRunState,
   type FleetRunStatus,
   isSettledState,
   type RalphFleet,
-} from './fleet.js';
+} from './client.js';
+export { DEFAULT_LEASE_MS, FLEET_APP_VERSION, FLEET_QUEUE } from './constants.js';
+export { FleetError } from './database.js';
 export type { WorkerLease } from './leases.js';
 export type {
   FleetGuardRails,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
-import type { RalphUsage } from '../../contract/usage.js';
+import type { RalphUsage } from '../contract/usage.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';

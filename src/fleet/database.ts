@@ -1,4 +1,4 @@
-import { errorText } from '../../contract/error-text.js';
+import { errorText } from '../contract/error-text.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
 
 /** A fleet failure the CLI prints as one line and exits 1 for: the database unreachable, a worker id taken. */
