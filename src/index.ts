@@ -44,6 +44,13 @@ export {
   type VerifyRequest,
 } from './machines/ralph.machine.js';
 export {
+  assertDepthAllowed,
+  currentDepth,
+  DEFAULT_DEPTH_LIMIT,
+  RALPH_DEPTH_ENV,
+} from './process/nesting-depth.js';
+export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './process/program-check.js';
+export {
   type CommandArgsContext,
   type CommandChildRun,
   type CommandOutputs,
@@ -55,12 +62,6 @@ export {
   splitCommand,
 } from './providers/command.js';
 export {
-  assertDepthAllowed,
-  currentDepth,
-  DEFAULT_DEPTH_LIMIT,
-  RALPH_DEPTH_ENV,
-} from './providers/depth.js';
-export {
   type ClaudeProviderOptions,
   type CodexProviderOptions,
   claudeProvider,
@@ -69,7 +70,6 @@ export {
   exampleAgentScript,
   readClaudeResult,
 } from './providers/presets.js';
-export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './providers/program-check.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 export {
   createScriptedProvider,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { procStat, thisHost } from '../providers/process-identity.js';
+import { procStat, thisHost } from '../process/process-identity.js';
 import { LEASE_TABLE } from './constants.js';
 import type { PgPool } from './pg-pool.js';
 

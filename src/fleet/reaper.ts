@@ -38,7 +38,7 @@ export interface Reaper {
 }
 
 /** The round-folder module, from the `src/` or `dist/` folder that holds this module. */
-const ROUND_FOLDER_MODULE = 'providers/round-folder';
+const ROUND_FOLDER_MODULE = 'process/round-folder';
 
 /**
  * The folders that may hold the round-folder module: the one above this module's folder (src/fleet/, dist/fleet/),

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { errorText } from '../contract/error-text.js';
-import { killLiveGroups } from '../providers/live-groups.js';
-import { sweepOrphanedRounds } from '../providers/round-folder.js';
+import { killLiveGroups } from '../process/live-groups.js';
+import { sweepOrphanedRounds } from '../process/round-folder.js';
 import {
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,

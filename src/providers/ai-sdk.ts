@@ -17,7 +17,7 @@ import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
-import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from './depth.js';
+import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../process/nesting-depth.js';
 import { retryAfterOf, type UsageLimit, UsageLimitError } from './usage-limit.js';
 import { workspaceRoot } from './workspace-path.js';
 import { createWorkspaceTools } from './workspace-tools.js';

@@ -9,13 +9,18 @@ import { isMissingReport } from '../contract/report.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
-import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
+import {
+  assertDepthAllowed,
+  currentDepth,
+  DEFAULT_DEPTH_LIMIT,
+  RALPH_DEPTH_ENV,
+} from '../process/nesting-depth.js';
+import { resolveProgram } from '../process/program-check.js';
+import { sweepOrphanedRoundsOnce, takeRoundFolder } from '../process/round-folder.js';
+import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
 import { isDirectory } from './directory.js';
 import { readHead } from './file-head.js';
-import { type GroupProcess, startInGroup } from './group-process.js';
 import { lastJsonObject } from './last-json-object.js';
-import { resolveProgram } from './program-check.js';
-import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
 import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 
 /** Default bound on what is kept of each of a child's output streams. */

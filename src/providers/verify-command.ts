@@ -2,9 +2,9 @@ import { parse } from 'shell-quote';
 import { MAX_DURATION_MS } from '../contract/duration.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
-import { currentDepth, RALPH_DEPTH_ENV } from './depth.js';
+import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
+import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
 import { isDirectory } from './directory.js';
-import { type GroupProcess, startInGroup } from './group-process.js';
 
 /** How one run of the verify command goes. */
 export interface VerifyRequest {

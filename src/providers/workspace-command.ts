@@ -1,6 +1,6 @@
-import { currentDepth, RALPH_DEPTH_ENV } from './depth.js';
-import { startInGroup } from './group-process.js';
-import type { TailBuffer } from './tail-buffer.js';
+import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
+import { startInGroup } from '../process/start-in-group.js';
+import type { TailBuffer } from '../process/tail-buffer.js';
 
 /** How one workspace command runs. */
 export interface WorkspaceCommandOptions {

@@ -2,7 +2,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RalphError } from '../../src/contract/errors.js';
-import { liveMembersOf } from '../../src/providers/process-group.js';
+import { liveMembersOf } from '../../src/process/group-signals.js';
 import {
   combinedTail,
   parseVerifyCommand,

@@ -1,6 +1,6 @@
 import { quote } from 'shell-quote';
 import { DEFAULT_MAX_ROUNDS } from '../../contract/call.js';
-import type { ProgramProblem } from '../../providers/program-check.js';
+import type { ProgramProblem } from '../../process/program-check.js';
 import type { AgentOptions } from './agent-options.js';
 
 /**

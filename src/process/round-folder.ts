@@ -15,7 +15,7 @@ import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { signalGroup, untilGroupGone } from './process-group.js';
+import { signalGroup, untilGroupGone } from './group-signals.js';
 import { type HostIdentity, procStat, thisHost } from './process-identity.js';
 
 /** How long a sweep waits for a SIGKILLed orphan group to be gone (a process in D state can take a while). */

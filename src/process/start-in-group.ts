@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
+import { GroupDeathWatch, groupExists, signalGroup } from './group-signals.js';
 import { forgetGroup, rememberGroup } from './live-groups.js';
-import { GroupDeathWatch, groupExists, signalGroup } from './process-group.js';
 import { TailBuffer } from './tail-buffer.js';
 
 /**

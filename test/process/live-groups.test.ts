@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startHost } from './hosts.js';
-import { isRunning, until, useScratch } from './processes.js';
+import { startHost } from '../providers/hosts.js';
+import { isRunning, until, useScratch } from '../providers/processes.js';
 
 const s = useScratch();
 

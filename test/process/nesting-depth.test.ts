@@ -8,8 +8,8 @@ import {
   RALPH_DEPTH_ENV,
   RalphError,
 } from '../../src/index.js';
+import { agentCommand, cleanEnv, useScratch } from '../providers/processes.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, useScratch } from './processes.js';
 
 describe('the recursion guard reads RALPH_DEPTH', () => {
   it('is named RALPH_DEPTH', () => {

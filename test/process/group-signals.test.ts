@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deathPollDelays, liveMembersOf, untilGroupGone } from '../../src/providers/process-group.js';
-import { isRunning, until } from './processes.js';
+import { deathPollDelays, liveMembersOf, untilGroupGone } from '../../src/process/group-signals.js';
+import { isRunning, until } from '../providers/processes.js';
 
 /** Starts `argv` as the leader of a process group of its own. */
 async function group(...argv: [string, ...string[]]): Promise<number> {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startInGroup } from '../../src/providers/group-process.js';
-import { killLiveGroups } from '../../src/providers/live-groups.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from './processes.js';
+import { killLiveGroups } from '../../src/process/live-groups.js';
+import { startInGroup } from '../../src/process/start-in-group.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
 
 const s = useScratch();
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TailBuffer } from '../../src/providers/tail-buffer.js';
+import { TailBuffer } from '../../src/process/tail-buffer.js';
 
 describe('a tail buffer keeps only the last bytes of a stream', () => {
   it('keeps exactly the last `limit` bytes, however the stream was chunked, and counts the rest', () => {

@@ -1,4 +1,4 @@
-import { signalGroup } from './process-group.js';
+import { signalGroup } from './group-signals.js';
 
 /** The process groups this process started and has not yet seen gone. */
 const live = new Set<number>();
