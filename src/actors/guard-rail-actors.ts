@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
 import type { VerifyOutcome } from '../contract/types.js';
 import type { FingerprintRequest, RoundRef, VerifyRequest } from '../machines/ralph.machine.js';
-import { runVerifyCommand } from '../providers/verify-command.js';
-import { fingerprintWorkspace } from '../providers/workspace-fingerprint.js';
+import { fingerprintWorkspace } from '../workspace/workspace-fingerprint.js';
 import { ownOutputFiles } from './own-output.js';
+import { runVerifyCommand } from './verify-command.js';
 
 /** Each run's verify command while it runs or stops, by run id: what `awaitVerifyStopped` waits on. */
 const runningVerifies = new Map<string, Promise<unknown>>();

@@ -3,7 +3,7 @@ import type { RalphConfigInput } from '../contract/config.js';
 import type { RalphFailure } from '../contract/errors.js';
 import { RalphError } from '../contract/errors.js';
 import type { RalphEnvelope, SubagentProvider } from '../contract/types.js';
-import { isDirectory } from '../providers/directory.js';
+import { isDirectory } from '../workspace/directory.js';
 
 /** Plain JSON, as a run's input is stored in Postgres. */
 export type FleetJson = null | boolean | number | string | FleetJson[] | { [key: string]: FleetJson };

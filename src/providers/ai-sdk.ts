@@ -18,9 +18,9 @@ import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from
 import { unreadableReport } from '../contract/unreadable-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../process/nesting-depth.js';
+import { workspaceRoot } from '../workspace/workspace-path.js';
+import { createWorkspaceTools } from '../workspace/workspace-tools.js';
 import { retryAfterOf, type UsageLimit, UsageLimitError } from './usage-limit.js';
-import { workspaceRoot } from './workspace-path.js';
-import { createWorkspaceTools } from './workspace-tools.js';
 
 /** Options of `aiSdkProvider`. */
 export interface AiSdkProviderOptions {

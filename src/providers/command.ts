@@ -18,8 +18,8 @@ import {
 import { resolveProgram } from '../process/program-check.js';
 import { sweepOrphanedRoundsOnce, takeRoundFolder } from '../process/round-folder.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
-import { isDirectory } from './directory.js';
-import { readHead } from './file-head.js';
+import { isDirectory } from '../workspace/directory.js';
+import { readHead } from '../workspace/file-head.js';
 import { lastJsonObject } from './last-json-object.js';
 import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 

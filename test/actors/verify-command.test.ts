@@ -1,15 +1,15 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RalphError } from '../../src/contract/errors.js';
-import { liveMembersOf } from '../../src/process/group-signals.js';
 import {
   combinedTail,
   parseVerifyCommand,
   runVerifyCommand,
   type VerifyRequest,
-} from '../../src/providers/verify-command.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from './processes.js';
+} from '../../src/actors/verify-command.js';
+import { RalphError } from '../../src/contract/errors.js';
+import { liveMembersOf } from '../../src/process/group-signals.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
 
 const s = useScratch();
 

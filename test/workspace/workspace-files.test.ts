@@ -10,8 +10,8 @@ import {
   openWorkspaceFolder,
   readWorkspaceFile,
   writeWorkspaceFile,
-} from '../../src/providers/workspace-files.js';
-import { WorkspaceEscapeError } from '../../src/providers/workspace-path.js';
+} from '../../src/workspace/workspace-files.js';
+import { WorkspaceEscapeError } from '../../src/workspace/workspace-path.js';
 
 let root = '';
 let outside = '';

@@ -4,7 +4,7 @@ import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
-import { isDirectory } from './directory.js';
+import { isDirectory } from '../workspace/directory.js';
 
 /** How one run of the verify command goes. */
 export interface VerifyRequest {

@@ -3,7 +3,7 @@ import { appendFile, mkdir, mkdtemp, rename, rm, stat, symlink, unlink, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprintWorkspace, type IgnoredFiles } from '../../src/providers/workspace-fingerprint.js';
+import { fingerprintWorkspace, type IgnoredFiles } from '../../src/workspace/workspace-fingerprint.js';
 
 let root: string;
 
