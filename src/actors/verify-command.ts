@@ -1,44 +1,18 @@
-import { parse } from 'shell-quote';
 import { MAX_DURATION_MS } from '../contract/duration.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
+import type { VerifyOutcome } from '../contract/types.js';
+import type { VerifyRequest } from '../machines/ralph.machine.js';
 import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
+import { type ShellWordsProblem, splitShellWords } from '../process/shell-words.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
 import { isDirectory } from '../workspace/directory.js';
 
-/** How one run of the verify command goes. */
-export interface VerifyRequest {
-  /** The program and its arguments, run without a shell. */
-  argv: readonly string[];
-  /** The workspace the command runs in. */
-  cwd: string;
-  /** After this long its process group is stopped and the outcome says `timedOut`; 1 to MAX_DURATION_MS. */
-  timeoutMs: number;
-  /** How much of its output the outcome keeps: the last this many characters. */
-  maxOutputChars: number;
-  /** How long a stopped command gets between SIGTERM and SIGKILL. */
-  terminationGraceMs: number;
-  /** The environment it inherits, whose RALPH_DEPTH it runs one deeper than; default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-}
-
-/** How a run of the verify command ended. */
-export interface VerifyOutcome {
-  /** The exit code; null when a signal ended it. */
-  exitCode: number | null;
-  /** The signal that ended it (e.g. SIGTERM after a timeout), else null. */
-  signal: string | null;
-  /** True when the timeout stopped it. */
-  timedOut: boolean;
-  /** From the start to the moment its group was gone, in whole milliseconds. */
-  durationMs: number;
-  /**
-   * At most maxOutputChars characters of what it printed, as text: the end of stdout, then the end of stderr, each
-   * under a `[stdout]` / `[stderr]` line when both said something. Not interleaved: the process-group runner keeps
-   * the two streams apart. When both say more than the cap allows, each keeps the end of its half.
-   */
-  outputTail: string;
-}
+/**
+ * One run of the verify command: what the verify actor asks for (the run and round aside), and the environment it
+ * inherits, whose RALPH_DEPTH it runs one deeper than; default `process.env`.
+ */
+export type VerifyCommandRun = Omit<VerifyRequest, 'runId' | 'round'> & { env?: NodeJS.ProcessEnv };
 
 /** The line over each stream's part of the tail when both streams said something. */
 const STDOUT_LABEL = '[stdout]\n';
@@ -87,16 +61,16 @@ function abortReason(signal: AbortSignal): unknown {
  * command and why when it cannot start: a program not found or not executable, a workspace that is not a folder.
  */
 export async function runVerifyCommand(
-  request: VerifyRequest,
+  request: VerifyCommandRun,
   options: { signal: AbortSignal },
 ): Promise<VerifyOutcome> {
   const { signal } = options;
-  const [program] = request.argv;
+  const [program] = request.verify.argv;
   if (program === undefined || program === '') throw new Error('the verify command names no program');
-  const timeoutMs = positiveSafeInteger(request.timeoutMs, 'the verify timeout');
+  const timeoutMs = positiveSafeInteger(request.verify.timeoutMs, 'the verify timeout');
   if (timeoutMs > MAX_DURATION_MS)
     throw new RangeError(`the verify timeout must be at most ${MAX_DURATION_MS} ms`);
-  const maxOutputChars = positiveSafeInteger(request.maxOutputChars, 'the verify output cap');
+  const maxOutputChars = positiveSafeInteger(request.verify.maxOutputChars, 'the verify output cap');
   const graceMs = request.terminationGraceMs;
   if (!Number.isSafeInteger(graceMs) || graceMs < 0)
     throw new RangeError('the verify termination grace must be a whole number of milliseconds from 0');
@@ -111,7 +85,7 @@ export async function runVerifyCommand(
   const started = performance.now();
   let child: GroupProcess;
   try {
-    child = await startInGroup(request.argv, {
+    child = await startInGroup(request.verify.argv, {
       cwd: request.cwd,
       env: { ...baseEnv, [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1) },
       // A UTF-16 unit is at most 3 UTF-8 bytes (a 4-byte character is 2 units): this keeps enough of each stream.
@@ -147,12 +121,18 @@ export async function runVerifyCommand(
   }
 }
 
-/** The refusal of a verify command line that only a shell could run. */
-function notAProgram(found: string): RalphError {
-  return new RalphError({
-    code: 'refused',
-    message: `--verify takes a program and its arguments, not a shell line (found ${JSON.stringify(found)}); wrap shell syntax in sh -c '…'`,
-  });
+/** The shell syntax a verify command line was refused for, as the line has it. */
+function shellSyntaxFound(problem: Exclude<ShellWordsProblem, { kind: 'no-program' }>): string {
+  switch (problem.kind) {
+    case 'variable':
+      return `$${problem.name}`;
+    case 'comment':
+      return '#';
+    case 'glob':
+      return problem.pattern;
+    case 'operator':
+      return problem.op;
+  }
 }
 
 /**
@@ -162,26 +142,17 @@ function notAProgram(found: string): RalphError {
  * it found; so is a line that names no program.
  */
 export function parseVerifyCommand(text: string): string[] {
-  const variables: string[] = [];
-  const entries = parse(text, (key: string) => {
-    // A lone `$` is a literal dollar sign, as in a shell.
-    if (key === '') return '$';
-    variables.push(`$${key}`);
-    return '';
-  });
-  if (variables.length > 0) throw notAProgram(variables[0] as string);
-  const argv: string[] = [];
-  for (const entry of entries) {
-    if (typeof entry === 'string') argv.push(entry);
-    else if ('comment' in entry) throw notAProgram('#');
-    else if (entry.op === 'glob') throw notAProgram(entry.pattern);
-    else throw notAProgram(entry.op);
-  }
-  if (argv.length === 0 || argv[0] === '') {
+  const words = splitShellWords(text, () => undefined);
+  if ('argv' in words) return words.argv;
+  const { problem } = words;
+  if (problem.kind === 'no-program') {
     throw new RalphError({
       code: 'refused',
       message: `--verify must name a program to run (got ${JSON.stringify(text)})`,
     });
   }
-  return argv;
+  throw new RalphError({
+    code: 'refused',
+    message: `--verify takes a program and its arguments, not a shell line (found ${JSON.stringify(shellSyntaxFound(problem))}); wrap shell syntax in sh -c '…'`,
+  });
 }

@@ -1,5 +1,5 @@
 import { RalphError } from '../contract/errors.js';
-import { recordingPackageVersion as ralphVersion } from '../inspect/package-version.js';
+import { packageVersion as ralphVersion } from '../package-root.js';
 import { FLEET_SCHEMA_VERSION, FLEET_WORKFLOW, LEASE_TABLE, SCHEMA_TABLE } from './constants.js';
 import { redactedUrl } from './database.js';
 import { LeaseTable } from './leases.js';

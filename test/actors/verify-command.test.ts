@@ -5,9 +5,10 @@ import {
   combinedTail,
   parseVerifyCommand,
   runVerifyCommand,
-  type VerifyRequest,
+  type VerifyCommandRun,
 } from '../../src/actors/verify-command.js';
 import { RalphError } from '../../src/contract/errors.js';
+import type { VerifySpec } from '../../src/contract/types.js';
 import { liveMembersOf } from '../../src/process/group-signals.js';
 import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
 
@@ -15,15 +16,20 @@ const s = useScratch();
 
 const node = (program: string): string[] => [process.execPath, '-e', program];
 
-const request = (argv: readonly string[], extra: Partial<VerifyRequest> = {}): VerifyRequest => ({
-  argv,
-  cwd: s.workspace,
-  timeoutMs: 60_000,
-  maxOutputChars: 1_000,
-  terminationGraceMs: 200,
-  env: cleanEnv({ FIXTURE_PID_LOG: s.pidLog }),
-  ...extra,
-});
+/** A run of the verify command `argv` in the scratch workspace; `extra` overrides its spec's limits, grace or env. */
+const request = (
+  argv: readonly string[],
+  extra: Partial<Pick<VerifySpec, 'timeoutMs' | 'maxOutputChars'> & Omit<VerifyCommandRun, 'verify'>> = {},
+): VerifyCommandRun => {
+  const { timeoutMs = 60_000, maxOutputChars = 1_000, ...rest } = extra;
+  return {
+    verify: { argv: [...argv], timeoutMs, maxOutputChars },
+    cwd: s.workspace,
+    terminationGraceMs: 200,
+    env: cleanEnv({ FIXTURE_PID_LOG: s.pidLog }),
+    ...rest,
+  };
+};
 
 const live = () => ({ signal: new AbortController().signal });
 

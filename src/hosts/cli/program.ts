@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
@@ -9,7 +10,6 @@ import type { ReplayOptions } from './replay.js';
 import type { ReportOptions } from './report.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
-import { packageVersion } from './version.js';
 import type { VizOptions } from './viz.js';
 
 const RUN_EXAMPLES = `
