@@ -15,7 +15,7 @@ import {
 import { errorText } from '../contract/error-text.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
-import { unreadableReport } from '../contract/unreadable-report.js';
+import { unreadableReport } from '../contract/unreadable-round-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../process/nesting-depth.js';
 import { workspaceRoot } from '../workspace/workspace-path.js';

@@ -4,9 +4,9 @@ import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
-import { isMissingReport } from '../contract/report.js';
+import { isMissingReport } from '../contract/round-report.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
-import { unreadableReport } from '../contract/unreadable-report.js';
+import { unreadableReport } from '../contract/unreadable-round-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import {
   assertDepthAllowed,

@@ -10,9 +10,9 @@ import { createProviderRegistry } from '../../providers/registry.js';
 import { isDirectory } from '../../workspace/directory.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './cli-texts.js';
 import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
-import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */

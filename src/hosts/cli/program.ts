@@ -1,13 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
+import { quoteObjectiveHint } from './cli-texts.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
-import { quoteObjectiveHint } from './messages.js';
 import type { ReplayOptions } from './replay.js';
-import type { ReportOptions } from './report.js';
+import type { ReportOptions } from './report-command.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
 import type { VizOptions } from './viz.js';
@@ -178,7 +178,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .argument('<recording>', 'the recording, e.g. run.jsonl')
     .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
     .action(async (recording: string, options: ReportOptions) => {
-      const { reportCommand } = await import('./report.js');
+      const { reportCommand } = await import('./report-command.js');
       exitCode = await reportCommand(recording, options);
     });
 

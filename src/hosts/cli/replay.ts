@@ -5,11 +5,11 @@ import { RecordingError } from '../../inspect/recording-reader.js';
 import { replayRecording } from '../../inspect/replay.js';
 import { renderResultText } from '../../render/result-text.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
+import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './cli-texts.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
-import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './messages.js';
+import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
-import { reportFailure } from './report-failure.js';
 
 /** The options of `ralph replay`. */
 export interface ReplayOptions {
@@ -69,10 +69,7 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
       const failure = new RalphError(outcome.failure, runId === undefined ? undefined : { runId });
       // A refused call gets the flag's line under it, as `ralph run` printed it.
       const maxRounds = typeof run?.maxRounds === 'string' ? run.maxRounds : undefined;
-      return reportFailure(
-        run === undefined ? failure : withHint(failure, callArgumentHint(maxRounds)),
-        json,
-      );
+      return printFailure(run === undefined ? failure : withHint(failure, callArgumentHint(maxRounds)), json);
     }
     const { envelope } = outcome;
     const printed = json
@@ -81,6 +78,6 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
     process.stdout.write(`${printed}\n`);
     return exitCodeForStatus(envelope.result.status);
   } catch (error) {
-    return reportFailure(error, json);
+    return printFailure(error, json);
   }
 }

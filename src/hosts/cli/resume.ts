@@ -6,7 +6,7 @@ import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspe
 import { procStat, thisHost } from '../../process/process-identity.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import type { AgentOptions } from './agent-options.js';
-import { reportFailure } from './report-failure.js';
+import { printFailure } from './print-failure.js';
 import { type RunOptions, runCommand } from './run.js';
 
 /** The options of `ralph resume`: where its output goes, and agent options that replace the recorded ones. */
@@ -154,7 +154,7 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
       resume: { runId: recorded.runId, point: recorded.point },
     });
   } catch (error) {
-    return reportFailure(error, json);
+    return printFailure(error, json);
   }
 }
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { checkReport, handoffSize } from '../../src/contract/report.js';
-import { reviewReport } from '../../src/contract/report-review.js';
-import { unreadableReport } from '../../src/contract/unreadable-report.js';
+import { checkReport, handoffSize } from '../../src/contract/round-report.js';
+import { reviewReport } from '../../src/contract/round-report-review.js';
+import { unreadableReport } from '../../src/contract/unreadable-round-report.js';
 import { reportLike, validReport } from './arbitraries.js';
 
 const raw = fc.oneof(reportLike, validReport, fc.anything(), fc.constantFrom(null, undefined));

@@ -7,7 +7,7 @@ import { EXIT, exitCodeForError } from './exit-codes.js';
  * `ralph run` and `ralph replay` share it, so a replay prints a failure exactly as the run did. The JSON is the
  * failure as it is (JSON escapes every control character).
  */
-export function reportFailure(error: unknown, json: boolean): number {
+export function printFailure(error: unknown, json: boolean): number {
   if (!isRalphError(error)) {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`ralph: internal error: ${text}\n`);

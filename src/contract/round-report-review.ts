@@ -1,6 +1,6 @@
-import { checkReport, handoffSize, isMissingReport } from './report.js';
+import { checkReport, handoffSize, isMissingReport } from './round-report.js';
 import type { RalphReport } from './types.js';
-import { isUnreadableReport } from './unreadable-report.js';
+import { isUnreadableReport } from './unreadable-round-report.js';
 
 /**
  * The run's verdict on one round's raw output: plain data, so that the machine can keep it in its context and its

@@ -7,9 +7,9 @@ import {
   isMissingReport,
   reportJsonSchema,
   reportSchema,
-} from '../../src/contract/report.js';
+} from '../../src/contract/round-report.js';
 import { reportLike, validReport } from './arbitraries.js';
-import { satisfiesReportRules } from './report-rules.js';
+import { satisfiesReportRules } from './round-report-rules.js';
 
 const anything = fc.anything({
   withBigInt: true,
