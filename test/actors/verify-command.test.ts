@@ -10,7 +10,7 @@ import {
 import { RalphError } from '../../src/contract/errors.js';
 import type { VerifySpec } from '../../src/contract/types.js';
 import { liveMembersOf } from '../../src/process/group-signals.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

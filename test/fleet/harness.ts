@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import { isRunning } from '../providers/processes.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
+import { isRunning } from '../support/processes.js';
 
 /** The built CLI. */
 export const CLI = fileURLToPath(new URL('../../dist/hosts/cli/main.js', import.meta.url));

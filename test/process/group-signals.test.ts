@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { deathPollDelays, liveMembersOf, untilGroupGone } from '../../src/process/group-signals.js';
-import { isRunning, until } from '../providers/processes.js';
+import { isRunning, until } from '../support/processes.js';
 
 /** Starts `argv` as the leader of a process group of its own. */
 async function group(...argv: [string, ...string[]]): Promise<number> {

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startHost } from '../providers/hosts.js';
-import { isRunning, until, useScratch } from '../providers/processes.js';
+import { isRunning, until, useScratch } from '../support/processes.js';
+import { startHost } from '../support/round-hosts.js';
 
 const s = useScratch();
 

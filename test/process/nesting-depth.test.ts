@@ -8,7 +8,7 @@ import {
   RALPH_DEPTH_ENV,
   RalphError,
 } from '../../src/index.js';
-import { agentCommand, cleanEnv, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
 
 describe('the recursion guard reads RALPH_DEPTH', () => {

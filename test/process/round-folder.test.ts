@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROUND_OWNER_FILE, sweepOrphanedRounds } from '../../src/process/round-folder.js';
-import { startHost } from '../providers/hosts.js';
-import { isRunning, until, useScratch } from '../providers/processes.js';
+import { isRunning, until, useScratch } from '../support/processes.js';
+import { startHost } from '../support/round-hosts.js';
 
 const s = useScratch();
 /** The package root (where `--import tsx` resolves) and the sweeping host script. */
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const sweepHost = fileURLToPath(new URL('../fixtures/hosts/sweep-host.ts', import.meta.url));
 
 /** A TMPDIR for one test, so the sweep never sees another test's or another program's folders. */

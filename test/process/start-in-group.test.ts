@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killLiveGroups } from '../../src/process/live-groups.js';
 import { startInGroup } from '../../src/process/start-in-group.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

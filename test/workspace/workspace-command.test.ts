@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currentDepth } from '../../src/index.js';
 import { runWorkspaceCommand } from '../../src/workspace/workspace-command.js';
-import { cleanEnv, useScratch } from '../providers/processes.js';
+import { cleanEnv, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

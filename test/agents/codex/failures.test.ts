@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_CANCELLED } from '../../../src/index.js';
-import { isRunning, until } from '../../providers/processes.js';
+import { isRunning, until } from '../../support/processes.js';
 import { codexPath } from '../support/codex-env.js';
 import {
   assistantMessageEvents,
