@@ -8,7 +8,7 @@ import {
   type RalphError,
   type SubagentProvider,
 } from '../../src/index.js';
-import { aiSdkProvider } from '../../src/providers/ai-sdk.js';
+import { aiSdkProvider } from '../../src/providers/ai-sdk-provider.js';
 import { claudeLimitOf, codexLimitOf, retryAfterOf } from '../../src/providers/usage-limit.js';
 import { binDir, cleanEnv, useScratch } from '../support/processes.js';
 import { scriptedModel } from './ai-sdk-mock-model.js';

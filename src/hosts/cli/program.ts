@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
-import type { ReplayOptions } from './replay.js';
+import type { ReplayOptions } from './replay-command.js';
 import type { ReportOptions } from './report-command.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
@@ -148,7 +148,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .argument('<file>', 'the recording (JSON Lines)')
     .option('--json', 'print the result envelope (or the error) as JSON, as ralph run --json did')
     .action(async (file: string, options: ReplayOptions) => {
-      const { replayCommand } = await import('./replay.js');
+      const { replayCommand } = await import('./replay-command.js');
       exitCode = await replayCommand(file, options);
     });
 
