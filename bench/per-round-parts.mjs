@@ -73,7 +73,7 @@ await timed(
   },
 );
 {
-  // What a round does to its folder now (src/providers/round-folder.ts): a spare renamed to a round folder, the
+  // What a round does to its folder now (src/process/round-folder.ts): a spare renamed to a round folder, the
   // group's record written over the padded owner record in place, the report read and unlinked, renamed back.
   const base = mkdtempSync(join(tmpdir(), 'ralph-bench-round-'));
   let dir = `${base}-spare0`;

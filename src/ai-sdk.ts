@@ -3,4 +3,8 @@
  * package root so that hosts without the AI SDK never load it.
  */
 export { type RalphAiSdkToolOptions, ralphAiSdkTool } from './hosts/ai-sdk-tool.js';
-export { AI_SDK_CHILD_SYSTEM, type AiSdkProviderOptions, aiSdkProvider } from './providers/ai-sdk.js';
+export {
+  AI_SDK_CHILD_SYSTEM,
+  type AiSdkProviderOptions,
+  aiSdkProvider,
+} from './providers/ai-sdk-provider.js';

@@ -3,4 +3,4 @@
  * machines. Kept out of the package root, like `ralph-machine/ai-sdk`, so that an application bundling the library
  * never pulls in the DBOS SDK, which loads only when a fleet is used.
  */
-export * from './hosts/fleet/index.js';
+export * from './fleet/index.js';

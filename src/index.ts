@@ -44,6 +44,13 @@ export {
   type VerifyRequest,
 } from './machines/ralph.machine.js';
 export {
+  assertDepthAllowed,
+  currentDepth,
+  DEFAULT_DEPTH_LIMIT,
+  RALPH_DEPTH_ENV,
+} from './process/nesting-depth.js';
+export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './process/program-check.js';
+export {
   type CommandArgsContext,
   type CommandChildRun,
   type CommandOutputs,
@@ -54,12 +61,6 @@ export {
   defaultReportReader,
   splitCommand,
 } from './providers/command.js';
-export {
-  assertDepthAllowed,
-  currentDepth,
-  DEFAULT_DEPTH_LIMIT,
-  RALPH_DEPTH_ENV,
-} from './providers/depth.js';
 export {
   type ClaudeProviderOptions,
   type CodexProviderOptions,
@@ -78,7 +79,6 @@ export {
   readClaudeResult,
   readQwenResult,
 } from './providers/presets.js';
-export { type ProgramProblem, ProgramUnavailableError, resolveProgram } from './providers/program-check.js';
 export { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 export {
   createScriptedProvider,

@@ -31,3 +31,23 @@ export function packageRoot(what: string): string {
   }
   return found;
 }
+
+let version: string | undefined;
+
+/** Reads the version from the package's package.json; 'unknown' where there is none (the library bundled elsewhere). */
+function readPackageVersion(): string {
+  try {
+    const manifest = JSON.parse(
+      readFileSync(join(packageRoot("ralph-machine's version"), 'package.json'), 'utf8'),
+    );
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** ralph-machine's version from its package.json (read once): `ralph --version`, the MCP server's, a recording's. */
+export function packageVersion(): string {
+  version ??= readPackageVersion();
+  return version;
+}

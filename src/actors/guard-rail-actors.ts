@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
 import type { VerifyOutcome } from '../contract/types.js';
 import type { FingerprintRequest, RoundRef, VerifyRequest } from '../machines/ralph.machine.js';
-import { runVerifyCommand } from '../providers/verify-command.js';
-import { fingerprintWorkspace } from '../providers/workspace-fingerprint.js';
+import { fingerprintWorkspace } from '../workspace/workspace-fingerprint.js';
 import { ownOutputFiles } from './own-output.js';
+import { runVerifyCommand } from './verify-command.js';
 
 /** Each run's verify command while it runs or stops, by run id: what `awaitVerifyStopped` waits on. */
 const runningVerifies = new Map<string, Promise<unknown>>();
@@ -28,18 +28,7 @@ const journaled = <T>(journal: RalphJournal | undefined, name: string, body: () 
  */
 export function createGuardRailActors(journal?: RalphJournal) {
   const runVerify = fromPromise<VerifyOutcome, VerifyRequest>(async ({ input, signal }) => {
-    const running = journaled(journal, `verify-${input.round}`, () =>
-      runVerifyCommand(
-        {
-          argv: input.verify.argv,
-          cwd: input.cwd,
-          timeoutMs: input.verify.timeoutMs,
-          maxOutputChars: input.verify.maxOutputChars,
-          terminationGraceMs: input.terminationGraceMs,
-        },
-        { signal },
-      ),
-    );
+    const running = journaled(journal, `verify-${input.round}`, () => runVerifyCommand(input, { signal }));
     runningVerifies.set(input.runId, running);
     // The entry goes once the command's group is gone, however it ended: an aborted one is what
     // awaitVerifyStopped waits for until then, and a run dropped without it leaves nothing behind.

@@ -1,6 +1,6 @@
 import { fstatSync, lstatSync, readlinkSync } from 'node:fs';
 import { openRecordingFiles } from '../inspect/recording-file.js';
-import type { FileIdentity, IgnoredFiles } from '../providers/workspace-fingerprint.js';
+import type { FileIdentity, IgnoredFiles } from '../workspace/workspace-fingerprint.js';
 
 /**
  * Descriptor `fd` of this process as a regular file: its identity, and its path where the system says it (Linux's

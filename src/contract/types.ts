@@ -124,14 +124,21 @@ export interface VerifySpec {
   maxOutputChars: number;
 }
 
-/** What a verify command came to. */
+/** How a run of the verify command ended. */
 export interface VerifyOutcome {
-  /** Its exit code, or null when a signal ended it. */
+  /** The exit code; null when a signal ended it. */
   exitCode: number | null;
+  /** The signal that ended it (e.g. SIGTERM after a timeout), else null. */
   signal: string | null;
+  /** True when the timeout stopped it. */
   timedOut: boolean;
+  /** From the start to the moment its process group was gone, in whole milliseconds. */
   durationMs: number;
-  /** The end of its stdout and stderr, interleaved, bounded by the spec's maxOutputChars. */
+  /**
+   * At most the spec's maxOutputChars characters of what it printed, as text: the end of stdout, then the end of
+   * stderr, each under a `[stdout]` / `[stderr]` line when both said something. Not interleaved: the process-group
+   * runner keeps the two streams apart. When both say more than the cap allows, each keeps the end of its half.
+   */
   outputTail: string;
 }
 

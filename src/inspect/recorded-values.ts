@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reportSchema } from '../contract/report.js';
+import { reportSchema } from '../contract/round-report.js';
 import { formatIssues } from '../contract/zod-issues.js';
 
 // The values of a recording that the report and the live page show are checked here when the recording is read: a

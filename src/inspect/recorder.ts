@@ -1,7 +1,7 @@
 import type { AnyStateMachine, InspectionEvent } from 'xstate';
 import { errorText } from '../contract/error-text.js';
+import { packageVersion } from '../package-root.js';
 import { machineHash } from './machine-hash.js';
-import { recordingPackageVersion } from './package-version.js';
 import {
   RECORDING_FORMAT_VERSION,
   RECORDING_HEADER_TYPE,
@@ -76,7 +76,7 @@ export function createRunRecorder(sink: RecordingSink, options: RunRecorderOptio
   write({
     type: RECORDING_HEADER_TYPE,
     formatVersion: RECORDING_FORMAT_VERSION,
-    packageVersion: recordingPackageVersion(),
+    packageVersion: packageVersion(),
     machineHash: machineHash(options.machine),
     startedAt: new Date().toISOString(),
     runId: options.runId,

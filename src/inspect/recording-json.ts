@@ -1,4 +1,4 @@
-import { isUnreadableReport, unreadableReport } from '../contract/unreadable-report.js';
+import { isUnreadableReport, unreadableReport } from '../contract/unreadable-round-report.js';
 
 /**
  * JSON for recording lines, keeping what plain JSON would lose and the machine reads: an Error's message (a child

@@ -32,8 +32,8 @@ import {
   workflowFailed,
 } from '../contract/messages.js';
 import { renderRoundPrompt } from '../contract/prompt.js';
-import { reportJsonSchemaCopy } from '../contract/report.js';
-import { type ReportReview, reviewReport } from '../contract/report-review.js';
+import { reportJsonSchemaCopy } from '../contract/round-report.js';
+import { type ReportReview, reviewReport } from '../contract/round-report-review.js';
 import type {
   AgentRef,
   ChildRequest,

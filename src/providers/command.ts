@@ -1,21 +1,26 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { parse } from 'shell-quote';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import { agentCommandInvalid } from '../contract/messages.js';
-import { isMissingReport } from '../contract/report.js';
+import { isMissingReport } from '../contract/round-report.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
-import { unreadableReport } from '../contract/unreadable-report.js';
+import { unreadableReport } from '../contract/unreadable-round-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
-import { assertDepthAllowed, currentDepth, DEFAULT_DEPTH_LIMIT, RALPH_DEPTH_ENV } from './depth.js';
-import { isDirectory } from './directory.js';
-import { readHead } from './file-head.js';
-import { type GroupProcess, startInGroup } from './group-process.js';
+import {
+  assertDepthAllowed,
+  currentDepth,
+  DEFAULT_DEPTH_LIMIT,
+  RALPH_DEPTH_ENV,
+} from '../process/nesting-depth.js';
+import { resolveProgram } from '../process/program-check.js';
+import { sweepOrphanedRoundsOnce, takeRoundFolder } from '../process/round-folder.js';
+import { type ShellWordsProblem, splitShellWords } from '../process/shell-words.js';
+import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
+import { isDirectory } from '../workspace/directory.js';
+import { readHead } from '../workspace/file-head.js';
 import { lastJsonObject } from './last-json-object.js';
-import { resolveProgram } from './program-check.js';
-import { sweepOrphanedRoundsOnce, takeRoundFolder } from './round-folder.js';
 import { type UsageLimit, UsageLimitError } from './usage-limit.js';
 
 /** Default bound on what is kept of each of a child's output streams. */
@@ -121,31 +126,28 @@ export interface CommandChildRun extends ChildRun {
  * refused with a `refused` RalphError that says what it found.
  */
 export function splitCommand(command: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const unset: string[] = [];
-  const entries = parse(command, (key: string) => {
-    if (key === '') return '$';
-    const value = env[key];
-    if (value === undefined) unset.push(key);
-    return value ?? '';
+  const words = splitShellWords(command, (name) => env[name]);
+  if ('argv' in words) return words.argv;
+  throw new RalphError({
+    code: 'refused',
+    message: agentCommandInvalid(command, agentCommandProblem(words.problem)),
   });
-  const refuse = (problem: string): never => {
-    throw new RalphError({ code: 'refused', message: agentCommandInvalid(command, problem) });
-  };
-  if (unset.length > 0) refuse(`environment variable $${unset[0]} is not set`);
-  const argv: string[] = [];
-  for (const entry of entries) {
-    if (typeof entry === 'string') argv.push(entry);
-    else if ('comment' in entry)
-      refuse('it contains a comment (#); quote the # if it is part of an argument');
-    else if (entry.op === 'glob')
-      refuse(
-        `it contains the glob ${entry.pattern}; it is not run by a shell, so quote it or expand it first`,
-      );
-    else
-      refuse(`it contains the shell operator ${entry.op}; it is not run by a shell, so quote it or drop it`);
+}
+
+/** What `--agent-command` says of what only a shell could run in it. */
+function agentCommandProblem(problem: ShellWordsProblem): string {
+  switch (problem.kind) {
+    case 'variable':
+      return `environment variable $${problem.name} is not set`;
+    case 'comment':
+      return 'it contains a comment (#); quote the # if it is part of an argument';
+    case 'glob':
+      return `it contains the glob ${problem.pattern}; it is not run by a shell, so quote it or expand it first`;
+    case 'operator':
+      return `it contains the shell operator ${problem.op}; it is not run by a shell, so quote it or drop it`;
+    case 'no-program':
+      return 'it names no program';
   }
-  if (argv.length === 0 || argv[0] === '') refuse('it names no program');
-  return argv;
 }
 
 /**

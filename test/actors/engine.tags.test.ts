@@ -7,7 +7,7 @@ import {
   RalphError,
   type RalphRun,
 } from '../../src/index.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

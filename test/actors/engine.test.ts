@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRalphEngine, createScriptedProvider, normalizeConfig } from '../../src/index.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 import { agent, scriptedTool } from '../support/tool.js';
 
 describe('the engine', () => {

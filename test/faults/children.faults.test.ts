@@ -7,7 +7,7 @@ import {
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../../src/index.js';
-import { agentCommand, until, useScratch } from '../providers/processes.js';
+import { agentCommand, until, useScratch } from '../support/processes.js';
 import {
   agentIn,
   blockedAt,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RalphReport } from '../../src/index.js';
-import { agentCommand, scratch, useScratch } from '../providers/processes.js';
+import { agentCommand, scratch, useScratch } from '../support/processes.js';
 import {
   agentIn,
   type Expected,

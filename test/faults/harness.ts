@@ -13,7 +13,7 @@ import {
   type RalphReport,
   type RalphResultStatus,
 } from '../../src/index.js';
-import { agentsDir, cleanEnv, type Scratch } from '../providers/processes.js';
+import { agentsDir, cleanEnv, type Scratch } from '../support/processes.js';
 
 /** The plain-sh fake agent whose FIXTURE_PLAN says what it does in each round (see the fixture's header). */
 export const FAULT_AGENT = ['/bin/sh', join(agentsDir, 'fault.sh')];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RalphEnvelope } from '../../src/index.js';
-import { cleanEnv, isRunning, type Scratch, until, useScratch } from '../providers/processes.js';
+import { cleanEnv, isRunning, type Scratch, until, useScratch } from '../support/processes.js';
 import { completeAt, FAULT_AGENT, useOwnTmpdir } from './harness.js';
 import type { HostReport, HostScenario } from './host.js';
 

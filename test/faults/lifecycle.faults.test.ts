@@ -15,7 +15,7 @@ import {
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../../src/index.js';
-import { cleanEnv, isRunning, type Scratch, until, useScratch } from '../providers/processes.js';
+import { cleanEnv, isRunning, type Scratch, until, useScratch } from '../support/processes.js';
 import {
   agentIn,
   completeAt,

@@ -8,7 +8,7 @@ import {
   WORKFLOW_CANCELLED,
   workflowFailed,
 } from '../../src/index.js';
-import { isRunning, until, useScratch } from '../providers/processes.js';
+import { isRunning, until, useScratch } from '../support/processes.js';
 import {
   agentIn,
   completeAt,

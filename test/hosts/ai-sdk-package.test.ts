@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Every bare module specifier the source files reachable from `entry` import, statically or dynamically. */
 async function bareImportsReachableFrom(entry: string): Promise<Set<string>> {

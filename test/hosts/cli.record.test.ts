@@ -13,7 +13,7 @@ import {
   type Workspace,
   waitUntil,
 } from '../fixtures/cli-agents/harness.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 const workspaces: Workspace[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultReportPath, recordingUnreadable, reportWritten } from '../../src/hosts/cli/report.js';
+import { defaultReportPath, recordingUnreadable, reportWritten } from '../../src/hosts/cli/report-command.js';
 import { makeWorkspace, PLAN_AGENT_COMMAND, ralph } from '../fixtures/cli-agents/harness.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
 import { pngSize } from '../support/png.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
-import { cleanEnv, isRunning, until } from '../providers/processes.js';
+import { cleanEnv, isRunning, until } from '../support/processes.js';
 
 const AGENT = fileURLToPath(new URL('../fixtures/cli-agents/resumable-agent.mjs', import.meta.url));
 const AGENT_COMMAND = quote([process.execPath, AGENT]);

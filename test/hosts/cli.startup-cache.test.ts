@@ -19,7 +19,7 @@ import {
 // The bin compiles the CLI bundle with V8's code cache, kept in $XDG_CACHE_HOME/ralph-machine (code-cache-loader.ts).
 // Whatever state that cache is in, ralph must run as it runs without one.
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const folders: string[] = [];
 const workspaces: Workspace[] = [];
 

@@ -8,7 +8,7 @@ import {
   type ScriptedStep,
   type SubagentProvider,
 } from '../../src/index.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
 
 /** A provider whose children take `stopMs` to stop after an abort, and which records when each stopped. */

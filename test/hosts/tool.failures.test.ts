@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handoffSize, type RalphReport } from '../../src/index.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
 
 const invalidReports: Array<[string, unknown]> = [

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isRunning, until, useScratch } from '../providers/processes.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { isRunning, until, useScratch } from '../support/processes.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 import { rejection, scriptedTool } from '../support/tool.js';
 
 const stubbornCheck = fileURLToPath(new URL('../fixtures/cli-agents/stubborn-check.mjs', import.meta.url));

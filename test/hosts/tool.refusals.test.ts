@@ -6,7 +6,7 @@ import {
   createScriptedProvider,
   RalphError,
 } from '../../src/index.js';
-import { completeReport } from '../support/reports.js';
+import { completeReport } from '../support/round-reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
 
 const complete = { report: completeReport() };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkReport, type RalphProgressEvent, type RalphReport, unreadableReport } from '../../src/index.js';
-import { blockedReport, completeReport, continueReport } from '../support/reports.js';
+import { blockedReport, completeReport, continueReport } from '../support/round-reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
 
 const FIELDS: ReadonlySet<PropertyKey> = new Set(['status', 'summary', 'evidence', 'nextSteps', 'blocker']);

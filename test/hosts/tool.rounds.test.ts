@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type RalphProgressEvent, type RalphReport, reportJsonSchema } from '../../src/index.js';
-import { blockedReport, completeReport, continueReport } from '../support/reports.js';
+import { blockedReport, completeReport, continueReport } from '../support/round-reports.js';
 import { agent, scriptedTool } from '../support/tool.js';
 
 describe('rounds and reports', () => {

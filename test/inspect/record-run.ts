@@ -10,7 +10,7 @@ import {
   type SubagentProvider,
 } from '../../src/index.js';
 import { type FaultToolOptions, faultTool } from '../faults/harness.js';
-import { type Scratch, until } from '../providers/processes.js';
+import { type Scratch, until } from '../support/processes.js';
 
 /** One run recorded through the engine, with what the live run ended as. */
 export interface RecordedRun {

@@ -13,8 +13,8 @@ import {
   replayRecording,
 } from '../../src/index.js';
 import { faultTool, useOwnTmpdir } from '../faults/harness.js';
-import { until, useScratch } from '../providers/processes.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { until, useScratch } from '../support/processes.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 import { agent, rejection, scriptedTool } from '../support/tool.js';
 import { parsed, recordRun } from './record-run.js';
 

@@ -9,7 +9,7 @@ import {
   replayRecording,
 } from '../../src/index.js';
 import { useOwnTmpdir } from '../faults/harness.js';
-import { until, useScratch } from '../providers/processes.js';
+import { until, useScratch } from '../support/processes.js';
 import { editLine, type RecordOptions, recordRun, rootLines } from './record-run.js';
 
 useOwnTmpdir();

@@ -13,7 +13,7 @@ import {
   WORKFLOW_CANCELLED,
 } from '../../src/index.js';
 import { blockedAt, completeAt, continueAt, faultTool, useOwnTmpdir } from '../faults/harness.js';
-import { until, useScratch } from '../providers/processes.js';
+import { until, useScratch } from '../support/processes.js';
 import { recordRun } from './record-run.js';
 
 useOwnTmpdir();

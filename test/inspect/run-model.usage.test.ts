@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRunModel, commandProvider } from '../../src/index.js';
 import { renderRunRegions } from '../../src/visualize/report-page-sections.js';
 import { useOwnTmpdir } from '../faults/harness.js';
-import { agentCommand, cleanEnv, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 import { recordRun } from './record-run.js';
 
 useOwnTmpdir();

@@ -10,7 +10,7 @@ import {
 import { createChildRoundActors } from '../../src/actors/child-round.js';
 import { PROGRESS_EVENT_TYPES } from '../../src/contract/progress-types.js';
 import { renderRoundPrompt } from '../../src/contract/prompt.js';
-import { reportJsonSchema } from '../../src/contract/report.js';
+import { reportJsonSchema } from '../../src/contract/round-report.js';
 import type {
   ChildRequest,
   RalphEnvelope,

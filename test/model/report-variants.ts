@@ -1,5 +1,5 @@
 import type { RalphReport, ReportStatus } from '../../src/contract/types.js';
-import { unreadableReport } from '../../src/contract/unreadable-report.js';
+import { unreadableReport } from '../../src/contract/unreadable-round-report.js';
 
 /** The handoff cap of every accepted model input: small, so that the exact-cap and one-over reports stay short. */
 export const MODEL_HANDOFF_CAP = 400;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { reportSchema } from '../../src/contract/report.js';
+import { reportSchema } from '../../src/contract/round-report.js';
 import type { RalphReport, VerifyOutcome } from '../../src/contract/types.js';
 import { verifyFailureHandoff } from '../../src/contract/verify-handoff.js';
 

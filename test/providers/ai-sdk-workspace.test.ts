@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runWorkspaceCommand, type WorkspaceCommandOptions } from '../../src/providers/workspace-command.js';
+import { runWorkspaceCommand, type WorkspaceCommandOptions } from '../../src/workspace/workspace-command.js';
 import {
   resolveInWorkspace,
   WorkspaceEscapeError,
   workspaceRoot,
-} from '../../src/providers/workspace-path.js';
+} from '../../src/workspace/workspace-path.js';
 import { isGone, pidsWrittenTo } from './ai-sdk-process.js';
 
 let root = '';

@@ -8,8 +8,8 @@ import {
   createRalphTool,
   reportJsonSchema,
 } from '../../src/index.js';
+import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, isRunning, until, useScratch } from './processes.js';
 
 const s = useScratch();
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandProvider, createProviderRegistry, createRalphTool } from '../../src/index.js';
-import { agentCommand, cleanEnv, useScratch } from './processes.js';
+import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 
 const MiB = 1024 * 1024;
 const FLOOD_MIB = 512;

@@ -14,8 +14,8 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../../src/index.js';
+import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
-import { agentCommand, cleanEnv, useScratch } from './processes.js';
 
 const s = useScratch();
 

@@ -12,7 +12,7 @@ import {
   type RalphProgressEvent,
   type SubagentProvider,
 } from '../../src/index.js';
-import { cleanEnv, isRunning, type Scratch, scratch } from './processes.js';
+import { cleanEnv, isRunning, type Scratch, scratch } from '../support/processes.js';
 
 const demoWorkspace = fileURLToPath(new URL('../../examples/demo-workspace/', import.meta.url));
 

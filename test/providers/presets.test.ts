@@ -11,8 +11,8 @@ import {
   reportJsonSchema,
   type SubagentProvider,
 } from '../../src/index.js';
+import { binDir, cleanEnv, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
-import { binDir, cleanEnv, useScratch } from './processes.js';
 
 const s = useScratch();
 

@@ -8,10 +8,10 @@ import {
   type RalphError,
   type SubagentProvider,
 } from '../../src/index.js';
-import { aiSdkProvider } from '../../src/providers/ai-sdk.js';
+import { aiSdkProvider } from '../../src/providers/ai-sdk-provider.js';
 import { claudeLimitOf, codexLimitOf, retryAfterOf } from '../../src/providers/usage-limit.js';
+import { binDir, cleanEnv, useScratch } from '../support/processes.js';
 import { scriptedModel } from './ai-sdk-mock-model.js';
-import { binDir, cleanEnv, useScratch } from './processes.js';
 
 const s = useScratch();
 const NOW = new Date('2026-12-01T12:00:00.000Z');

@@ -9,7 +9,7 @@ import {
   type RalphUsage,
   type SubagentProvider,
 } from '../../src/index.js';
-import { agentCommand, binDir, cleanEnv, useScratch } from './processes.js';
+import { agentCommand, binDir, cleanEnv, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RalphEnvelope } from '../../src/index.js';
 import { renderResultText } from '../../src/index.js';
-import { completeReport, continueReport } from '../support/reports.js';
+import { completeReport, continueReport } from '../support/round-reports.js';
 
 const firstLine = (result: RalphEnvelope['result']) =>
   renderResultText({ runId: 'run-1', agentsStarted: result.rounds, result }).split('\n')[0];

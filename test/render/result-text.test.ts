@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RalphEnvelope } from '../../src/index.js';
 import { renderResultText } from '../../src/index.js';
-import { blockedReport, completeReport, continueReport } from '../support/reports.js';
+import { blockedReport, completeReport, continueReport } from '../support/round-reports.js';
 import { agent, scriptedTool } from '../support/tool.js';
 
 const envelope = (status: RalphEnvelope['result']['status'], rounds: number, report = completeReport()) => ({

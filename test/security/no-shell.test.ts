@@ -13,7 +13,7 @@ import {
   type SubagentProvider,
 } from '../../src/index.js';
 import { ralph } from '../fixtures/cli-agents/harness.js';
-import { agentCommand, binDir, cleanEnv, type Scratch, useScratch } from '../providers/processes.js';
+import { agentCommand, binDir, cleanEnv, type Scratch, useScratch } from '../support/processes.js';
 
 const s = useScratch();
 

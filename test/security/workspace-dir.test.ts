@@ -11,7 +11,7 @@ import {
 } from '../../src/index.js';
 import { ralph } from '../fixtures/cli-agents/harness.js';
 import { scriptedModel } from '../providers/ai-sdk-mock-model.js';
-import { agentCommand, cleanEnv, useScratch } from '../providers/processes.js';
+import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
 
 const s = useScratch();

@@ -10,8 +10,8 @@ import {
   type Confinement,
   readWorkspaceFile,
   writeWorkspaceFile,
-} from '../../src/providers/workspace-files.js';
-import { createWorkspaceTools } from '../../src/providers/workspace-tools.js';
+} from '../../src/workspace/workspace-files.js';
+import { createWorkspaceTools } from '../../src/workspace/workspace-tools.js';
 
 const SECRET = `TOP SECRET ${Math.random().toString(36).slice(2)}`;
 const OUTSIDE_ONLY = 'outside-only-name.txt';

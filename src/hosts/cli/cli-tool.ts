@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { RalphError } from '../../contract/errors.js';
 import type { AgentRef, SubagentProvider } from '../../contract/types.js';
+import { removeFleetUrls } from '../../fleet/database-env.js';
+import { killLiveGroups } from '../../process/live-groups.js';
+import { ProgramUnavailableError } from '../../process/program-check.js';
 import { commandProvider } from '../../providers/command.js';
-import { isDirectory } from '../../providers/directory.js';
-import { killLiveGroups } from '../../providers/live-groups.js';
 import {
   claudeProvider,
   codexProvider,
@@ -13,14 +14,13 @@ import {
   opencodeProvider,
   qwenProvider,
 } from '../../providers/presets.js';
-import { ProgramUnavailableError } from '../../providers/program-check.js';
 import { createProviderRegistry } from '../../providers/registry.js';
-import { removeFleetUrls } from '../fleet/database-env.js';
+import { isDirectory } from '../../workspace/directory.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './cli-texts.js';
 import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
-import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './messages.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */

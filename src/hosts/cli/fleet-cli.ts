@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
-import { FleetError, redactedUrl } from '../fleet/database.js';
-import type { RalphFleet } from '../fleet/fleet.js';
+import type { RalphFleet } from '../../fleet/client.js';
+import { FleetError, redactedUrl } from '../../fleet/database.js';
 import { EXIT } from './exit-codes.js';
-import { reportFailure } from './report-failure.js';
+import { printFailure } from './print-failure.js';
 
 /** The options every fleet command takes. */
 export interface FleetOptions {
@@ -89,7 +89,7 @@ export function reportFleetFailure(error: unknown, json = false): number {
     process.stderr.write(`${error.message}\n`);
     return EXIT.failed;
   }
-  if (isRalphError(error)) return reportFailure(error, json);
+  if (isRalphError(error)) return printFailure(error, json);
   // The database's own errors (a query that failed, the connection lost): one line, not a stack.
   process.stderr.write(`ralph: the fleet's database failed: ${errorText(error)}\n`);
   return EXIT.failed;
@@ -107,7 +107,7 @@ export async function withFleet(
   quietDeprecations();
   try {
     const url = databaseUrlOf(options);
-    const { createRalphFleet } = await import('../fleet/fleet.js');
+    const { createRalphFleet } = await import('../../fleet/client.js');
     const fleet = await createRalphFleet({ databaseUrl: url, create });
     try {
       return await body(fleet);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { parseVerifyCommand } from '../../actors/verify-command.js';
 import type { RalphConfigInput } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
-import { parseVerifyCommand } from '../../providers/verify-command.js';
 
 /** The guard-rail options of `ralph run` and `ralph mcp`: deployment settings, never a call's arguments. */
 export interface GuardRailOptions {

@@ -1,12 +1,12 @@
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
+import { packageVersion } from '../../package-root.js';
 import type { AgentOptions } from './agent-options.js';
+import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
-import { mcpServing } from './messages.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
-import { packageVersion } from './version.js';
 
 /** The options of `ralph mcp`. */
 export interface McpOptions extends AgentOptions, GuardRailOptions {

@@ -1,16 +1,16 @@
 import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
+import { quoteObjectiveHint } from './cli-texts.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
-import { quoteObjectiveHint } from './messages.js';
-import type { ReplayOptions } from './replay.js';
-import type { ReportOptions } from './report.js';
+import type { ReplayOptions } from './replay-command.js';
+import type { ReportOptions } from './report-command.js';
 import type { ReportToolCommandOptions } from './report-tool-command.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
-import { packageVersion } from './version.js';
 import type { VizOptions } from './viz.js';
 
 const RUN_EXAMPLES = `
@@ -149,7 +149,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .argument('<file>', 'the recording (JSON Lines)')
     .option('--json', 'print the result envelope (or the error) as JSON, as ralph run --json did')
     .action(async (file: string, options: ReplayOptions) => {
-      const { replayCommand } = await import('./replay.js');
+      const { replayCommand } = await import('./replay-command.js');
       exitCode = await replayCommand(file, options);
     });
 
@@ -179,7 +179,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .argument('<recording>', 'the recording, e.g. run.jsonl')
     .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
     .action(async (recording: string, options: ReportOptions) => {
-      const { reportCommand } = await import('./report.js');
+      const { reportCommand } = await import('./report-command.js');
       exitCode = await reportCommand(recording, options);
     });
 

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_HANDOFF_CHARS } from '../../contract/config.js';
+import { packageVersion } from '../../package-root.js';
 import { RALPH_MAX_HANDOFF_CHARS_ENV } from '../../providers/command.js';
 import { EXIT } from './exit-codes.js';
-import { packageVersion } from './version.js';
 
 /** The options of `ralph report-tool`; each falls back on the round's environment. */
 export interface ReportToolCommandOptions {

@@ -3,10 +3,10 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
-import { procStat, thisHost } from '../../providers/process-identity.js';
-import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../providers/round-folder.js';
+import { procStat, thisHost } from '../../process/process-identity.js';
+import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import type { AgentOptions } from './agent-options.js';
-import { reportFailure } from './report-failure.js';
+import { printFailure } from './print-failure.js';
 import { type RunOptions, runCommand } from './run.js';
 
 /** The options of `ralph resume`: where its output goes, and agent options that replace the recorded ones. */
@@ -162,7 +162,7 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
       resume: { runId: recorded.runId, point: recorded.point },
     });
   } catch (error) {
-    return reportFailure(error, json);
+    return printFailure(error, json);
   }
 }
 

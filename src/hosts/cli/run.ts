@@ -13,20 +13,20 @@ import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
-import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../providers/depth.js';
-import { thisHost } from '../../providers/process-identity.js';
+import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
+import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
-import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './messages.js';
 import { parseNumberOption } from './numbers.js';
+import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
-import { reportFailure } from './report-failure.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
@@ -133,7 +133,7 @@ export async function runCommand(
     const exitCancelled = () => {
       progress.stop();
       recording?.forcedExit();
-      process.exit(reportFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
+      process.exit(printFailure(new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }), json));
     };
     let forced: NodeJS.Timeout | undefined;
     const release = trapInterrupts({
@@ -180,7 +180,7 @@ export async function runCommand(
       recording?.close();
     }
   } catch (error) {
-    return reportFailure(
+    return printFailure(
       continued === undefined ? withHint(error, callArgumentHint(options.maxRounds)) : error,
       json,
     );

@@ -1,6 +1,6 @@
 import { usageText } from '../../contract/usage.js';
+import type { FleetRunStatus } from '../../fleet/client.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
-import type { FleetRunStatus } from '../fleet/fleet.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
 
 /**

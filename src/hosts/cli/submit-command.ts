@@ -1,6 +1,6 @@
 import { RalphError } from '../../contract/errors.js';
 import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
-import type { FleetSubmission } from '../fleet/run-input.js';
+import type { FleetSubmission } from '../../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
 import {

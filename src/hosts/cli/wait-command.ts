@@ -3,12 +3,12 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import { usageText } from '../../contract/usage.js';
+import { isSettledState } from '../../fleet/client.js';
 import { renderResultCard } from '../../render/cards.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
-import { isSettledState } from '../fleet/fleet.js';
 import { EXIT, exitCodeForStatus } from './exit-codes.js';
 import { anyWorkerLive, type FleetOptions, NO_LIVE_WORKER, withFleet } from './fleet-cli.js';
-import { reportFailure } from './report-failure.js';
+import { printFailure } from './print-failure.js';
 import { statusLine } from './status-command.js';
 
 /** The options of `ralph wait`. */
@@ -48,9 +48,9 @@ export function waitCommand(id: string, options: WaitOptions): Promise<number> {
       process.stdout.write(`${json ? text : stripControl(text)}\n`);
       return exitCodeForStatus(outcome.envelope.result.status);
     }
-    if (outcome?.ok === false) return reportFailure(new RalphError(outcome.failure, { runId: id }), json);
+    if (outcome?.ok === false) return printFailure(new RalphError(outcome.failure, { runId: id }), json);
     if (status.state === 'cancelled') {
-      return reportFailure(
+      return printFailure(
         new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }, { runId: id }),
         json,
       );

@@ -1,9 +1,9 @@
 import { RalphError } from '../../contract/errors.js';
 import type { SubagentProvider } from '../../contract/types.js';
-import type { FleetJson, FleetProviderFactory } from '../fleet/run-input.js';
+import type { FleetJson, FleetProviderFactory } from '../../fleet/run-input.js';
 import type { AGENT_PRESETS } from './agent-options.js';
+import { AGENT_CONFLICT } from './cli-texts.js';
 import { providerFor } from './cli-tool.js';
-import { AGENT_CONFLICT } from './messages.js';
 
 type Preset = (typeof AGENT_PRESETS)[number];
 

@@ -35,7 +35,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     }
     const leaseMs =
       options.lease === undefined ? undefined : parseDuration(options.lease, 'ralph worker --lease');
-    const { startRalphWorker } = await import('../fleet/worker.js');
+    const { startRalphWorker } = await import('../../fleet/worker.js');
     const worker = await startRalphWorker({
       databaseUrl,
       // A run's agent is what `ralph submit` stored; the worker runs it only if it offers it.

@@ -1,4 +1,4 @@
-import { reportJsonSchema } from '../../contract/report.js';
+import { reportJsonSchema } from '../../contract/round-report.js';
 
 const { $schema: _draft, ...reportObjectSchema } = reportJsonSchema;
 

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { reportJsonSchemaCopy } from '../../contract/report.js';
-import { reviewReport } from '../../contract/report-review.js';
+import { reportJsonSchemaCopy } from '../../contract/round-report.js';
+import { reviewReport } from '../../contract/round-report-review.js';
 
 /** The one tool of `ralph report-tool`. */
 export const REPORT_TOOL_NAME = 'submit_report';

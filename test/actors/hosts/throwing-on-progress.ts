@@ -1,7 +1,7 @@
 // A host whose onProgress throws on every event: it runs two calls, then prints what it saw as one JSON line.
 // Run as its own process by engine.test.ts, because before the fix the listener's error killed the process.
 import { createProviderRegistry, createRalphTool, createScriptedProvider } from '../../../src/index.js';
-import { completeReport, continueReport } from '../../support/reports.js';
+import { completeReport, continueReport } from '../../support/round-reports.js';
 import { agent } from '../../support/tool.js';
 
 const warnings: { name: string; code: string | undefined; message: string }[] = [];

@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reportJsonSchema } from '../../../src/contract/report.js';
+import { reportJsonSchema } from '../../../src/contract/round-report.js';
 import { spawnRalph } from '../../fixtures/cli-agents/harness.js';
-import { agentCommand } from '../../providers/processes.js';
+import { agentCommand } from '../../support/processes.js';
 import {
   type AnthropicServer,
   hasTool,

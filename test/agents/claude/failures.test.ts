@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { childFailureMessage, WORKFLOW_CANCELLED, workflowFailed } from '../../../src/contract/messages.js';
 import { spawnRalph } from '../../fixtures/cli-agents/harness.js';
-import { isRunning, until } from '../../providers/processes.js';
+import { isRunning, until } from '../../support/processes.js';
 import { hasTool, type Reply, startAnthropicServer } from '../support/anthropic-server.js';
 import { assertInstalled, claudeHome, claudePath } from '../support/claude-env.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OBJECTIVE_EMPTY, WORKER_REPORT_CAVEAT } from '../../../src/contract/messages.js';
 import { renderFullResultText } from '../../../src/render/result-text.js';
-import { agentCommand } from '../../providers/processes.js';
+import { agentCommand } from '../../support/processes.js';
 import {
   isFirstTurn,
   type MessageBlock,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WORKFLOW_CANCELLED } from '../../../src/index.js';
-import { isRunning, until } from '../../providers/processes.js';
+import { isRunning, until } from '../../support/processes.js';
 import { processesWithEnv } from '../support/agent-processes.js';
 import { codexPath } from '../support/codex-env.js';
 import {

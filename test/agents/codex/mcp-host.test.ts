@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OBJECTIVE_EMPTY, WORKER_REPORT_CAVEAT } from '../../../src/index.js';
-import { agentCommand } from '../../providers/processes.js';
+import { agentCommand } from '../../support/processes.js';
 import { codexPath, ralphMain } from '../support/codex-env.js';
 import { call, inOrder, say } from '../support/responses-server.js';
 import { type CodexWorld, codexWorld, offeredTools, outputText, toolOutputs } from './harness.js';

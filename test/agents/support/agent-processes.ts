@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { isRunning } from '../../providers/processes.js';
+import { isRunning } from '../../support/processes.js';
 
 /** A process environment's entries, or none when it cannot be read (gone, or another user's). */
 function environOf(pid: string): string[] {

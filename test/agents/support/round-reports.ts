@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { type RalphReport, WORKFLOW_CANCELLED } from '../../../src/index.js';
 import type { Spawned } from '../../fixtures/cli-agents/harness.js';
-import { isRunning, until } from '../../providers/processes.js';
+import { isRunning, until } from '../../support/processes.js';
 import { processesWithEnv } from './agent-processes.js';
 import { type ChatReply, call, inOrder, say } from './chat-server.js';
 

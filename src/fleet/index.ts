@@ -1,0 +1,19 @@
+export {
+  createRalphFleet,
+  type FleetRunState,
+  type FleetRunStatus,
+  isSettledState,
+  type RalphFleet,
+} from './client.js';
+export { DEFAULT_LEASE_MS, FLEET_APP_VERSION, FLEET_QUEUE } from './constants.js';
+export { FleetError } from './database.js';
+export type { WorkerLease } from './leases.js';
+export type {
+  FleetGuardRails,
+  FleetJson,
+  FleetOutcome,
+  FleetProviderFactory,
+  FleetRunInput,
+  FleetSubmission,
+} from './run-input.js';
+export { type RalphWorker, type RalphWorkerOptions, startRalphWorker } from './worker.js';

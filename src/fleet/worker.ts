@@ -1,0 +1,300 @@
+import { hostname } from 'node:os';
+import { errorText } from '../contract/error-text.js';
+import { killLiveGroups } from '../process/live-groups.js';
+import { sweepOrphanedRounds } from '../process/round-folder.js';
+import {
+  DEFAULT_LEASE_MS,
+  FLEET_APP_NAME,
+  FLEET_APP_VERSION,
+  FLEET_QUEUE,
+  FLEET_WORKFLOW,
+  MIN_LEASE_MS,
+} from './constants.js';
+import { assertDatabaseReachable, FleetError, stderrLogger } from './database.js';
+import { takeDatabaseSettings } from './database-env.js';
+import {
+  holderGoneHere,
+  holderHere,
+  type LeaseHolder,
+  LeaseTable,
+  thisHolder,
+  type WorkerLease,
+} from './leases.js';
+import { createPgPool } from './pg-pool.js';
+import { startReaper } from './reaper.js';
+import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
+import { prepareFleetDatabase } from './schema.js';
+import { loadDbos } from './sdk.js';
+import { runFleetRun } from './workflow.js';
+
+/** How a worker is started. */
+export interface RalphWorkerOptions {
+  /** postgres://… of the fleet's database (DBOS creates it and its tables on first launch; needs CREATEDB). */
+  databaseUrl: string;
+  /**
+   * The worker's DBOS executor id: unique among live workers and stable across restarts, since a worker restarted
+   * under its id recovers its own unfinished runs at once. Default: `<hostname>-<n>`, the first n whose lease is
+   * free or whose holder is a dead process of this host (so a restarted worker gets its old id back).
+   */
+  workerId?: string;
+  /** How many runs this worker runs at once (the queue's per-worker limit; default 1). */
+  concurrency?: number;
+  /** How long the worker's lease lasts without a heartbeat before live workers take its runs over (ms). */
+  leaseMs?: number;
+  /** Makes each run's provider from its `agent` (the CLI's: the agent options of `ralph run`). */
+  providerFor: FleetProviderFactory;
+  /**
+   * Whether it runs a run's `--verify` command (any command its submitter chose, run as the worker's user); without
+   * it a run that carries one settles refused, starting nothing.
+   */
+  allowVerify?: boolean;
+  /** Where the worker's notices go, one line each (default: stderr). */
+  onNotice?: (line: string) => void;
+}
+
+/** A started worker. One per process: DBOS runs one executor per process. */
+export interface RalphWorker {
+  workerId: string;
+  /**
+   * Settles when the worker stopped on its own: another worker took its runs over while it could not renew its
+   * lease (it then killed its children), or its lease could not be renewed at all. Never settles after `stop`.
+   */
+  lost: Promise<string>;
+  /**
+   * Stops the worker now: its lease is ended (so live workers take its runs over at their next heartbeat), its
+   * children are killed, and DBOS is shut down. Runs in progress are left pending, to be recovered as after a crash.
+   */
+  stop(): Promise<void>;
+}
+
+const NOTICE = 'ralph worker';
+
+/** How a run ended, for the worker's line about it: its status and rounds, or its failure's kind and message. */
+function outcomeText(outcome: FleetOutcome): string {
+  if (outcome.ok) {
+    const { status, rounds } = outcome.envelope.result;
+    return `${status} after ${rounds} round${rounds === 1 ? '' : 's'}`;
+  }
+  const { code, message } = outcome.failure;
+  return code === 'cancelled' ? 'cancelled' : `${code === 'refused' ? 'refused' : 'failed'}: ${message}`;
+}
+
+/** The first free default id of this host: `<hostname>-1`, `-2`, …; free when unheld, expired, or its holder died. */
+async function claimWorkerId(
+  leases: LeaseTable,
+  holder: LeaseHolder,
+  leaseMs: number,
+  workerId: string | undefined,
+): Promise<string> {
+  const candidates =
+    workerId === undefined ? Array.from({ length: 64 }, (_, n) => `${hostname()}-${n + 1}`) : [workerId];
+  for (const candidate of candidates) {
+    const lease = await leases.get(candidate);
+    if (lease !== undefined && !lease.expired && !holderGoneHere(lease)) {
+      if (workerId === undefined) continue;
+      throw new FleetError(
+        `${NOTICE}: worker id ${workerId} is held by a live worker (pid ${lease.pid} on ${lease.hostname}); ` +
+          'give each worker an id of its own (--worker-id)',
+      );
+    }
+    if (await leases.claim(candidate, holder, leaseMs, lease)) return candidate;
+    if (workerId !== undefined) {
+      throw new FleetError(`${NOTICE}: worker id ${workerId} was claimed by another worker just now`);
+    }
+  }
+  throw new FleetError(`${NOTICE}: no free worker id on this host; pass --worker-id`);
+}
+
+/**
+ * Starts a worker: it runs fleet runs from the queue, `concurrency` at a time, each as a DBOS workflow whose steps
+ * are its rounds. Refused with a FleetError (one line) when the database cannot be reached or the id is held.
+ * Every heartbeat (a third of the lease) it renews its lease and takes over the runs of workers whose lease ran
+ * out: a dead worker of this host has its rounds' process groups killed first (the round folders' owner records);
+ * a worker elsewhere is taken over only a heartbeat after its lease ran out, by which time a live one would have
+ * seen it could not renew.
+ */
+export async function startRalphWorker(options: RalphWorkerOptions): Promise<RalphWorker> {
+  const notice = options.onNotice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < MIN_LEASE_MS) {
+    throw new FleetError(`${NOTICE}: the lease must be at least ${MIN_LEASE_MS} ms`);
+  }
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new FleetError(`${NOTICE}: the concurrency must be a whole number of at least 1`);
+  }
+  // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
+  const databaseUrl = takeDatabaseSettings(options.databaseUrl);
+  await assertDatabaseReachable(databaseUrl, NOTICE);
+  const { DBOS } = await loadDbos();
+  // Creates the database, DBOS's tables and ralph's on the first launch; refuses a database of another release.
+  await prepareFleetDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), NOTICE);
+
+  const pool = createPgPool({
+    connectionString: databaseUrl,
+    max: 2,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', () => {});
+  const leases = new LeaseTable(pool);
+  const holder = thisHolder();
+  let workerId: string;
+  try {
+    workerId = await claimWorkerId(leases, holder, leaseMs, options.workerId);
+  } catch (error) {
+    // A refused worker leaves nothing open behind it (an idle pool would hold the process for its timeout).
+    await pool.end().catch(() => {});
+    throw error;
+  }
+
+  // A previous incarnation of this worker (or any ralph host of this machine) killed with SIGKILL may have left its
+  // agents running: they are killed before DBOS recovers this id's runs and starts their rounds again.
+  await sweepOrphanedRounds();
+  // From here on, this worker killed by SIGKILL has its agents killed at once by its reaper.
+  const reaper = startReaper();
+
+  // The runs this worker saw cancelled: DBOS then warns that their outcome was not recorded, as expected.
+  const cancelled = new Set<string>();
+  const expectedWarning = (line: string) => {
+    const id = /^Workflow (\S+) outcome was not recorded: the workflow is no longer owned/.exec(line)?.[1];
+    return id !== undefined && cancelled.delete(id);
+  };
+  DBOS.setConfig({
+    name: FLEET_APP_NAME,
+    systemDatabaseUrl: databaseUrl,
+    applicationVersion: FLEET_APP_VERSION,
+    executorID: workerId,
+    runAdminServer: false,
+    // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
+    runMigrations: false,
+    logger: stderrLogger(NOTICE, notice, expectedWarning),
+  });
+  DBOS.registerWorkflow(
+    async (input: FleetRunInput) => {
+      const runId = DBOS.workflowID ?? 'unknown';
+      notice(`${NOTICE} ${workerId}: running ${runId}`);
+      const outcome = await runFleetRun(input, {
+        workflowId: runId,
+        providerFor: options.providerFor,
+        allowVerify: options.allowVerify === true,
+        workerId,
+        steps: {
+          runStep: (body, name) => DBOS.runStep(body, { name }),
+          cancelSignal: () => DBOS.stepStatus?.cancelSignal,
+        },
+      });
+      if (!outcome.ok && outcome.failure.code === 'cancelled') {
+        cancelled.add(runId);
+        // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.
+        if (cancelled.size > 256) cancelled.delete(cancelled.values().next().value as string);
+      }
+      notice(`${NOTICE} ${workerId}: ${runId} ${outcomeText(outcome)}`);
+      return outcome;
+    },
+    { name: FLEET_WORKFLOW },
+  );
+  try {
+    await DBOS.launch();
+    await DBOS.registerQueue(FLEET_QUEUE, { workerConcurrency: concurrency, onConflict: 'always_update' });
+  } catch (error) {
+    await DBOS.shutdown().catch(() => {});
+    reaper?.stop();
+    await leases.expire(workerId, holder).catch(() => {});
+    await pool.end().catch(() => {});
+    throw new FleetError(`${NOTICE} ${workerId}: DBOS could not start: ${errorText(error)}`);
+  }
+
+  let stopped = false;
+  let resolveLost: (reason: string) => void = () => {};
+  const lost = new Promise<string>((resolve) => {
+    resolveLost = resolve;
+  });
+  let databaseLost = false;
+  // When the database came back after an outage: the other workers could not renew either, so their leases say
+  // nothing about them until each has had a lease's time to renew again.
+  let backSince = Number.NEGATIVE_INFINITY;
+
+  const takeOver = async (lease: WorkerLease) => {
+    if (holderHere(lease) && !holderGoneHere(lease)) return; // alive on this host: only slow, not dead
+    if (!(await leases.takeOver(lease, holder, leaseMs, Math.ceil(lease.leaseMs / 3)))) return;
+    if (holderHere(lease)) await sweepOrphanedRounds();
+    const pending = await DBOS.listWorkflows({
+      executorId: lease.workerId,
+      status: 'PENDING',
+      applicationVersion: FLEET_APP_VERSION,
+      loadInput: false,
+      loadOutput: false,
+    });
+    for (const run of pending) await DBOS.resumeWorkflow(run.workflowID, { queueName: FLEET_QUEUE });
+    await leases.release(lease.workerId, holder);
+    notice(
+      `${NOTICE} ${workerId}: took over ${pending.length} run(s) of worker ${lease.workerId} (its lease ran out)`,
+    );
+  };
+
+  const beat = async () => {
+    try {
+      const renewed = await leases.renew(workerId, holder, leaseMs);
+      if (databaseLost) {
+        notice(`${NOTICE} ${workerId}: the database is back`);
+        backSince = Date.now();
+      }
+      databaseLost = false;
+      if (!renewed) {
+        fence(
+          `${NOTICE} ${workerId}: another worker took this worker's runs over (its lease ran out); stopping`,
+        );
+        return;
+      }
+      for (const lease of await leases.all()) {
+        const heardOf = Date.now() - backSince > lease.leaseMs;
+        if (lease.workerId !== workerId && lease.expired && heardOf && !stopped) await takeOver(lease);
+      }
+    } catch (error) {
+      if (!databaseLost) {
+        notice(`${NOTICE} ${workerId}: lost the database (${errorText(error)}); retrying, the runs go on`);
+      }
+      databaseLost = true;
+    }
+  };
+
+  let beating: Promise<void> = Promise.resolve();
+  const timer = setInterval(
+    () => {
+      beating = beating.then(beat);
+    },
+    Math.max(250, Math.floor(leaseMs / 3)),
+  );
+
+  const shutdown = async ({ handOver }: { handOver: boolean }) => {
+    stopped = true;
+    clearInterval(timer);
+    await beating.catch(() => {});
+    // DBOS first, so that no round stopped here is recorded as failed: the runs stay pending, to be recovered.
+    await DBOS.shutdown().catch(() => {});
+    killLiveGroups();
+    // Only once its children are killed may others take its runs over without waiting out the lease.
+    if (handOver) await leases.expire(workerId, holder).catch(() => {});
+    reaper?.stop();
+    await pool.end().catch(() => {});
+  };
+
+  function fence(reason: string) {
+    if (stopped) return;
+    notice(reason);
+    killLiveGroups();
+    void shutdown({ handOver: false }).then(() => resolveLost(reason));
+  }
+
+  notice(
+    `${NOTICE} ${workerId}: taking runs from queue ${FLEET_QUEUE} (concurrency ${concurrency}, lease ${leaseMs} ms)`,
+  );
+  return {
+    workerId,
+    lost,
+    async stop() {
+      if (stopped) return;
+      await shutdown({ handOver: true });
+    },
+  };
+}

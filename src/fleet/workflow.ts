@@ -1,0 +1,96 @@
+import { createRalphEngine } from '../actors/engine.js';
+import { isRalphError, RalphError } from '../contract/errors.js';
+import { createRalphTool } from '../hosts/tool.js';
+import { createProviderRegistry } from '../providers/registry.js';
+import { isDirectory } from '../workspace/directory.js';
+import { type DurableSteps, durableProvider } from './durable-provider.js';
+import {
+  type FleetOutcome,
+  type FleetProviderFactory,
+  type FleetRunInput,
+  fleetWorkspaceRefused,
+  guardRailsOf,
+} from './run-input.js';
+
+/** Refusal: a run carries a `--verify` command and its worker was not started with `--allow-verify`. */
+const verifyRefused = (workerId: string) =>
+  new RalphError({
+    code: 'refused',
+    message:
+      `ralph fleet: worker ${workerId} does not run a submitted run's --verify command (start it with ` +
+      '--allow-verify to let submitters choose one). Nothing was started',
+  });
+
+/** The step that records when a run with a wall-clock budget began, so the budget runs from then on any worker. */
+export const STARTED_STEP = 'run-started';
+
+/**
+ * Runs one fleet run inside its DBOS workflow: the ralph tool over the provider the worker's factory makes of the
+ * input's agent, wrapped so that every
+ * round is a step. The statechart decides everything from the step results, so a re-execution after a crash replays
+ * the completed rounds and decides the same. The envelope carries the workflow's id as its run id (the id
+ * `ralph submit` printed), and a failure is returned as data, so `ralph wait` can print and exit as `ralph run`.
+ */
+export async function runFleetRun(
+  input: FleetRunInput,
+  {
+    workflowId,
+    steps,
+    providerFor,
+    allowVerify = false,
+    workerId,
+  }: {
+    workflowId: string;
+    steps: DurableSteps;
+    providerFor: FleetProviderFactory;
+    /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
+    allowVerify?: boolean;
+    workerId: string;
+  },
+): Promise<FleetOutcome> {
+  const controller = new AbortController();
+  try {
+    if (!isDirectory(input.cwd)) throw fleetWorkspaceRefused(input.cwd, `on worker ${workerId}`);
+    const real = providerFor(input.agent);
+    const providers = createProviderRegistry();
+    providers.register(
+      durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
+    );
+    const grace = input.terminationGraceMs;
+    // Unchecked too (the config's check judges them), but only the guard rails' fields.
+    const guardRails = guardRailsOf(input);
+    // A verify command is a command the submitter chose: the worker runs it only if its operator said so.
+    if (guardRails.verify != null && !allowVerify) throw verifyRefused(workerId);
+    const tool = createRalphTool(
+      // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
+      {
+        subagentProvider: real.name,
+        ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
+        ...guardRails,
+      },
+      // The verify commands' outcomes and the workspace's fingerprints are steps too: a replay decides the same.
+      {
+        providers,
+        engine: createRalphEngine({ journal: { step: (name, body) => steps.runStep(body, name) } }),
+      },
+    );
+    // Recorded once: a worker that takes the run over replays it, so the budget still counts from the run's start.
+    const startedAt =
+      guardRails.maxWallTimeMs === undefined
+        ? undefined
+        : await steps.runStep(async () => Date.now(), STARTED_STEP);
+    const args: Record<string, unknown> = {};
+    if (input.objective !== undefined) args.objective = input.objective;
+    if (input.maxRounds !== undefined) args.maxRounds = input.maxRounds;
+    const envelope = await tool.execute(args, {
+      agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
+      signal: controller.signal,
+      ...(startedAt === undefined ? {} : { startedAt }),
+    });
+    return { ok: true, envelope: { ...envelope, runId: workflowId } };
+  } catch (error) {
+    if (!isRalphError(error)) throw error;
+    const { runId: _runId, ...failure } = error.toJSON();
+    return { ok: false, failure };
+  }
+}
