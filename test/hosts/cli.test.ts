@@ -267,7 +267,9 @@ describe('ralph run refuses bad arguments with exit 2 and starts nothing', () =>
     const option = await ralph(['run', 'x', '--agent', 'example', '--rounds', '3']);
 
     expect(preset.code).toBe(2);
-    expect(preset.stderr).toContain('Allowed choices are claude, codex, example');
+    expect(preset.stderr).toContain(
+      'Allowed choices are claude, codex, qwen, gemini, opencode, copilot, example',
+    );
     expect(option.code).toBe(2);
     expect(option.stderr).toContain("unknown option '--rounds'");
   });

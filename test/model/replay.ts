@@ -385,6 +385,8 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         outputSchema: reportJsonSchema,
         cwd: CALLER.cwd,
         parent: CALLER,
+        // The deployment's cap, so a report tool can check a report against it within the round.
+        maxHandoffChars: variant.config.maxHandoffChars,
       };
     });
     expect(provider?.children.map((c) => c.request) ?? [], 'what each child was asked').toEqual(requests);
