@@ -117,95 +117,89 @@ export const mergeQueueMachine = setup({
   states: {
     idle: {
       description: 'Nothing is being merged: the next queued task starts, or the queue waits for one.',
-      always: { guard: 'hasQueuedTask', target: 'merging', actions: 'takeNext' },
+      always: { guard: 'hasQueuedTask', target: 'bringingOntoTarget', actions: 'takeNext' },
       on: { CANCEL: 'cancelled' },
     },
-    merging: {
-      description: 'One task is being merged; no other merge runs until it has landed or needs review.',
-      initial: 'bringingOntoTarget',
+    bringingOntoTarget: {
+      description: "The task's branch is rebased onto the target's head in the scratch worktree.",
       on: { CANCEL: 'cancelled' },
-      onDone: { target: 'idle', actions: 'clearCurrent' },
-      states: {
-        bringingOntoTarget: {
-          description: "The task's branch is rebased onto the target's head in the scratch worktree.",
-          invoke: {
-            id: 'bringOntoTarget',
-            src: 'bringOntoTarget',
-            input: ({ context }) => context.current as MergeItem,
-            onDone: [
-              {
-                guard: { type: 'rebaseConflicted', params: ({ event }) => ({ outcome: event.output }) },
-                target: 'needsReview',
-                actions: { type: 'keepConflict', params: ({ event }) => ({ outcome: event.output }) },
-              },
-              {
-                guard: 'verifyIsConfigured',
-                target: 'verifying',
-                actions: { type: 'keepRebased', params: ({ event }) => ({ outcome: event.output }) },
-              },
-              {
-                target: 'landing',
-                actions: { type: 'keepRebased', params: ({ event }) => ({ outcome: event.output }) },
-              },
-            ],
-            onError: {
-              target: 'needsReview',
-              actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
-            },
+      invoke: {
+        id: 'bringOntoTarget',
+        src: 'bringOntoTarget',
+        input: ({ context }) => context.current as MergeItem,
+        onDone: [
+          {
+            guard: { type: 'rebaseConflicted', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'needsReview',
+            actions: { type: 'keepConflict', params: ({ event }) => ({ outcome: event.output }) },
           },
-        },
-        verifying: {
-          description: 'The verify command runs on the combined tree; only a pass lets the target move.',
-          invoke: {
-            id: 'verifyCombined',
-            src: 'verifyCombined',
-            input: ({ context }) => context.current as MergeItem,
-            onDone: [
-              {
-                guard: { type: 'verifyPassed', params: ({ event }) => ({ verdict: event.output }) },
-                target: 'landing',
-              },
-              {
-                target: 'needsReview',
-                actions: { type: 'keepVerifyFailure', params: ({ event }) => ({ verdict: event.output }) },
-              },
-            ],
-            onError: {
-              target: 'needsReview',
-              actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
-            },
+          {
+            guard: 'verifyIsConfigured',
+            target: 'verifying',
+            actions: { type: 'keepRebased', params: ({ event }) => ({ outcome: event.output }) },
           },
-        },
-        landing: {
-          description:
-            'The target moves to the combined head, only if it is still where the rebase found it.',
-          invoke: {
-            id: 'landOnTarget',
-            src: 'landOnTarget',
-            input: ({ context }) => ({
-              ...(context.current as MergeItem),
-              head: context.rebased?.head ?? '',
-              onto: context.rebased?.onto ?? '',
-            }),
-            onDone: 'landed',
-            onError: {
-              target: 'needsReview',
-              actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
-            },
+          {
+            target: 'landing',
+            actions: { type: 'keepRebased', params: ({ event }) => ({ outcome: event.output }) },
           },
-        },
-        landed: {
-          description: 'The task is on the target.',
-          type: 'final',
-          entry: 'reportLanded',
-        },
-        needsReview: {
-          description:
-            'A conflict, a failing verify or a moved target: the task is kept for review, the target untouched.',
-          type: 'final',
-          entry: 'reportNeedsReview',
+        ],
+        onError: {
+          target: 'needsReview',
+          actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
         },
       },
+    },
+    verifying: {
+      description: 'The verify command runs on the combined tree; only a pass lets the target move.',
+      on: { CANCEL: 'cancelled' },
+      invoke: {
+        id: 'verifyCombined',
+        src: 'verifyCombined',
+        input: ({ context }) => context.current as MergeItem,
+        onDone: [
+          {
+            guard: { type: 'verifyPassed', params: ({ event }) => ({ verdict: event.output }) },
+            target: 'landing',
+          },
+          {
+            target: 'needsReview',
+            actions: { type: 'keepVerifyFailure', params: ({ event }) => ({ verdict: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'needsReview',
+          actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+    },
+    landing: {
+      description: 'The target moves to the combined head, only if it is still where the rebase found it.',
+      on: { CANCEL: 'cancelled' },
+      invoke: {
+        id: 'landOnTarget',
+        src: 'landOnTarget',
+        input: ({ context }) => ({
+          ...(context.current as MergeItem),
+          head: context.rebased?.head ?? '',
+          onto: context.rebased?.onto ?? '',
+        }),
+        onDone: 'landed',
+        onError: {
+          target: 'needsReview',
+          actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+    },
+    landed: {
+      description: 'The task is on the target; the batch hears it, and the queue goes on.',
+      entry: 'reportLanded',
+      always: { target: 'idle', actions: 'clearCurrent' },
+    },
+    needsReview: {
+      description:
+        'A conflict, a failing verify or a moved target: the batch hears the task needs review, the target was not touched.',
+      entry: 'reportNeedsReview',
+      always: { target: 'idle', actions: 'clearCurrent' },
     },
     cancelled: {
       description:

@@ -26,7 +26,13 @@ export type MergeScript =
   | 'fails-verify'
   | 'rebase-throws'
   | 'verify-throws'
-  | 'target-moved';
+  | 'target-moved'
+  | 'verify-hangs'
+  | 'land-hangs';
+
+/** A step that never ends on its own: it settles only when its actor is stopped. */
+const hang = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))));
 
 /** The merge queue's actors, each answering from the script of the task it works on. */
 export function scriptedMergeQueue(scripts: Record<string, MergeScript>, log: string[] = []) {
@@ -40,15 +46,19 @@ export function scriptedMergeQueue(scripts: Record<string, MergeScript>, log: st
           return { kind: 'conflict', files: ['same.txt'], detail: 'CONFLICT' };
         return { kind: 'rebased', head: `head-${input.taskId}`, onto: 'target' };
       }),
-      verifyCombined: fromPromise<CombinedVerify, MergeItem>(async ({ input }) => {
+      verifyCombined: fromPromise<CombinedVerify, MergeItem>(async ({ input, signal }) => {
         log.push(`verify ${input.taskId}`);
+        if (script(input) === 'verify-hangs') return hang(signal);
         if (script(input) === 'verify-throws') throw new Error('the verify command could not start');
         return { passed: script(input) !== 'fails-verify', outputTail: 'FAIL combined' };
       }),
-      landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
-        log.push(`land ${input.taskId}`);
-        if (script(input) === 'target-moved') throw new Error('target moved');
-      }),
+      landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(
+        async ({ input, signal }) => {
+          log.push(`land ${input.taskId}`);
+          if (script(input) === 'land-hangs') return hang(signal);
+          if (script(input) === 'target-moved') throw new Error('target moved');
+        },
+      ),
     },
   });
 }

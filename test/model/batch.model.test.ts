@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { AnyActorRef } from 'xstate';
 import { waitFor } from 'xstate';
@@ -12,6 +14,7 @@ import {
   type Taken,
 } from './batch-harness.js';
 import { CoverageLedger, exercisedBy } from './coverage.js';
+import { statelyImportProblems } from './stately-import.js';
 
 // Every scenario runs the real machines (the batch, and the merge queue it invokes) with scripted loops and merge
 // steps; the last tests check that together they went through every state node and every transition of each.
@@ -147,6 +150,19 @@ describe('the merge queue', () => {
     expect(busy.reports).toEqual([]);
     queueLedger.add(exercisedBy(busy.taken));
   });
+
+  test.each([
+    ['verify-hangs', 'verifying'],
+    ['land-hangs', 'landing'],
+  ] as const)('cancel while a merge is %s stops it there, and nothing is reported', async (script, state) => {
+    const { queue, reports, taken } = startQueue({ t: script });
+    queue.send({ type: 'ENQUEUE', item: { taskId: 't', branch: 't' } });
+    await waitFor(queue as AnyActorRef, (s) => s.value === state);
+    queue.send({ type: 'CANCEL' });
+    expect((queue as AnyActorRef).getSnapshot().value).toBe('cancelled');
+    expect(reports).toEqual([]);
+    queueLedger.add(exercisedBy(taken));
+  });
 });
 
 test.each([
@@ -160,4 +176,21 @@ test.each([
   expect(states.total).toBeGreaterThan(3);
   expect(uncoveredStates).toEqual([]);
   expect(uncoveredTransitions).toEqual([]);
+});
+
+describe.each([
+  ['batch', batchMachine, 'src/machines/batch.machine.ts'],
+  ['merge queue', mergeQueueMachine, 'src/machines/merge-queue.machine.ts'],
+] as const)('the %s machine is written as the run machine is', (_name, machine, file) => {
+  test("its source is what Stately's import reads: one inline config of literals", () => {
+    const source = readFileSync(fileURLToPath(new URL(`../../${file}`, import.meta.url)), 'utf8');
+    expect(statelyImportProblems(source)).toEqual([]);
+  });
+
+  test('every state has a description, every invoke an id named after the actor it runs', () => {
+    for (const node of Object.values(machine.root.states)) {
+      expect(node.description, `${node.key} has a description`).toBeTruthy();
+      for (const invoke of node.invoke) expect(invoke.id).toBe(invoke.src);
+    }
+  });
 });
