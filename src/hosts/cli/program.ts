@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { addAgentOptions } from './agent-options.js';
+import type { BatchOptions } from './batch-command.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
@@ -55,6 +56,25 @@ that was going on is run again with a fresh child once what is left of the old o
 is data: what it names to run (agent, command, binary paths, verify command) runs only with --trust-recording;
 an agent given here replaces all of it. The resumed run is recorded to the same file (the one resumed
 from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
+`;
+
+const BATCH_EXAMPLES = `
+Examples:
+  $ ralph batch TASKS.md --agent claude --verify 'npm test'
+  $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
+  $ ralph batch --rollback 20261201-1522-a1b2c3
+
+Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
+joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
+target (ralph/batch-<id>, made from HEAD, or --into BRANCH). Your working tree is never read or written.
+The agent and guard-rail options hold for every task; --max-time and --max-cost also hold for the whole batch.
+
+Exit codes:
+  0    every task landed
+  1    some task did not land: it needs review (a conflict, or --verify failed after merging), failed or was skipped
+  2    refused: bad arguments, a bad tasks file, not a git repository; nothing was started
+  4    the batch's --max-time or --max-cost ran out
+  130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
 `;
 
 /**
@@ -180,6 +200,35 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (recording: string, options: ReportOptions) => {
       const { reportCommand } = await import('./report.js');
       exitCode = await reportCommand(recording, options);
+    });
+
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('batch')
+        .description(
+          'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+        )
+        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON list of tasks')
+        .option('--parallel <n>', 'how many loops run at once (default 2)')
+        .option(
+          '--into <branch>',
+          'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+        )
+        .option(
+          '--max-rounds <n>',
+          "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+        )
+        .option(
+          '--rollback <id>',
+          "move batch <id>'s target back to the commit it started from, and run nothing",
+        ),
+    ),
+  )
+    .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
+    .action(async (tasks: string | undefined, options: BatchOptions) => {
+      const { batchCommand } = await import('./batch-command.js');
+      exitCode = await batchCommand(tasks, options);
     });
 
   addFleetCommands(program, (code) => {

@@ -1,0 +1,221 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { describe, expect, test } from 'vitest';
+import { isGone, ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { gitIn, tempRepo } from '../support/git-repo.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
+const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs')]);
+
+/** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
+function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
+  const repo = tempRepo(files);
+  const side = mkdtempSync(join(tmpdir(), 'ralph-batch-side-'));
+  const tasksFile = join(side, 'tasks.json');
+  writeFileSync(tasksFile, JSON.stringify(tasks));
+  const log = join(side, 'agents.log');
+  const env = { ...process.env, BATCH_AGENT_LOG: log };
+  const agentLines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  return { repo, tasksFile, env, agentLines };
+}
+
+/** The batch's target branch as the summary names it. */
+const targetOf = (stdout: string): string => /^target (\S+);/m.exec(stdout)?.[1] ?? '';
+
+/** The repository's worktrees other than the main one. */
+const extraWorktrees = (repo: string): string[] =>
+  gitIn(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .slice(1);
+
+describe('ralph batch', () => {
+  test('tasks touching different files all land, in dependency order, and the working tree is left alone', async () => {
+    const { repo, tasksFile, env } = setup([
+      { id: 'second', objective: 'write b.txt from second', after: ['first'] },
+      { id: 'first', objective: 'commit a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
+    writeFileSync(join(repo, 'README.md'), 'my own edit, not committed\n');
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.stderr).toContain('uncommitted changes in 1 path(s)');
+    expect(run.code).toBe(0);
+    const target = targetOf(run.stdout);
+    expect(target).toMatch(/^ralph\/batch-/);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('from first');
+    expect(gitIn(repo, 'show', `${target}:b.txt`)).toBe('from second');
+    expect(gitIn(repo, 'show', `${target}:c.txt`)).toBe('from other');
+    expect(gitIn(repo, 'show', `${target}:README.md`)).toBe('hello');
+    // second came after first: its commit is above first's on the target.
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
+      subjects.findIndex((s) => s.includes('task second (run ')),
+    );
+    // What the agent left uncommitted is in a commit naming the task and its run.
+    expect(subjects.some((s) => /^ralph batch \S+: task other \(run \S+\)$/.test(s))).toBe(true);
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('my own edit, not committed\n');
+    expect(gitIn(repo, 'branch', '--show-current')).toBe('main');
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('two tasks editing the same lines: one lands, the other needs review naming the file, the target holds the landed one', async () => {
+    const { repo, tasksFile, env } = setup(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code).toBe(1);
+    const landed = /^(left|right): landed$/m.exec(run.stdout)?.[1];
+    const other = landed === 'left' ? 'right' : 'left';
+    expect(landed).toBeDefined();
+    expect(run.stdout).toMatch(new RegExp(`^${other}: needs-review: conflict in shared.txt`, 'm'));
+    expect(run.stdout).toContain('conflicting files: shared.txt');
+    expect(run.stderr).toContain(`${other}: needs review: conflict in shared.txt`);
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:shared.txt`)).toBe(landed);
+    // The needs-review task keeps its branch and worktree, listed; nothing else is left.
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] ?? '';
+    expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
+    expect(readFileSync(join(kept, 'shared.txt'), 'utf8')).toBe(`${other}\n`);
+  }, 60_000);
+
+  test('a merged tree that fails the verify command needs review, and the target does not move', async () => {
+    // Each task's own tree holds one of x.txt and y.txt, so each loop's verify passes; their combination fails.
+    const { repo, tasksFile, env } = setup([
+      { id: 'x', objective: 'write x.txt x' },
+      { id: 'y', objective: 'write y.txt y' },
+    ]);
+    const run = await ralph(
+      [
+        'batch',
+        tasksFile,
+        '--agent-command',
+        AGENT,
+        '--cwd',
+        repo,
+        '--verify',
+        BOTH_FILES_CHECK,
+        '--parallel',
+        '2',
+      ],
+      { cwd: repo, env },
+    );
+    expect(run.code).toBe(1);
+    const landed = /^(x|y): landed$/m.exec(run.stdout)?.[1] as string;
+    const other = landed === 'x' ? 'y' : 'x';
+    expect(run.stdout).toMatch(
+      new RegExp(`^${other}: needs-review: the verify command failed on the combined tree`, 'm'),
+    );
+    expect(run.stdout).toContain('FAIL: x.txt and y.txt do not go together');
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'ls-tree', '--name-only', target).split('\n').sort()).toEqual(
+      ['README.md', `${landed}.txt`].sort(),
+    );
+  }, 60_000);
+
+  test('never more than --parallel agents are alive at once', async () => {
+    const tasks = Array.from({ length: 5 }, (_, n) => ({
+      id: `t${n}`,
+      objective: `write f${n}.txt ${n}\nhold 300`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '2'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(run.code).toBe(0);
+    let alive = 0;
+    let most = 0;
+    for (const line of agentLines()) {
+      alive += line.startsWith('start') ? 1 : -1;
+      most = Math.max(most, alive);
+    }
+    expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(5);
+    expect(most).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  test('Ctrl-C cancels every loop: exit 130, no agent left, no worktree left', async () => {
+    const tasks = Array.from({ length: 3 }, (_, n) => ({
+      id: `h${n}`,
+      objective: `write f${n}.txt ${n}\nhang`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    const pids = await waitUntil(() => {
+      const started = agentLines().filter((l) => l.startsWith('start'));
+      return started.length === 2 ? started.map((l) => Number(l.split(' ')[1])) : undefined;
+    }, 'two agents to start');
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code).toBe(130);
+    expect(end.stdout).toMatch(/^h0: cancelled/m);
+    expect(end.stdout).toMatch(/^h2: cancelled/m);
+    for (const pid of pids) expect(isGone(pid)).toBe(true);
+    expect(extraWorktrees(repo)).toEqual([]);
+    // The cancelled loops' work is kept on their branches.
+    expect(gitIn(repo, 'branch', '--list', 'ralph/*/h0')).toContain('h0');
+  }, 60_000);
+
+  test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'a', objective: 'write a.txt a', after: ['b'] },
+      { id: 'b', objective: 'write b.txt b', after: ['a'] },
+    ]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('is refused: tasks come after each other in a cycle: a → b → a');
+    expect(gitIn(repo, 'branch', '--list', 'ralph/*')).toBe('');
+    expect(agentLines()).toEqual([]);
+    const notRepo = mkdtempSync(join(tmpdir(), 'ralph-batch-plain-'));
+    writeFileSync(join(notRepo, 'TASKS.md'), '- [ ] write a.txt a\n');
+    const plain = await ralph(['batch', 'TASKS.md', '--agent-command', AGENT], { cwd: notRepo, env });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('is not in a git repository');
+    const parallel = await ralph(
+      ['batch', join(notRepo, 'TASKS.md'), '--agent-command', AGENT, '--parallel', '0'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(parallel.code).toBe(2);
+    expect(parallel.stderr).toContain('--parallel must be a whole number from 1 to 64');
+  }, 60_000);
+
+  test('--rollback moves the target back to where the batch started', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code).toBe(0);
+    const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
+    const start = gitIn(repo, 'rev-parse', 'main');
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).not.toBe(start);
+    const back = await ralph(['batch', '--rollback', id], { cwd: repo, env });
+    expect(back.code).toBe(0);
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
+  }, 60_000);
+});
