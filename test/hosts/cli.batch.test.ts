@@ -175,6 +175,24 @@ describe('ralph batch', () => {
     expect(gitIn(repo, 'branch', '--list', 'ralph/*/h0')).toContain('h0');
   }, 60_000);
 
+  test("the batch's --max-time holds for the whole batch: its loops are cancelled, exit 4, nothing left but what is listed", async () => {
+    const tasks = Array.from({ length: 3 }, (_, n) => ({
+      id: `h${n}`,
+      objective: `write f${n}.txt ${n}\nhang`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '1', '--max-time', '1s'],
+      { cwd: repo, env },
+    );
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain("the batch's --max-time ran out");
+    expect(run.stdout).toMatch(/^h2: cancelled/m);
+    for (const line of agentLines()) expect(isGone(Number(line.split(' ')[1]))).toBe(true);
+    const listed = [...run.stdout.matchAll(/worktree (\S+)/g)].map((m) => `worktree ${m[1]}`);
+    expect(extraWorktrees(repo)).toEqual(listed);
+  }, 60_000);
+
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
     const { repo, tasksFile, env, agentLines } = setup([
       { id: 'a', objective: 'write a.txt a', after: ['b'] },

@@ -16,16 +16,16 @@ import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
-import type { BringOutcome, CombinedVerify, MergeItem, TaskEntry } from '../../machines/batch-types.js';
+import type { BringOutcome, CombinedVerify, MergeItem } from '../../machines/batch-types.js';
 import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { parseVerifyCommand } from '../../providers/verify-command.js';
-import { stripControl, stripControlToLine } from '../../render/terminal-text.js';
 import { GitError } from '../../workspace/git-command.js';
 import { rollbackSession, SessionError, startSession, taskBranch } from '../../workspace/git-session.js';
 import { batchFolder, pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
 import { runTaskActor, taskOptions } from './batch-loops.js';
+import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -90,35 +90,6 @@ function newBatchId(): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The line a task's new status gets on stderr. */
-function statusLine(task: TaskEntry, target: string): string {
-  const note = task.note === null ? '' : stripControlToLine(task.note).slice(0, 300);
-  switch (task.status) {
-    case 'queued':
-      return 'loop complete; queued for the merge queue';
-    case 'landed':
-      return `landed on ${target}`;
-    case 'needs-review':
-      return `needs review: ${note}`;
-    case 'failed':
-      return `did not complete: ${note}`;
-    case 'skipped':
-      return `skipped: ${note}`;
-    case 'cancelled':
-      return 'cancelled';
-    case 'running':
-    case 'waiting':
-      return task.status;
-  }
-}
-
-/** The exit code of a settled batch: 0 when every task landed. */
-function exitCodeOf(output: BatchOutput, cancelledBy: string | null): number {
-  if (cancelledBy === 'interrupted') return EXIT.cancelled;
-  if (cancelledBy !== null) return EXIT.budgetLimited;
-  return output.tasks.every((task) => task.status === 'landed') ? EXIT.complete : EXIT.failed;
-}
-
 /** `ralph batch --rollback <id>`: the batch's target back on its starting commit. */
 async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
   const done = await rollbackSession(cwd, batchId);
@@ -126,26 +97,6 @@ async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
     `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
   );
   return EXIT.complete;
-}
-
-/** One line on stdout per task: how it ended, and where its branch and worktree are when it needs a person. */
-function summary(
-  output: BatchOutput,
-  folder: string,
-  batchId: string,
-  target: string,
-  kept: Set<string>,
-): string {
-  const lines = output.tasks.map((task) => {
-    const where = kept.has(task.id)
-      ? `\n  branch ${taskBranch(batchId, task.id)}, worktree ${taskWorktree(folder, task.id)}`
-      : '';
-    const files = task.conflicts.length > 0 ? `\n  conflicting files: ${task.conflicts.join(', ')}` : '';
-    const note = task.note === null ? '' : `: ${stripControl(task.note).trim()}`;
-    return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}`;
-  });
-  lines.push(`target ${target}; undo with: ralph batch --rollback ${batchId}`);
-  return `${lines.join('\n')}\n`;
 }
 
 /**
