@@ -23,6 +23,17 @@ function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'h
   return { repo, tasksFile, env, agentLines };
 }
 
+/** The most agents alive at once, from their `start <pid>` / `end <pid>` lines in the order they were written. */
+function mostAlive(lines: string[]): number {
+  let alive = 0;
+  let most = 0;
+  for (const line of lines) {
+    alive += line.startsWith('start') ? 1 : -1;
+    most = Math.max(most, alive);
+  }
+  return most;
+}
+
 /** The batch's target branch as the summary names it. */
 const targetOf = (stdout: string): string => /^target (\S+);/m.exec(stdout)?.[1] ?? '';
 
@@ -140,15 +151,32 @@ describe('ralph batch', () => {
       },
     );
     expect(run.code).toBe(0);
-    let alive = 0;
-    let most = 0;
-    for (const line of agentLines()) {
-      alive += line.startsWith('start') ? 1 : -1;
-      most = Math.max(most, alive);
-    }
+    const most = mostAlive(agentLines());
     expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(5);
     expect(most).toBeLessThanOrEqual(2);
   }, 60_000);
+
+  test('20 tasks at --parallel 4 all land, each once, never more than 4 agents alive', async () => {
+    const tasks = Array.from({ length: 20 }, (_, n) => ({ id: `t${n}`, objective: `write f${n}.txt ${n}` }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '4'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(run.code).toBe(0);
+    const target = targetOf(run.stdout);
+    const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
+    expect(files).toHaveLength(21);
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of tasks)
+      expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(1);
+    const most = mostAlive(agentLines());
+    expect(most).toBeLessThanOrEqual(4);
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 120_000);
 
   test('Ctrl-C cancels every loop: exit 130, no agent left, no worktree left', async () => {
     const tasks = Array.from({ length: 3 }, (_, n) => ({
