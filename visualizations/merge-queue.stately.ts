@@ -22,9 +22,26 @@ export const machine = createMachine({
         id: 'bringOntoTarget',
         src: 'bringOntoTarget',
         onDone: [
-          { target: 'needsReview', guard: 'rebaseConflicted', actions: 'keepConflict' },
+          { target: 'checkingConflict', guard: 'rebaseConflicted', actions: 'keepConflict' },
           { target: 'verifying', guard: 'verifyIsConfigured', actions: 'keepRebased' },
           { target: 'landing', actions: 'keepRebased' },
+        ],
+        onError: { target: 'needsReview', actions: 'keepError' },
+      },
+      on: { CANCEL: { target: 'cancelled' } },
+    },
+    checkingConflict: {
+      description: 'The rebase conflicted: a resolver loop takes it when --resolve-conflicts is on, else it needs review.',
+      always: [{ target: 'resolvingConflicts', guard: 'conflictsGoToResolver' }, { target: 'needsReview' }],
+    },
+    resolvingConflicts: {
+      description: 'A Ralph loop of fresh agents merges the task onto the target in the scratch worktree and resolves the conflicts, keeping both sides\' intent.',
+      invoke: {
+        id: 'resolveConflicts',
+        src: 'resolveConflicts',
+        onDone: [
+          { target: 'verifying', guard: 'conflictsResolved', actions: 'keepResolved' },
+          { target: 'needsReview', actions: 'keepUnresolved' },
         ],
         onError: { target: 'needsReview', actions: 'keepError' },
       },

@@ -39,6 +39,16 @@ export type BringOutcome =
   | { kind: 'rebased'; head: string; onto: string }
   | { kind: 'conflict'; files: string[]; detail: string };
 
+/** How a resolver loop's attempt at a conflicting task ended. */
+export type ResolveOutcome =
+  | { kind: 'resolved'; head: string; onto: string }
+  | { kind: 'unresolved'; note: string };
+
+/** What the resolver works on: the task, and the files its rebase conflicted in. */
+export interface ConflictItem extends MergeItem {
+  files: string[];
+}
+
 /** How the verify step ended on the combined tree. */
 export interface CombinedVerify {
   passed: boolean;

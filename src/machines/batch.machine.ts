@@ -15,6 +15,8 @@ export interface BatchInput {
   tasks: { id: string; after: string[] }[];
   parallel: number;
   verifies: boolean;
+  /** Conflicts go to a resolver loop (`--resolve-conflicts`). */
+  resolves: boolean;
   /** The branch a task's loop works on, by task id: what the merge queue lands. */
   branches: Record<string, string>;
 }
@@ -24,6 +26,7 @@ export interface BatchContext {
   tasks: TaskEntry[];
   parallel: number;
   verifies: boolean;
+  resolves: boolean;
   branches: Record<string, string>;
   /** Why the batch was cancelled (the user, or a batch-wide budget), once it was. */
   cancelReason: string | null;
@@ -144,6 +147,7 @@ export const batchMachine = setup({
     tasks: input.tasks.map((task) => ({ ...task, status: 'waiting', note: null, conflicts: [] })),
     parallel: input.parallel,
     verifies: input.verifies,
+    resolves: input.resolves,
     branches: input.branches,
     cancelReason: null,
   }),
@@ -156,7 +160,7 @@ export const batchMachine = setup({
       invoke: {
         id: 'mergeQueue',
         src: 'mergeQueue',
-        input: ({ context }) => ({ verifies: context.verifies }),
+        input: ({ context }) => ({ verifies: context.verifies, resolves: context.resolves }),
       },
       always: [
         { guard: 'allTasksSettled', target: 'settled' },

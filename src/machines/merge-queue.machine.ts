@@ -1,15 +1,26 @@
 import { assign, fromPromise, sendParent, setup } from 'xstate';
-import type { BringOutcome, CombinedVerify, MergeItem, MergeQueueEvent, MergeReport } from './batch-types.js';
+import type {
+  BringOutcome,
+  CombinedVerify,
+  ConflictItem,
+  MergeItem,
+  MergeQueueEvent,
+  MergeReport,
+  ResolveOutcome,
+} from './batch-types.js';
 
 /** What the merge queue is started with. */
 export interface MergeQueueInput {
   /** True when a verify command gates every landing (it runs on the combined tree). */
   verifies: boolean;
+  /** True when a conflict goes to a resolver loop (`--resolve-conflicts`, which needs a verify command). */
+  resolves: boolean;
 }
 
 /** The queue's context: plain data. */
 export interface MergeQueueContext {
   verifies: boolean;
+  resolves: boolean;
   /** Tasks waiting, oldest first. */
   queue: MergeItem[];
   /** The task being merged, and what its steps found so far. */
@@ -39,6 +50,8 @@ export const mergeQueueMachine = setup({
   actors: {
     /** Rebases the task's branch onto the target's head in the scratch worktree. */
     bringOntoTarget: fromPromise<BringOutcome, MergeItem>(notProvided('bringOntoTarget')),
+    /** A Ralph loop of fresh agents that resolves the conflicts of a merge in the scratch worktree. */
+    resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(notProvided('resolveConflicts')),
     /** Runs the verify command in the scratch worktree, on the combined tree. */
     verifyCombined: fromPromise<CombinedVerify, MergeItem>(notProvided('verifyCombined')),
     /** Moves the target to the combined head, only from the head it was rebased onto; removes the task's worktree. */
@@ -48,6 +61,8 @@ export const mergeQueueMachine = setup({
     hasQueuedTask: ({ context }) => context.queue.length > 0,
     rebaseConflicted: (_, params: { outcome: BringOutcome }) => params.outcome.kind === 'conflict',
     verifyIsConfigured: ({ context }) => context.verifies,
+    conflictsGoToResolver: ({ context }) => context.resolves,
+    conflictsResolved: (_, params: { outcome: ResolveOutcome }) => params.outcome.kind === 'resolved',
     verifyPassed: (_, params: { verdict: CombinedVerify }) => params.verdict.passed,
   },
   actions: {
@@ -73,6 +88,16 @@ export const mergeQueueMachine = setup({
               files: params.outcome.files,
             }
           : null,
+    }),
+    keepResolved: assign({
+      rebased: (_, params: { outcome: ResolveOutcome }) =>
+        params.outcome.kind === 'resolved' ? { head: params.outcome.head, onto: params.outcome.onto } : null,
+    }),
+    keepUnresolved: assign({
+      problem: ({ context }, params: { outcome: ResolveOutcome }) => ({
+        note: `${context.problem?.note ?? 'conflict'}; the resolver did not resolve it: ${params.outcome.kind === 'unresolved' ? params.outcome.note : ''}`,
+        files: context.problem?.files ?? [],
+      }),
     }),
     keepVerifyFailure: assign({
       problem: (_, params: { verdict: CombinedVerify }) => ({
@@ -106,6 +131,7 @@ export const mergeQueueMachine = setup({
     'Lands finished tasks one at a time: rebase onto the target head in a scratch worktree, verify the combined tree, then move the target; anything else is needs-review.',
   context: ({ input }) => ({
     verifies: input.verifies,
+    resolves: input.resolves,
     queue: [],
     current: null,
     rebased: null,
@@ -130,7 +156,7 @@ export const mergeQueueMachine = setup({
         onDone: [
           {
             guard: { type: 'rebaseConflicted', params: ({ event }) => ({ outcome: event.output }) },
-            target: 'needsReview',
+            target: 'checkingConflict',
             actions: { type: 'keepConflict', params: ({ event }) => ({ outcome: event.output }) },
           },
           {
@@ -141,6 +167,36 @@ export const mergeQueueMachine = setup({
           {
             target: 'landing',
             actions: { type: 'keepRebased', params: ({ event }) => ({ outcome: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'needsReview',
+          actions: { type: 'keepError', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+    },
+    checkingConflict: {
+      description:
+        'The rebase conflicted: a resolver loop takes it when --resolve-conflicts is on, else it needs review.',
+      always: [{ guard: 'conflictsGoToResolver', target: 'resolvingConflicts' }, { target: 'needsReview' }],
+    },
+    resolvingConflicts: {
+      description:
+        "A Ralph loop of fresh agents merges the task onto the target in the scratch worktree and resolves the conflicts, keeping both sides' intent.",
+      on: { CANCEL: 'cancelled' },
+      invoke: {
+        id: 'resolveConflicts',
+        src: 'resolveConflicts',
+        input: ({ context }) => ({ ...(context.current as MergeItem), files: context.problem?.files ?? [] }),
+        onDone: [
+          {
+            guard: { type: 'conflictsResolved', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'verifying',
+            actions: { type: 'keepResolved', params: ({ event }) => ({ outcome: event.output }) },
+          },
+          {
+            target: 'needsReview',
+            actions: { type: 'keepUnresolved', params: ({ event }) => ({ outcome: event.output }) },
           },
         ],
         onError: {

@@ -103,6 +103,31 @@ describe('ralph batch', () => {
     expect(readFileSync(join(kept, 'shared.txt'), 'utf8')).toBe(`${other}\n`);
   }, 60_000);
 
+  test('--resolve-conflicts hands a conflict to a resolver loop; its resolution is verified and both tasks land', async () => {
+    const { repo, tasksFile, env } = setup(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resolve-conflicts'];
+    const refused = await ralph(args, { cwd: repo, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--resolve-conflicts needs --verify');
+    const run = await ralph([...args, '--verify', BOTH_FILES_CHECK], { cwd: repo, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^left: landed$/m);
+    expect(run.stdout).toMatch(/^right: landed$/m);
+    expect(run.stderr).toContain('a resolver loop takes the conflicts in shared.txt');
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:shared.txt`).split('\n').sort()).toEqual(['left', 'right']);
+    expect(gitIn(repo, 'log', '-1', '--format=%s', target)).toMatch(
+      /onto \S+, conflicts resolved \(run \S+\)$/,
+    );
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
   test('a merged tree that fails the verify command needs review, and the target does not move', async () => {
     // Each task's own tree holds one of x.txt and y.txt, so each loop's verify passes; their combination fails.
     const { repo, tasksFile, env } = setup([

@@ -12,8 +12,10 @@ import type {
   BatchEvent,
   BringOutcome,
   CombinedVerify,
+  ConflictItem,
   MergeItem,
   MergeReport,
+  ResolveOutcome,
   RunTaskInput,
   TaskOutcome,
 } from '../../src/machines/batch-types.js';
@@ -28,7 +30,20 @@ export type MergeScript =
   | 'verify-throws'
   | 'target-moved'
   | 'verify-hangs'
-  | 'land-hangs';
+  | 'land-hangs'
+  | 'resolved'
+  | 'unresolved'
+  | 'resolver-throws'
+  | 'resolver-hangs';
+
+/** The scripts whose rebase conflicts: each goes on (to a resolver, or to needs-review) from a conflict. */
+const CONFLICTING: ReadonlySet<MergeScript> = new Set([
+  'conflicts',
+  'resolved',
+  'unresolved',
+  'resolver-throws',
+  'resolver-hangs',
+]);
 
 /** A step that never ends on its own: it settles only when its actor is stopped. */
 const hang = (signal: AbortSignal) =>
@@ -42,9 +57,17 @@ export function scriptedMergeQueue(scripts: Record<string, MergeScript>, log: st
       bringOntoTarget: fromPromise<BringOutcome, MergeItem>(async ({ input }) => {
         log.push(`bring ${input.taskId}`);
         if (script(input) === 'rebase-throws') throw new Error('git rebase could not start');
-        if (script(input) === 'conflicts')
+        if (CONFLICTING.has(script(input)))
           return { kind: 'conflict', files: ['same.txt'], detail: 'CONFLICT' };
         return { kind: 'rebased', head: `head-${input.taskId}`, onto: 'target' };
+      }),
+      resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(async ({ input, signal }) => {
+        log.push(`resolve ${input.taskId} ${input.files.join(',')}`);
+        if (script(input) === 'resolver-throws') throw new Error('the resolver could not start');
+        if (script(input) === 'resolver-hangs') return hang(signal);
+        if (script(input) === 'unresolved')
+          return { kind: 'unresolved', note: 'blocked: both sides disagree' };
+        return { kind: 'resolved', head: `merged-${input.taskId}`, onto: 'target' };
       }),
       verifyCombined: fromPromise<CombinedVerify, MergeItem>(async ({ input, signal }) => {
         log.push(`verify ${input.taskId}`);
@@ -110,7 +133,12 @@ export interface Taken {
 /** Starts the batch machine with scripted loops and merges, recording every transition taken. */
 export function startBatch(
   tasks: { id: string; after?: string[] }[],
-  options: { parallel?: number; verifies?: boolean; merges?: Record<string, MergeScript> } = {},
+  options: {
+    parallel?: number;
+    verifies?: boolean;
+    resolves?: boolean;
+    merges?: Record<string, MergeScript>;
+  } = {},
 ) {
   const loops = new ScriptedLoops();
   const mergeLog: string[] = [];
@@ -123,6 +151,7 @@ export function startBatch(
       tasks: tasks.map((task) => ({ id: task.id, after: task.after ?? [] })),
       parallel: options.parallel ?? 2,
       verifies: options.verifies ?? true,
+      resolves: options.resolves ?? false,
       branches: Object.fromEntries(tasks.map((task) => [task.id, `ralph/b/${task.id}`])),
     },
     inspect: (event) => {
@@ -143,14 +172,14 @@ export async function queueIdle(actor: ReturnType<typeof startBatch>['actor']): 
 }
 
 /** A parent for the merge queue alone: it records what the queue reports, and can cancel it. */
-export function startQueue(scripts: Record<string, MergeScript>, verifies = true) {
+export function startQueue(scripts: Record<string, MergeScript>, verifies = true, resolves = false) {
   const reports: MergeReport[] = [];
   const taken: AnyTransitionDefinition[] = [];
   const parent = setup({
     types: { events: {} as MergeReport },
     actors: { mergeQueue: scriptedMergeQueue(scripts) },
   }).createMachine({
-    invoke: { id: 'mergeQueue', src: 'mergeQueue', input: { verifies } },
+    invoke: { id: 'mergeQueue', src: 'mergeQueue', input: { verifies, resolves } },
     on: {
       'MERGE.LANDED': { actions: ({ event }) => reports.push(event) },
       'MERGE.NEEDS_REVIEW': { actions: ({ event }) => reports.push(event) },

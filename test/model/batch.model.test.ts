@@ -119,9 +119,12 @@ describe('the merge queue', () => {
     ['rebase-throws', true, 'MERGE.NEEDS_REVIEW'],
     ['verify-throws', true, 'MERGE.NEEDS_REVIEW'],
     ['target-moved', true, 'MERGE.NEEDS_REVIEW'],
+    ['resolved', true, 'MERGE.LANDED'],
+    ['unresolved', true, 'MERGE.NEEDS_REVIEW'],
+    ['resolver-throws', true, 'MERGE.NEEDS_REVIEW'],
   ];
   test.each(outcomes)('a merge that %s (verify gate: %s) reports %s', async (script, verifies, report) => {
-    const { queue, reports, taken } = startQueue({ t: script }, verifies);
+    const { queue, reports, taken } = startQueue({ t: script }, verifies, script !== 'conflicts');
     queue.send({ type: 'ENQUEUE', item: { taskId: 't', branch: 'ralph/b/t' } });
     await waitFor(queue as AnyActorRef, (s) => s.matches('idle') && s.context.queue.length === 0);
     expect(reports.map((r) => r.type)).toEqual([report]);
@@ -154,8 +157,9 @@ describe('the merge queue', () => {
   test.each([
     ['verify-hangs', 'verifying'],
     ['land-hangs', 'landing'],
+    ['resolver-hangs', 'resolvingConflicts'],
   ] as const)('cancel while a merge is %s stops it there, and nothing is reported', async (script, state) => {
-    const { queue, reports, taken } = startQueue({ t: script });
+    const { queue, reports, taken } = startQueue({ t: script }, true, true);
     queue.send({ type: 'ENQUEUE', item: { taskId: 't', branch: 't' } });
     await waitFor(queue as AnyActorRef, (s) => s.value === state);
     queue.send({ type: 'CANCEL' });

@@ -16,7 +16,13 @@ import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
-import type { BringOutcome, CombinedVerify, MergeItem } from '../../machines/batch-types.js';
+import type {
+  BringOutcome,
+  CombinedVerify,
+  ConflictItem,
+  MergeItem,
+  ResolveOutcome,
+} from '../../machines/batch-types.js';
 import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { parseVerifyCommand } from '../../providers/verify-command.js';
@@ -24,8 +30,9 @@ import { GitError } from '../../workspace/git-command.js';
 import { rollbackSession, SessionError, startSession, taskBranch } from '../../workspace/git-session.js';
 import { batchFolder, pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
-import { runTaskActor, taskOptions } from './batch-loops.js';
+import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
+import { resolveConflicts } from './batch-resolver.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -38,6 +45,7 @@ export interface BatchOptions extends AgentOptions, GuardRailOptions {
   parallel?: string;
   into?: string;
   rollback?: string;
+  resolveConflicts?: boolean;
 }
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
@@ -112,6 +120,10 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
     const tasks = readTasks(tasksFile);
     const parallel = parallelOf(options.parallel);
+    if (options.resolveConflicts === true && options.verify === undefined)
+      throw refuse(
+        '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
+      );
     checkTaskOptions(tasks, options, cwd);
     const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
     const batchCostUsd = guardRailConfig(options).maxCostUsd ?? null;
@@ -148,7 +160,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       terminationGraceMs: graceMs,
     };
     let spentUsd = 0;
-    const loops = runTaskActor({
+    const loopSetup: LoopSetup = {
       batchId,
       repo: session.repo,
       target: session.target,
@@ -162,10 +174,14 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         spentUsd += usage.costUsd ?? 0;
         if (batchCostUsd !== null && spentUsd >= batchCostUsd) actor.send({ type: 'CANCEL', reason: 'cost' });
       },
-    });
+    };
+    const loops = runTaskActor(loopSetup);
     const queue = mergeQueueMachine.provide({
       actors: {
         bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) => bringOntoTarget(merge, input)),
+        resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(({ input, signal }) =>
+          resolveConflicts(merge, loopSetup, input, signal),
+        ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
           verifyCombined(merge, input, signal),
         ),
@@ -179,6 +195,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         tasks: tasks.map((task) => ({ id: task.id, after: task.after })),
         parallel,
         verifies: tasks.some((task) => verifyOf(task.id) !== null),
+        resolves: options.resolveConflicts === true,
         branches: Object.fromEntries(tasks.map((task) => [task.id, taskBranch(batchId, task.id)])),
       },
     });

@@ -62,6 +62,7 @@ const BATCH_EXAMPLES = `
 Examples:
   $ ralph batch TASKS.md --agent claude --verify 'npm test'
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
+  $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
   $ ralph batch --rollback 20261201-1522-a1b2c3
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
@@ -218,6 +219,10 @@ export async function runCli(argv: string[]): Promise<number> {
         .option(
           '--max-rounds <n>',
           "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+        )
+        .option(
+          '--resolve-conflicts',
+          "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
         )
         .option(
           '--rollback <id>',
