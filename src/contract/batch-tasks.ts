@@ -46,7 +46,13 @@ export function parseChecklist(text: string): BatchTask[] {
   let number = 0;
   const close = () => {
     if (current === null) return;
-    const detail = current.detail.join('\n').trimEnd();
+    // The detail keeps its own nesting: only the indent all its lines share goes.
+    const lines = current.detail;
+    const shared = Math.min(...lines.map((line) => line.search(/\S/)));
+    const detail = lines
+      .map((line) => line.slice(shared))
+      .join('\n')
+      .trimEnd();
     if (detail !== '') current.task.objective = `${current.task.objective}\n${detail}`;
     current = null;
   };
@@ -65,8 +71,7 @@ export function parseChecklist(text: string): BatchTask[] {
       continue;
     }
     const nested = line.trim() !== '' && /^\s/.test(line);
-    if (current !== null && nested)
-      current.detail.push(line.slice(Math.min(current.indent + 2, line.search(/\S/))));
+    if (current !== null && nested) current.detail.push(line);
     else if (current !== null && line.trim() !== '') close();
   }
   close();

@@ -23,6 +23,13 @@ describe('a Markdown checklist', () => {
     ]);
   });
 
+  test('detail lines keep their own nesting, whatever their indent', () => {
+    const text = ['- [ ] Port the parser', '      Keep the API.', '        - one', '      Done.'].join('\n');
+    expect(parseTasksFile('TASKS.md', text)[0]?.objective).toBe(
+      'Port the parser\nKeep the API.\n  - one\nDone.',
+    );
+  });
+
   test('a checklist with no open box is refused', () => {
     expect(() => parseTasksFile('TASKS.md', '- [x] done\n')).toThrow(TasksFileError);
     expect(() => parseTasksFile('TASKS.md', 'just prose\n')).toThrow(/lists no open task/);
