@@ -246,6 +246,49 @@ describe('ralph batch', () => {
     expect(extraWorktrees(repo)).toEqual(listed);
   }, 60_000);
 
+  test('Ctrl-C in the middle of a merge stops the verify command: exit 130, no process, the target unmoved', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'ralph-batch-verify-')), 'pid');
+    const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
+    const batch = spawnRalph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check],
+      {
+        cwd: repo,
+        env: { ...env, BATCH_VERIFY_PID: pidFile },
+      },
+    );
+    const pid = await waitUntil(
+      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+      'the merge verify',
+    );
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code).toBe(130);
+    expect(end.stdout).toMatch(/^a: cancelled/m);
+    await waitUntil(() => isGone(pid), 'the verify command to be gone');
+    expect(gitIn(repo, 'rev-parse', targetOf(end.stdout))).toBe(gitIn(repo, 'rev-parse', 'main'));
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('--into lands on an existing branch; one checked out is refused', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    gitIn(repo, 'branch', 'integration');
+    const refused = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--into', 'main'], {
+      cwd: repo,
+      env,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--into main: that branch is checked out in a worktree');
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--into', 'integration'], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code).toBe(0);
+    expect(targetOf(run.stdout)).toBe('integration');
+    expect(gitIn(repo, 'show', 'integration:a.txt')).toBe('a');
+    expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*')).toBe('');
+  }, 60_000);
+
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
     const { repo, tasksFile, env, agentLines } = setup([
       { id: 'a', objective: 'write a.txt a', after: ['b'] },
