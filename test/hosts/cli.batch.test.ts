@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
@@ -101,6 +101,23 @@ describe('ralph batch', () => {
     const kept = /worktree (\S+)/.exec(run.stdout)?.[1] ?? '';
     expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
     expect(readFileSync(join(kept, 'shared.txt'), 'utf8')).toBe(`${other}\n`);
+    // The batch's recording gives one page: a row per task, linking to each run's own report.
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    const page = await ralph(
+      ['report', recording, '-o', join(repo, '..', `${targetOf(run.stdout).replace(/\W/g, '-')}.html`)],
+      {
+        cwd: repo,
+      },
+    );
+    expect(page.code).toBe(0);
+    const html = readFileSync(/report written to (\S+)/.exec(page.stderr)?.[1] as string, 'utf8');
+    expect(html).toMatch(
+      new RegExp(
+        `<tr class="status-${'needs-review'}">.*${other}.*conflict in shared.txt.*<td>shared.txt</td>`,
+      ),
+    );
+    expect(html).toMatch(new RegExp(`<tr class="status-landed"><td><a href="[^"]*runs/${landed}.html">`));
+    expect(existsSync(join(dirname(recording), 'runs', `${landed}.html`))).toBe(true);
   }, 60_000);
 
   test('--resolve-conflicts hands a conflict to a resolver loop; its resolution is verified and both tasks land', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
   bringOntoTarget,
@@ -15,6 +15,7 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { BatchRecorder } from '../../inspect/batch-recording.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type {
   BringOutcome,
@@ -30,7 +31,7 @@ import { GitError } from '../../workspace/git-command.js';
 import { rollbackSession, SessionError, startSession, taskBranch } from '../../workspace/git-session.js';
 import { batchFolder, pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
-import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
+import { type LoopSetup, runRecordingPath, runTaskActor, taskOptions } from './batch-loops.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
@@ -144,6 +145,21 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         `your working tree has uncommitted changes in ${session.dirty.length} path(s); they are not part of the batch, which starts from the last commit`,
       );
 
+    mkdirSync(folder, { recursive: true });
+    const recordingPath = join(folder, 'batch.jsonl');
+    const recorder = new BatchRecorder(recordingPath, {
+      kind: 'ralph-batch',
+      formatVersion: 1,
+      batchId,
+      startedAt: new Date().toISOString(),
+      target: session.target,
+      start: session.start,
+      parallel,
+      tasks: tasks.map(({ id, objective, after }) => ({ id, objective, after })),
+      runs: Object.fromEntries(
+        tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
+      ),
+    });
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -204,6 +220,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
+        recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
         if (task.status !== 'waiting' && task.status !== 'running')
           say(`${task.id}: ${statusLine(task, session.target)}`);
       }
@@ -230,6 +247,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       clearTimeout(timer);
       release();
     }
+    recorder.settled(output.cancelReason);
+    recorder.close();
     // Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch).
     const kept = new Set<string>();
     for (const task of output.tasks) {
@@ -243,6 +262,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
     if (output.cancelReason === 'cost') say(`the batch's --max-cost was reached ($${spentUsd.toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
+    process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     return exitCodeOf(output, output.cancelReason);
   } catch (error) {
     if (error instanceof SessionError) return reportFailure(refuse(`ralph batch: ${error.message}`), false);

@@ -195,7 +195,9 @@ export async function runCli(argv: string[]): Promise<number> {
 
   program
     .command('report')
-    .description('write the HTML report of a recorded run (ralph run --record): one self-contained file')
+    .description(
+      'write the HTML report of a recorded run (ralph run --record) or batch (ralph batch): one self-contained file',
+    )
     .argument('<recording>', 'the recording, e.g. run.jsonl')
     .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
     .action(async (recording: string, options: ReportOptions) => {
