@@ -43,8 +43,11 @@ const notProvided = () => () => {
 };
 
 /** How a settled loop's task reads: landed later by the queue when it completed, else ended here. */
-const endedNote = (outcome: TaskOutcome): string =>
-  outcome.kind === 'ended' ? `${outcome.status}: ${outcome.note}` : 'cancelled';
+const endedNote = (outcome: TaskOutcome): string => {
+  if (outcome.kind !== 'ended') return 'cancelled';
+  // A failed run's status is the task's own: its note is the failure alone.
+  return outcome.status === 'failed' ? outcome.note : `${outcome.status}: ${outcome.note}`;
+};
 
 /**
  * A batch: many Ralph loops, one per task, each a run actor in its own git worktree, at most `parallel` at once; a

@@ -306,6 +306,29 @@ describe('ralph batch', () => {
     expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*')).toBe('');
   }, 60_000);
 
+  test('a loop that fails keeps its worktree and work, listed; the task after it is skipped and never starts', async () => {
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'broken', objective: 'write half.txt half done\ncrash' },
+      { id: 'later', objective: 'write later.txt later', after: ['broken'] },
+      { id: 'fine', objective: 'write fine.txt fine' },
+    ]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^broken: failed: Ralph round 1 child failed before producing a structured report\./m,
+    );
+    expect(run.stdout).toMatch(/^later: skipped: a task it comes after did not land$/m);
+    expect(run.stdout).toMatch(/^fine: landed$/m);
+    expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(2);
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] as string;
+    expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
+    // What the failed loop's agent wrote is committed on its branch, never lost.
+    expect(gitIn(kept, 'show', 'HEAD:half.txt')).toBe('half done');
+  }, 60_000);
+
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
     const { repo, tasksFile, env, agentLines } = setup([
       { id: 'a', objective: 'write a.txt a', after: ['b'] },

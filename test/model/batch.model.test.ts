@@ -84,6 +84,15 @@ describe('the batch machine', () => {
     expect(done.output?.tasks[0]).toMatchObject({ status: 'failed', note: 'blocked: needs a key' });
     expect(mergeLog).toEqual([]);
     tally(taken);
+    const crashed = startBatch([{ id: 'a' }]);
+    crashed.loops.finish('a', {
+      kind: 'ended',
+      runId: 'r',
+      status: 'failed',
+      note: 'Ralph round 1 child failed',
+    });
+    const failed = await waitFor(crashed.actor, (s) => s.status === 'done');
+    expect(failed.output?.tasks[0]).toMatchObject({ status: 'failed', note: 'Ralph round 1 child failed' });
   });
 
   test('cancel tells every running loop, cancels what has not started, and ends once the loops settled', async () => {

@@ -137,6 +137,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     const batchId = newBatchId();
     const session = await startSession(cwd, batchId, options.into);
     const folder = await batchFolder(session.repo, batchId);
+    // What an earlier batch that crashed left registered (worktrees whose folders are gone) is forgotten first.
+    await pruneWorktrees(session.repo);
     say(
       `batch ${batchId}: ${tasks.length} task(s), at most ${parallel} at once, landing on ${session.target} from ${session.start.slice(0, 12)}`,
     );

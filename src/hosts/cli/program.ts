@@ -69,6 +69,8 @@ Every task is one Ralph loop in its own git worktree on its own branch (ralph/<b
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
 target (ralph/batch-<id>, made from HEAD, or --into BRANCH). Your working tree is never read or written.
 The agent and guard-rail options hold for every task; --max-time and --max-cost also hold for the whole batch.
+--cwd names the repository (default: the current directory); each task works in its own worktree of it.
+The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
 
 Exit codes:
   0    every task landed
