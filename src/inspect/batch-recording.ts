@@ -12,6 +12,8 @@ export interface BatchRecordingHeader {
   tasks: { id: string; objective: string; after: string[] }[];
   /** Each task's run recording, relative to the batch recording's folder. */
   runs: Record<string, string>;
+  /** The process that ran the batch (pid, start time, boot id), so a resume can refuse while it still runs. */
+  process: unknown;
 }
 
 /** A task's status changed. */
@@ -36,6 +38,8 @@ export interface BatchRecording {
   header: BatchRecordingHeader;
   tasks: Map<string, BatchTaskLine>;
   settled: BatchSettledLine | null;
+  /** The process that ran it last (the one a resume continued it in, if any). */
+  process: unknown;
 }
 
 /** Appends a batch's lines to its recording (0600, like a run's), one JSON object a line, each written at once. */
@@ -43,9 +47,15 @@ export class BatchRecorder {
   private readonly fd: number;
   private readonly started = performance.now();
 
-  constructor(path: string, header: BatchRecordingHeader) {
-    this.fd = openSync(path, 'w', 0o600);
-    this.line(header);
+  /** A new recording starting with `header`, or, for a resumed batch (header null), the same file continued. */
+  constructor(path: string, header: BatchRecordingHeader | null) {
+    this.fd = openSync(path, header === null ? 'a' : 'w', 0o600);
+    if (header !== null) this.line(header);
+  }
+
+  /** Notes that a resumed batch continues here, from another process. */
+  resumed(process: unknown): void {
+    this.line({ kind: 'resumed', at: this.at(), process });
   }
 
   private line(value: object): void {
@@ -87,15 +97,17 @@ export function readBatchRecording(text: string): BatchRecording {
   if (header.kind !== 'ralph-batch') throw new Error("its first line is not a batch's header");
   const tasks = new Map<string, BatchTaskLine>();
   let settled: BatchSettledLine | null = null;
+  let process: unknown = header.process;
   for (const text of lines.slice(1)) {
-    let line: BatchTaskLine | BatchSettledLine;
+    let line: BatchTaskLine | BatchSettledLine | { kind: 'resumed' };
     try {
-      line = JSON.parse(text) as BatchTaskLine | BatchSettledLine;
+      line = JSON.parse(text) as BatchTaskLine | BatchSettledLine | { kind: 'resumed' };
     } catch {
       break;
     }
     if (line.kind === 'task') tasks.set(line.id, line);
     else if (line.kind === 'settled') settled = line;
+    else if (line.kind === 'resumed') process = (line as { process?: unknown }).process;
   }
-  return { header, tasks, settled };
+  return { header, tasks, settled, process };
 }

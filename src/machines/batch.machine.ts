@@ -12,7 +12,8 @@ import { mergeQueueMachine } from './merge-queue.machine.js';
 
 /** What a batch is started with: its tasks (ids and order), how many loops may run at once, the queue's gate. */
 export interface BatchInput {
-  tasks: { id: string; after: string[] }[];
+  /** Each task, and for a resumed batch where it got to: a settled task (landed, needs review…) stays as it was. */
+  tasks: ({ id: string; after: string[] } & Partial<Pick<TaskEntry, 'status' | 'note' | 'conflicts'>>)[];
   parallel: number;
   verifies: boolean;
   /** Conflicts go to a resolver loop (`--resolve-conflicts`). */
@@ -147,7 +148,13 @@ export const batchMachine = setup({
   description:
     'Many Ralph loops in parallel git worktrees, at most N at once, each landing on the target through a verified merge queue.',
   context: ({ input }) => ({
-    tasks: input.tasks.map((task) => ({ ...task, status: 'waiting', note: null, conflicts: [] })),
+    tasks: input.tasks.map((task) => ({
+      id: task.id,
+      after: task.after,
+      status: task.status ?? 'waiting',
+      note: task.note ?? null,
+      conflicts: task.conflicts ?? [],
+    })),
     parallel: input.parallel,
     verifies: input.verifies,
     resolves: input.resolves,

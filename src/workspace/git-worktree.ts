@@ -13,6 +13,26 @@ export async function addWorktree(repo: string, path: string, branch: string, st
   await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, start]);
 }
 
+/**
+ * A task's worktree for a resumed batch: the folder as the crashed batch left it when it is still a worktree, else a
+ * new worktree on the task's branch when the branch is there, else a new branch from `start`.
+ */
+export async function reopenWorktree(
+  repo: string,
+  path: string,
+  branch: string,
+  start: string,
+): Promise<void> {
+  if ((await worktreePaths(repo)).includes(path)) return;
+  await rm(path, { recursive: true, force: true });
+  await pruneWorktrees(repo);
+  const known = await gitLine(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).catch(
+    () => '',
+  );
+  if (known === '') await addWorktree(repo, path, branch, start);
+  else await git(repo, ['worktree', 'add', '--quiet', path, branch]);
+}
+
 /** Adds a worktree at `path` with a detached head at `start`: the merge queue's scratch tree. */
 export async function addDetachedWorktree(repo: string, path: string, start: string): Promise<void> {
   await git(repo, ['worktree', 'add', '--quiet', '--detach', path, start]);

@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
-import { isGone, ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
 import { gitIn, tempRepo } from '../support/git-repo.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
@@ -327,6 +327,67 @@ describe('ralph batch', () => {
     expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
     // What the failed loop's agent wrote is committed on its branch, never lost.
     expect(gitIn(kept, 'show', 'HEAD:half.txt')).toBe('half done');
+  }, 60_000);
+
+  test('SIGKILL of ralph mid-batch, then --resume: landed tasks stay landed, the others go on, every task lands once', async () => {
+    const side = mkdtempSync(join(tmpdir(), 'ralph-batch-marker-'));
+    const marker = join(side, 'hold');
+    writeFileSync(marker, '');
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: `write b.txt b\nhang-while ${marker}` },
+      { id: 'c', objective: `write c.txt c\nhang-while ${marker}` },
+    ]);
+    const first = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    await waitUntil(
+      () =>
+        first.stderrSoFar().includes('a: landed') &&
+        agentLines().filter((l) => l.startsWith('start')).length === 3,
+      'a to land and b and c to hang',
+    );
+    const pidsOf = (kind: string) =>
+      agentLines()
+        .filter((l) => l.startsWith(kind))
+        .map((l) => l.split(' ')[1]);
+    const orphans = pidsOf('start')
+      .filter((pid) => !pidsOf('end').includes(pid))
+      .map(Number);
+    expect(orphans).toHaveLength(2);
+    first.child.kill('SIGKILL');
+    await first.finished;
+    // The killed batch's agents are still there: the resume is what stops them.
+    for (const pid of orphans) expect(isGone(pid)).toBe(false);
+    rmSync(marker);
+    const id = /batch (\S+): 3 task/.exec(first.stderrSoFar())?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    const resumed = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(resumed.stderr).toContain(`resuming batch ${id}: 1 of 3 task(s) settled already`);
+    expect(resumed.stderr).toMatch(/b: resuming run \S+ after round 0 in /);
+    expect(resumed.code).toBe(0);
+    for (const pid of orphans) await waitUntilGone(pid);
+    const target = targetOf(resumed.stdout);
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of ['a', 'b', 'c'])
+      expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
+    expect(extraWorktrees(repo)).toEqual([]);
+    const again = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already settled: there is nothing to resume');
   }, 60_000);
 
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {

@@ -17,6 +17,7 @@ import type {
   MergeReport,
   ResolveOutcome,
   RunTaskInput,
+  TaskEntry,
   TaskOutcome,
 } from '../../src/machines/batch-types.js';
 import { mergeQueueMachine } from '../../src/machines/merge-queue.machine.js';
@@ -132,7 +133,7 @@ export interface Taken {
 
 /** Starts the batch machine with scripted loops and merges, recording every transition taken. */
 export function startBatch(
-  tasks: { id: string; after?: string[] }[],
+  tasks: { id: string; after?: string[]; status?: TaskEntry['status'] }[],
   options: {
     parallel?: number;
     verifies?: boolean;
@@ -148,7 +149,11 @@ export function startBatch(
   });
   const actor = createActor(machine, {
     input: {
-      tasks: tasks.map((task) => ({ id: task.id, after: task.after ?? [] })),
+      tasks: tasks.map((task) => ({
+        id: task.id,
+        after: task.after ?? [],
+        ...(task.status === undefined ? {} : { status: task.status }),
+      })),
       parallel: options.parallel ?? 2,
       verifies: options.verifies ?? true,
       resolves: options.resolves ?? false,

@@ -63,6 +63,19 @@ describe('the batch machine', () => {
     tally(taken);
   });
 
+  test('a resumed batch keeps its settled tasks: a landed one is not run again, and the task after it starts', async () => {
+    const { actor, loops, taken } = startBatch([
+      { id: 'a', status: 'landed' },
+      { id: 'b', after: ['a'] },
+      { id: 'c', status: 'needs-review' },
+    ]);
+    expect(loops.started).toEqual([{ taskId: 'b', startFromTarget: true }]);
+    loops.finish('b', completed('b'));
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output?.tasks.map((t) => t.status)).toEqual(['landed', 'landed', 'needs-review']);
+    tally(taken);
+  });
+
   test('a conflict is needs-review naming the file, and the task after it is skipped, never started', async () => {
     const { actor, loops, taken } = startBatch([{ id: 'a' }, { id: 'b', after: ['a'] }], {
       merges: { a: 'conflicts' },

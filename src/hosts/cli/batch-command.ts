@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
   bringOntoTarget,
@@ -15,7 +15,6 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
-import { BatchRecorder } from '../../inspect/batch-recording.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type {
   BringOutcome,
@@ -28,10 +27,11 @@ import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
 import { killLiveGroups } from '../../providers/live-groups.js';
 import { parseVerifyCommand } from '../../providers/verify-command.js';
 import { GitError } from '../../workspace/git-command.js';
-import { rollbackSession, SessionError, startSession, taskBranch } from '../../workspace/git-session.js';
-import { batchFolder, pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
+import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
+import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
-import { type LoopSetup, runRecordingPath, runTaskActor, taskOptions } from './batch-loops.js';
+import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
+import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
@@ -47,6 +47,7 @@ export interface BatchOptions extends AgentOptions, GuardRailOptions {
   into?: string;
   rollback?: string;
   resolveConflicts?: boolean;
+  resume?: string;
 }
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
@@ -134,34 +135,18 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         : parseDuration(options.verifyTimeout, '--verify-timeout');
     const graceMs = options.graceMs === undefined ? 5_000 : Number(options.graceMs);
 
-    const batchId = newBatchId();
-    const session = await startSession(cwd, batchId, options.into);
-    const folder = await batchFolder(session.repo, batchId);
-    // What an earlier batch that crashed left registered (worktrees whose folders are gone) is forgotten first.
-    await pruneWorktrees(session.repo);
-    say(
-      `batch ${batchId}: ${tasks.length} task(s), at most ${parallel} at once, landing on ${session.target} from ${session.start.slice(0, 12)}`,
+    const session = await openBatch(
+      tasks,
+      {
+        parallel,
+        batchId: newBatchId(),
+        ...(options.into === undefined ? {} : { into: options.into }),
+        ...(options.resume === undefined ? {} : { resume: options.resume }),
+      },
+      cwd,
+      say,
     );
-    if (session.dirty.length > 0)
-      say(
-        `your working tree has uncommitted changes in ${session.dirty.length} path(s); they are not part of the batch, which starts from the last commit`,
-      );
-
-    mkdirSync(folder, { recursive: true });
-    const recordingPath = join(folder, 'batch.jsonl');
-    const recorder = new BatchRecorder(recordingPath, {
-      kind: 'ralph-batch',
-      formatVersion: 1,
-      batchId,
-      startedAt: new Date().toISOString(),
-      target: session.target,
-      start: session.start,
-      parallel,
-      tasks: tasks.map(({ id, objective, after }) => ({ id, objective, after })),
-      runs: Object.fromEntries(
-        tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
-      ),
-    });
+    const { batchId, folder, recorder, recordingPath } = session;
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -184,6 +169,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       target: session.target,
       start: session.start,
       folder,
+      resuming: session.resumed,
       tasks: byId,
       branchOf: (taskId) => taskBranch(batchId, taskId),
       options,
@@ -210,14 +196,15 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     });
     const actor = createActor(batchMachine.provide({ actors: { runTask: loops, mergeQueue: queue } }), {
       input: {
-        tasks: tasks.map((task) => ({ id: task.id, after: task.after })),
+        tasks: tasks.map((task) => ({ id: task.id, after: task.after, ...session.settled.get(task.id) })),
         parallel,
         verifies: tasks.some((task) => verifyOf(task.id) !== null),
         resolves: options.resolveConflicts === true,
         branches: Object.fromEntries(tasks.map((task) => [task.id, taskBranch(batchId, task.id)])),
       },
     });
-    const seen = new Map<string, string>();
+    // A resumed batch's settled tasks were said before: only what changes now is.
+    const seen = new Map<string, string>([...session.settled].map(([id, task]) => [id, task.status]));
     actor.subscribe((snapshot) => {
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;

@@ -9,8 +9,9 @@ import type { RalphUsage } from '../../contract/usage.js';
 import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { commitLeftovers } from '../../workspace/git-commit.js';
-import { addWorktree } from '../../workspace/git-worktree.js';
+import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import { priorRun } from './batch-resume.js';
 import { createCliTool } from './cli-tool.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
@@ -23,6 +24,8 @@ export interface LoopSetup {
   /** The commit tasks without `after` start from. */
   start: string;
   folder: string;
+  /** True for a resumed batch: worktrees and run recordings a crashed process left are taken up, not made anew. */
+  resuming: boolean;
   tasks: ReadonlyMap<string, BatchTask>;
   branchOf(taskId: string): string;
   options: AgentOptions & GuardRailOptions & { maxRounds?: string };
@@ -62,28 +65,49 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
   const start = input.startFromTarget
     ? await gitLine(setup.repo, ['rev-parse', '--verify', `refs/heads/${setup.target}^{commit}`])
     : setup.start;
-  await addWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
+  if (setup.resuming) await reopenWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
+  else await addWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
+  const prior = setup.resuming
+    ? priorRun(runRecordingPath(setup.folder, task.id))
+    : ({ kind: 'none' } as const);
+  if (prior.kind === 'completed') {
+    setup.say(
+      task.id,
+      `its loop completed before the crash (run ${prior.runId}); it goes to the merge queue`,
+    );
+    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, prior.runId));
+    return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
+  }
   const options = { ...taskOptions(setup, task), cwd: worktree };
   const { tool, agent } = createCliTool(options, { agentId: `batch:${setup.batchId}:${task.id}` });
   const maxRounds =
     task.maxRounds ?? (options.maxRounds === undefined ? undefined : parseNumberOption(options.maxRounds));
   mkdirSync(join(setup.folder, 'runs'), { recursive: true });
-  setup.say(task.id, `started in ${worktree} on ${setup.branchOf(task.id)}`);
+  setup.say(
+    task.id,
+    prior.kind === 'resume'
+      ? `resuming run ${prior.recorded.runId} after round ${prior.recorded.point.round} in ${worktree}`
+      : `started in ${worktree} on ${setup.branchOf(task.id)}`,
+  );
   let runId: string | null = null;
   try {
-    const envelope = await tool.execute(
-      { objective: task.objective, ...(maxRounds === undefined ? {} : { maxRounds }) },
-      {
-        agent,
-        signal,
-        record: runRecordingPath(setup.folder, task.id),
-        onProgress: (event) => {
-          runId = event.runId;
-          if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
-        },
-        onUsage: (usage) => setup.onUsage(task.id, usage),
+    const args =
+      prior.kind === 'resume'
+        ? (prior.recorded.args as Record<string, unknown>)
+        : { objective: task.objective, ...(maxRounds === undefined ? {} : { maxRounds }) };
+    const envelope = await tool.execute(args, {
+      ...(prior.kind === 'resume'
+        ? { resume: { runId: prior.recorded.runId, point: prior.recorded.point } }
+        : {}),
+      agent,
+      signal,
+      record: runRecordingPath(setup.folder, task.id),
+      onProgress: (event) => {
+        runId = event.runId;
+        if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
       },
-    );
+      onUsage: (usage) => setup.onUsage(task.id, usage),
+    });
     runId = envelope.runId;
     const { status, rounds } = envelope.result;
     const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId));

@@ -63,6 +63,7 @@ Examples:
   $ ralph batch TASKS.md --agent claude --verify 'npm test'
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
+  $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --rollback 20261201-1522-a1b2c3
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
@@ -223,6 +224,10 @@ export async function runCli(argv: string[]): Promise<number> {
         .option(
           '--max-rounds <n>',
           "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+        )
+        .option(
+          '--resume <recording>',
+          'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
         )
         .option(
           '--resolve-conflicts',
