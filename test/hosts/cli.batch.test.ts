@@ -417,6 +417,15 @@ describe('ralph batch', () => {
     );
     expect(parallel.code).toBe(2);
     expect(parallel.stderr).toContain('--parallel must be a whole number from 1 to 64');
+    const grace = await ralph(
+      ['batch', join(notRepo, 'TASKS.md'), '--agent-command', AGENT, '--grace-ms', 'soon'],
+      {
+        cwd: notRepo,
+        env,
+      },
+    );
+    expect(grace.code).toBe(2);
+    expect(grace.stderr).toContain('--grace-ms must be a whole number of milliseconds (got "soon")');
   }, 60_000);
 
   test('--rollback moves the target back to where the batch started', async () => {

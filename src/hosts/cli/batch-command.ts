@@ -65,6 +65,15 @@ function parallelOf(text: string | undefined): number {
   return value;
 }
 
+/** `--grace-ms` for the merge queue's verify command: a whole number of milliseconds from 0 (default 5000). */
+function graceOf(text: string | undefined): number {
+  if (text === undefined) return 5_000;
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value))
+    throw refuse(`--grace-ms must be a whole number of milliseconds (got ${JSON.stringify(text)})`);
+  return value;
+}
+
 /** The tasks of the file, or a refusal naming the file and what is wrong with it. */
 function readTasks(file: string | undefined): BatchTask[] {
   if (file === undefined)
@@ -133,7 +142,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       options.verifyTimeout === undefined
         ? DEFAULT_VERIFY_TIMEOUT_MS
         : parseDuration(options.verifyTimeout, '--verify-timeout');
-    const graceMs = options.graceMs === undefined ? 5_000 : Number(options.graceMs);
+    const graceMs = graceOf(options.graceMs);
 
     const session = await openBatch(
       tasks,
