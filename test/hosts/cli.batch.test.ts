@@ -57,7 +57,7 @@ describe('ralph batch', () => {
       env,
     });
     expect(run.stderr).toContain('uncommitted changes in 1 path(s)');
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     const target = targetOf(run.stdout);
     expect(target).toMatch(/^ralph\/batch-/);
     expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('from first');
@@ -88,7 +88,7 @@ describe('ralph batch', () => {
       cwd: repo,
       env,
     });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
     const landed = /^(left|right): landed$/m.exec(run.stdout)?.[1];
     const other = landed === 'left' ? 'right' : 'left';
     expect(landed).toBeDefined();
@@ -133,7 +133,7 @@ describe('ralph batch', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--resolve-conflicts needs --verify');
     const run = await ralph([...args, '--verify', BOTH_FILES_CHECK], { cwd: repo, env });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^left: landed$/m);
     expect(run.stdout).toMatch(/^right: landed$/m);
     expect(run.stderr).toContain('a resolver loop takes the conflicts in shared.txt');
@@ -166,7 +166,7 @@ describe('ralph batch', () => {
       ],
       { cwd: repo, env },
     );
-    expect(run.code).toBe(1);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
     const landed = /^(x|y): landed$/m.exec(run.stdout)?.[1] as string;
     const other = landed === 'x' ? 'y' : 'x';
     expect(run.stdout).toMatch(
@@ -192,7 +192,7 @@ describe('ralph batch', () => {
         env,
       },
     );
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     const most = mostAlive(agentLines());
     expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(5);
     expect(most).toBeLessThanOrEqual(2);
@@ -208,7 +208,7 @@ describe('ralph batch', () => {
         env,
       },
     );
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     const target = targetOf(run.stdout);
     const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
     expect(files).toHaveLength(21);
@@ -236,7 +236,7 @@ describe('ralph batch', () => {
     }, 'two agents to start');
     batch.child.kill('SIGINT');
     const end = await batch.finished;
-    expect(end.code).toBe(130);
+    expect(end.code, end.stdout + end.stderr).toBe(130);
     expect(end.stdout).toMatch(/^h0: cancelled/m);
     expect(end.stdout).toMatch(/^h2: cancelled/m);
     for (const pid of pids) expect(isGone(pid)).toBe(true);
@@ -255,7 +255,7 @@ describe('ralph batch', () => {
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '1', '--max-time', '1s'],
       { cwd: repo, env },
     );
-    expect(run.code).toBe(4);
+    expect(run.code, run.stdout + run.stderr).toBe(4);
     expect(run.stderr).toContain("the batch's --max-time ran out");
     expect(run.stdout).toMatch(/^h2: cancelled/m);
     for (const line of agentLines()) expect(isGone(Number(line.split(' ')[1]))).toBe(true);
@@ -280,7 +280,7 @@ describe('ralph batch', () => {
     );
     batch.child.kill('SIGINT');
     const end = await batch.finished;
-    expect(end.code).toBe(130);
+    expect(end.code, end.stdout + end.stderr).toBe(130);
     expect(end.stdout).toMatch(/^a: cancelled/m);
     await waitUntil(() => isGone(pid), 'the verify command to be gone');
     expect(gitIn(repo, 'rev-parse', targetOf(end.stdout))).toBe(gitIn(repo, 'rev-parse', 'main'));
@@ -300,7 +300,7 @@ describe('ralph batch', () => {
       cwd: repo,
       env,
     });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(targetOf(run.stdout)).toBe('integration');
     expect(gitIn(repo, 'show', 'integration:a.txt')).toBe('a');
     expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*')).toBe('');
@@ -316,7 +316,7 @@ describe('ralph batch', () => {
       cwd: repo,
       env,
     });
-    expect(run.code).toBe(1);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stdout).toMatch(
       /^broken: failed: Ralph round 1 child failed before producing a structured report\./m,
     );
@@ -372,7 +372,7 @@ describe('ralph batch', () => {
     );
     expect(resumed.stderr).toContain(`resuming batch ${id}: 1 of 3 task(s) settled already`);
     expect(resumed.stderr).toMatch(/b: resuming run \S+ after round 0 in /);
-    expect(resumed.code).toBe(0);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     for (const pid of orphans) await waitUntilGone(pid);
     const target = targetOf(resumed.stdout);
     const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
@@ -399,7 +399,7 @@ describe('ralph batch', () => {
       cwd: repo,
       env,
     });
-    expect(run.code).toBe(2);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
     expect(run.stderr).toContain('is refused: tasks come after each other in a cycle: a → b → a');
     expect(gitIn(repo, 'branch', '--list', 'ralph/*')).toBe('');
     expect(agentLines()).toEqual([]);
@@ -434,7 +434,7 @@ describe('ralph batch', () => {
       cwd: repo,
       env,
     });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
     const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
     const start = gitIn(repo, 'rev-parse', 'main');
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).not.toBe(start);
