@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
 import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
-import { gitIn, tempRepo } from '../support/git-repo.js';
+import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
@@ -14,7 +13,7 @@ const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs'
 /** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
 function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
   const repo = tempRepo(files);
-  const side = mkdtempSync(join(tmpdir(), 'ralph-batch-side-'));
+  const side = tempFolder('ralph-batch-side-');
   const tasksFile = join(side, 'tasks.json');
   writeFileSync(tasksFile, JSON.stringify(tasks));
   const log = join(side, 'agents.log');
@@ -265,7 +264,7 @@ describe('ralph batch', () => {
 
   test('Ctrl-C in the middle of a merge stops the verify command: exit 130, no process, the target unmoved', async () => {
     const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
-    const pidFile = join(mkdtempSync(join(tmpdir(), 'ralph-batch-verify-')), 'pid');
+    const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
     const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
     const batch = spawnRalph(
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check],
@@ -330,7 +329,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('SIGKILL of ralph mid-batch, then --resume: landed tasks stay landed, the others go on, every task lands once', async () => {
-    const side = mkdtempSync(join(tmpdir(), 'ralph-batch-marker-'));
+    const side = tempFolder('ralph-batch-marker-');
     const marker = join(side, 'hold');
     writeFileSync(marker, '');
     const { repo, tasksFile, env, agentLines } = setup([
@@ -403,7 +402,7 @@ describe('ralph batch', () => {
     expect(run.stderr).toContain('is refused: tasks come after each other in a cycle: a → b → a');
     expect(gitIn(repo, 'branch', '--list', 'ralph/*')).toBe('');
     expect(agentLines()).toEqual([]);
-    const notRepo = mkdtempSync(join(tmpdir(), 'ralph-batch-plain-'));
+    const notRepo = tempFolder('ralph-batch-plain-');
     writeFileSync(join(notRepo, 'TASKS.md'), '- [ ] write a.txt a\n');
     const plain = await ralph(['batch', 'TASKS.md', '--agent-command', AGENT], { cwd: notRepo, env });
     expect(plain.code).toBe(2);

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 
 /** Runs git in `cwd` with a fixed identity; its output, trimmed. */
 export function gitIn(cwd: string, ...args: string[]): string {
@@ -12,9 +13,16 @@ export function gitIn(cwd: string, ...args: string[]): string {
   }).trim();
 }
 
+/** A temporary folder, removed once the test that made it has finished. */
+export function tempFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
 /** A fresh repository in a temporary folder on branch main, with `files` committed as its first commit. */
 export function tempRepo(files: Record<string, string> = { 'README.md': 'hello\n' }): string {
-  const repo = mkdtempSync(join(tmpdir(), 'ralph-batch-repo-'));
+  const repo = tempFolder('ralph-batch-repo-');
   gitIn(repo, 'init', '--quiet', '--initial-branch=main');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(repo, name), content);
   gitIn(repo, 'add', '--all');

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { rollbackSession, SessionError, startSession } from '../../src/workspace/git-session.js';
-import { commitFiles, gitIn, tempRepo } from '../support/git-repo.js';
+import { commitFiles, gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 
 describe('a batch session', () => {
   test('is a branch ralph/batch-<id> at HEAD with a tag on that commit, the working tree untouched', async () => {
@@ -31,7 +30,7 @@ describe('a batch session', () => {
   });
 
   test('outside a git repository it is refused', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'ralph-not-a-repo-'));
+    const folder = tempFolder('ralph-not-a-repo-');
     await expect(startSession(folder, 'b5')).rejects.toThrow(SessionError);
   });
 
