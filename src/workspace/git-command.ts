@@ -25,8 +25,25 @@ function gitEnv(): NodeJS.ProcessEnv {
   return { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 }
 
-/** Runs `git <args>` in `cwd` from argv, never through a shell; resolves with its stdout, rejects with a GitError. */
+/**
+ * The `git worktree` commands of this process, one after another: each reads every worktree's admin folder, so one
+ * run while another is half-way through making its own fails (`fatal: failed to read .git/worktrees/…/commondir`),
+ * as loops started side by side in a batch did.
+ */
+let worktreeCommands: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `git <args>` in `cwd` from argv, never through a shell; resolves with its stdout, rejects with a GitError.
+ * `git worktree …` waits for this process's previous one.
+ */
 export function git(cwd: string, args: readonly string[]): Promise<string> {
+  if (args[0] !== 'worktree') return runGit(cwd, args);
+  const run = worktreeCommands.then(() => runGit(cwd, args));
+  worktreeCommands = run.catch(() => undefined);
+  return run;
+}
+
+function runGit(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
