@@ -156,6 +156,10 @@ describe('the package as published', () => {
     const out = join(dir, 'viz-out');
     await run(join(dir, 'node_modules', '.bin', 'ralph'), ['viz', '--out', out], { cwd: dir });
     const names = ['ralph.dot', 'ralph.mmd', 'ralph.stately.ts', 'ralph.svg'];
+    // The batch's machines are drawn beside the run's.
+    for (const stem of ['batch', 'merge-queue'])
+      names.push(`${stem}.dot`, `${stem}.mmd`, `${stem}.stately.ts`, `${stem}.svg`);
+    names.sort();
     expect((await readdir(out)).sort()).toEqual(names);
     for (const name of names) {
       const shipped = await readFile(join(dir, 'node_modules/ralph-machine/visualizations', name));

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
+import type { BatchOptions } from './batch-command.js';
 import { quoteObjectiveHint } from './cli-texts.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
@@ -56,6 +57,29 @@ that was going on is run again with a fresh child once what is left of the old o
 is data: what it names to run (agent, command, binary paths, verify command) runs only with --trust-recording;
 an agent given here replaces all of it. The resumed run is recorded to the same file (the one resumed
 from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
+`;
+
+const BATCH_EXAMPLES = `
+Examples:
+  $ ralph batch TASKS.md --agent claude --verify 'npm test'
+  $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
+  $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
+  $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
+  $ ralph batch --rollback 20261201-1522-a1b2c3
+
+Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
+joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
+target (ralph/batch-<id>, made from HEAD, or --into BRANCH). Your working tree is never read or written.
+The agent and guard-rail options hold for every task; --max-time and --max-cost also hold for the whole batch.
+--cwd names the repository (default: the current directory); each task works in its own worktree of it.
+The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
+
+Exit codes:
+  0    every task landed
+  1    some task did not land: it needs review (a conflict, or --verify failed after merging), failed or was skipped
+  2    refused: bad arguments, a bad tasks file, not a git repository; nothing was started
+  4    the batch's --max-time or --max-cost ran out
+  130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
 `;
 
 /**
@@ -175,7 +199,9 @@ export async function runCli(argv: string[]): Promise<number> {
 
   program
     .command('report')
-    .description('write the HTML report of a recorded run (ralph run --record): one self-contained file')
+    .description(
+      'write the HTML report of a recorded run (ralph run --record) or batch (ralph batch): one self-contained file',
+    )
     .argument('<recording>', 'the recording, e.g. run.jsonl')
     .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
     .action(async (recording: string, options: ReportOptions) => {
@@ -196,6 +222,43 @@ export async function runCli(argv: string[]): Promise<number> {
     .action(async (options: ReportToolCommandOptions) => {
       const { reportToolCommand } = await import('./report-tool-command.js');
       exitCode = await reportToolCommand(options);
+    });
+
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('batch')
+        .description(
+          'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+        )
+        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON list of tasks')
+        .option('--parallel <n>', 'how many loops run at once (default 2)')
+        .option(
+          '--into <branch>',
+          'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+        )
+        .option(
+          '--max-rounds <n>',
+          "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+        )
+        .option(
+          '--resume <recording>',
+          'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
+        )
+        .option(
+          '--resolve-conflicts',
+          "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+        )
+        .option(
+          '--rollback <id>',
+          "move batch <id>'s target back to the commit it started from, and run nothing",
+        ),
+    ),
+  )
+    .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
+    .action(async (tasks: string | undefined, options: BatchOptions) => {
+      const { batchCommand } = await import('./batch-command.js');
+      exitCode = await batchCommand(tasks, options);
     });
 
   addFleetCommands(program, (code) => {

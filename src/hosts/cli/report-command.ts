@@ -1,10 +1,12 @@
 import { open, readFile } from 'node:fs/promises';
 import { isRalphError, RalphError } from '../../contract/errors.js';
+import { isBatchRecording } from '../../inspect/batch-recording.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import { renderRunPage } from '../../visualize/report-page.js';
 import { EXIT } from './exit-codes.js';
 import { machineSvg } from './machine-svg.js';
+import { defaultReportPath } from './report-path.js';
 
 /** The options of `ralph report`. */
 export interface ReportOptions {
@@ -25,11 +27,6 @@ export function reportUnwritable(file: string, reason: string): string {
 /** Said on stderr once the report is written. */
 export const reportWritten = (file: string): string => `ralph: report written to ${file}`;
 
-/** The default output path: `run.jsonl` → `run.html`, anything else gets `.html` appended. */
-export function defaultReportPath(recording: string): string {
-  return recording.endsWith('.jsonl') ? `${recording.slice(0, -'.jsonl'.length)}.html` : `${recording}.html`;
-}
-
 /**
  * Writes `text` to `file` readable by its owner only, as the recording that holds the same run is: a new file is made
  * 0600, and a regular file that was there is set to 0600 before anything is written to it (a device or a pipe, such as
@@ -48,9 +45,19 @@ async function writePrivately(file: string, text: string): Promise<void> {
 const reasonOf = (error: unknown): string =>
   (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 
+/** Writes a report page; refused (exit 2) when it cannot be written. */
+async function writeReport(output: string, html: string): Promise<void> {
+  try {
+    await writePrivately(output, html);
+  } catch (error) {
+    throw new RalphError({ code: 'refused', message: reportUnwritable(output, reasonOf(error)) });
+  }
+}
+
 /**
  * `ralph report run.jsonl -o run.html`: rebuilds the run from its recording and writes the run page, one
- * self-contained HTML file, with the package's statechart. A recording that cannot be read or is not one is refused
+ * self-contained HTML file, with the package's statechart. A batch's recording gives the batch's page, a row per
+ * task, and each task's run page beside its run's recording. A recording that cannot be read or is not one is refused
  * (exit 2), like an output path that cannot be written.
  */
 export async function reportCommand(recording: string, options: ReportOptions): Promise<number> {
@@ -62,6 +69,12 @@ export async function reportCommand(recording: string, options: ReportOptions): 
     } catch (error) {
       throw new RalphError({ code: 'refused', message: recordingUnreadable(recording, reasonOf(error)) });
     }
+    if (isBatchRecording(text)) {
+      const { batchReportPages } = await import('./batch-report.js');
+      for (const page of batchReportPages(recording, text, output)) await writeReport(page.path, page.html);
+      process.stderr.write(`${reportWritten(output)}\n`);
+      return EXIT.complete;
+    }
     let model: ReturnType<typeof buildRunModel>;
     try {
       model = buildRunModel(text);
@@ -70,11 +83,7 @@ export async function reportCommand(recording: string, options: ReportOptions): 
       throw new RalphError({ code: 'refused', message: recordingUnreadable(recording, error.message) });
     }
     const html = renderRunPage(model, { machineSvg: machineSvg('ralph report') });
-    try {
-      await writePrivately(output, html);
-    } catch (error) {
-      throw new RalphError({ code: 'refused', message: reportUnwritable(output, reasonOf(error)) });
-    }
+    await writeReport(output, html);
     process.stderr.write(`${reportWritten(output)}\n`);
     return EXIT.complete;
   } catch (error) {

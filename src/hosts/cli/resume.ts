@@ -40,7 +40,7 @@ const refused = (path: string, problem: string) =>
   new RalphError({ code: 'refused', message: `ralph resume ${path}: ${problem}` });
 
 /** The recorded host process, if it still runs on this machine: two hosts of one run must never work at once. */
-function recordedHostRuns(host: unknown): number | undefined {
+export function recordedHostRuns(host: unknown): number | undefined {
   const me = thisHost();
   const recorded = host as {
     pid?: unknown;

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { formatIssues } from './zod-issues.js';
+
+/** A task id: what its branch (`ralph/<batch-id>/<task-id>`) and worktree folder are named after. */
+const TASK_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** One task of a tasks file as JSON gives it. */
+const taskSchema = z
+  .object({
+    id: z.string().regex(TASK_ID, 'must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit'),
+    objective: z
+      .string()
+      .refine((text) => text.trim() !== '', 'must not be empty')
+      .refine((text) => !text.includes('\0'), 'must not contain a NUL character'),
+    after: z.array(z.string()).optional(),
+    agent: z.string().min(1).optional(),
+    verify: z.string().min(1).optional(),
+    maxRounds: z.number().int().positive().max(256).optional(),
+  })
+  .strict();
+
+const tasksSchema = z.union([
+  z.array(taskSchema).min(1, 'lists no task'),
+  z.object({ tasks: z.array(taskSchema).min(1, 'lists no task') }).strict(),
+]);
+
+/** One task of a batch: one Ralph loop with its own immutable objective, in its own worktree. */
+export type BatchTask = z.infer<typeof taskSchema> & { after: string[] };
+
+/** A tasks file that cannot be a batch: its message says where and why. */
+export class TasksFileError extends Error {
+  override name = 'TasksFileError';
+}
+
+/** A checklist line: `- [ ] objective` (or `*`, `+`); its indent, whether it is ticked, and its text. */
+const CHECKLIST_LINE = /^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$/;
+
+/**
+ * The tasks of a Markdown checklist: each top-level `- [ ] objective` is a task (ids `task-1`, `task-2`, … in
+ * order), the indented lines under it are its detail, appended to its objective. A ticked box (`- [x]`) is done
+ * already and left out, but keeps its number so ids do not shift when boxes are ticked.
+ */
+export function parseChecklist(text: string): BatchTask[] {
+  const tasks: BatchTask[] = [];
+  let current: { task: BatchTask; indent: number; detail: string[] } | null = null;
+  let number = 0;
+  const close = () => {
+    if (current === null) return;
+    // The detail keeps its own nesting: only the indent all its lines share goes.
+    const lines = current.detail;
+    const shared = Math.min(...lines.map((line) => line.search(/\S/)));
+    const detail = lines
+      .map((line) => line.slice(shared))
+      .join('\n')
+      .trimEnd();
+    if (detail !== '') current.task.objective = `${current.task.objective}\n${detail}`;
+    current = null;
+  };
+  for (const line of text.split(/\r?\n/)) {
+    const item = CHECKLIST_LINE.exec(line);
+    const indent = item?.[1]?.length ?? 0;
+    if (item !== null && (current === null || indent <= current.indent)) {
+      close();
+      number += 1;
+      if (item[2] !== ' ') continue;
+      const objective = (item[3] ?? '').trim();
+      if (objective === '')
+        throw new TasksFileError(`task ${number} (line "${line.trim()}") has no objective`);
+      current = { task: { id: `task-${number}`, objective, after: [] }, indent, detail: [] };
+      tasks.push(current.task);
+      continue;
+    }
+    const nested = line.trim() !== '' && /^\s/.test(line);
+    if (current !== null && nested) current.detail.push(line);
+    else if (current !== null && line.trim() !== '') close();
+  }
+  close();
+  if (tasks.length === 0) throw new TasksFileError('it lists no open task ("- [ ] objective")');
+  return tasks;
+}
+
+/** The tasks of a JSON tasks file: an array of tasks, or `{ "tasks": [...] }`. */
+export function parseTasksJson(text: string): BatchTask[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new TasksFileError(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const parsed = tasksSchema.safeParse(data);
+  if (!parsed.success) throw new TasksFileError(formatIssues(parsed.error));
+  const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.tasks;
+  return list.map((task) => ({ ...task, after: task.after ?? [] }));
+}
+
+/**
+ * Checks the tasks as a whole: ids are unique, every `after` names another task, and no task comes (through others)
+ * after itself. Returns the tasks unchanged.
+ */
+export function checkTaskOrder(tasks: BatchTask[]): BatchTask[] {
+  const byId = new Map<string, BatchTask>();
+  for (const task of tasks) {
+    if (byId.has(task.id)) throw new TasksFileError(`two tasks have the id "${task.id}"`);
+    byId.set(task.id, task);
+  }
+  for (const task of tasks)
+    for (const before of task.after) {
+      if (before === task.id) throw new TasksFileError(`task "${task.id}" comes after itself`);
+      if (!byId.has(before))
+        throw new TasksFileError(`task "${task.id}" comes after "${before}", which no task is`);
+    }
+  // Depth-first walk; a task met again while still on the path closes a cycle.
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (id: string): void => {
+    if (done.has(id)) return;
+    const at = path.indexOf(id);
+    if (at >= 0)
+      throw new TasksFileError(
+        `tasks come after each other in a cycle: ${[...path.slice(at), id].join(' → ')}`,
+      );
+    path.push(id);
+    for (const before of byId.get(id)?.after ?? []) visit(before);
+    path.pop();
+    done.add(id);
+  };
+  for (const task of tasks) visit(task.id);
+  return tasks;
+}
+
+/** The tasks of a tasks file's text: JSON when its name ends in `.json`, else a Markdown checklist (YAML: refused). */
+export function parseTasksFile(name: string, text: string): BatchTask[] {
+  if (/\.ya?ml$/i.test(name)) throw new TasksFileError('YAML tasks files are not read yet: write it as JSON');
+  const tasks = name.toLowerCase().endsWith('.json') ? parseTasksJson(text) : parseChecklist(text);
+  return checkTaskOrder(tasks);
+}

@@ -1,0 +1,149 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromCallback } from 'xstate';
+import { taskWorktree } from '../../actors/merge-steps.js';
+import type { BatchTask } from '../../contract/batch-tasks.js';
+import { errorText } from '../../contract/error-text.js';
+import { RalphError } from '../../contract/errors.js';
+import type { RalphUsage } from '../../contract/usage.js';
+import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
+import { gitLine } from '../../workspace/git-command.js';
+import { commitLeftovers } from '../../workspace/git-commit.js';
+import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
+import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import { priorRun } from './batch-resume.js';
+import { createCliTool } from './cli-tool.js';
+import type { GuardRailOptions } from './guard-rail-options.js';
+import { parseNumberOption } from './numbers.js';
+
+/** What every loop of a batch shares: the repository, the batch's branches and folder, the run options. */
+export interface LoopSetup {
+  batchId: string;
+  repo: string;
+  target: string;
+  /** The commit tasks without `after` start from. */
+  start: string;
+  folder: string;
+  /** True for a resumed batch: worktrees and run recordings a crashed process left are taken up, not made anew. */
+  resuming: boolean;
+  tasks: ReadonlyMap<string, BatchTask>;
+  branchOf(taskId: string): string;
+  options: AgentOptions & GuardRailOptions & { maxRounds?: string };
+  /** One line of the batch's progress. */
+  say(taskId: string, text: string): void;
+  /** What a settled run said it used. */
+  onUsage(taskId: string, usage: RalphUsage): void;
+}
+
+/** The options of one task's loop: the batch's, with the task's own agent and verify command in their place. */
+export function taskOptions(setup: Pick<LoopSetup, 'options'>, task: BatchTask): LoopSetup['options'] {
+  const options = { ...setup.options };
+  if (task.agent !== undefined) {
+    delete options.agent;
+    delete options.agentCommand;
+    if ((AGENT_PRESETS as readonly string[]).includes(task.agent))
+      options.agent = task.agent as AgentOptions['agent'];
+    else options.agentCommand = task.agent;
+  }
+  if (task.verify !== undefined) options.verify = task.verify;
+  return options;
+}
+
+/** The message of the commit that keeps what a task's agents left uncommitted. */
+export const leftoverMessage = (batchId: string, taskId: string, runId: string | null): string =>
+  `ralph batch ${batchId}: task ${taskId}${runId === null ? '' : ` (run ${runId})`}\n\nWhat the task's agents left uncommitted in its worktree.`;
+
+/** Where a task's run is recorded: beside the batch's worktrees, for `ralph report`. */
+export const runRecordingPath = (folder: string, taskId: string): string =>
+  join(folder, 'runs', `${taskId}.jsonl`);
+
+/** Runs one task's loop to its end in a new worktree; resolves with how it ended. */
+async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSignal): Promise<TaskOutcome> {
+  const task = setup.tasks.get(input.taskId) as BatchTask;
+  const worktree = taskWorktree(setup.folder, task.id);
+  // A task that comes after others starts where they landed: the target's head now.
+  const start = input.startFromTarget
+    ? await gitLine(setup.repo, ['rev-parse', '--verify', `refs/heads/${setup.target}^{commit}`])
+    : setup.start;
+  if (setup.resuming) await reopenWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
+  else await addWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
+  const prior = setup.resuming
+    ? priorRun(runRecordingPath(setup.folder, task.id))
+    : ({ kind: 'none' } as const);
+  if (prior.kind === 'completed') {
+    setup.say(
+      task.id,
+      `its loop completed before the crash (run ${prior.runId}); it goes to the merge queue`,
+    );
+    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, prior.runId));
+    return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
+  }
+  const options = { ...taskOptions(setup, task), cwd: worktree };
+  const { tool, agent } = createCliTool(options, { agentId: `batch:${setup.batchId}:${task.id}` });
+  const maxRounds =
+    task.maxRounds ?? (options.maxRounds === undefined ? undefined : parseNumberOption(options.maxRounds));
+  mkdirSync(join(setup.folder, 'runs'), { recursive: true });
+  setup.say(
+    task.id,
+    prior.kind === 'resume'
+      ? `resuming run ${prior.recorded.runId} after round ${prior.recorded.point.round} in ${worktree}`
+      : `started in ${worktree} on ${setup.branchOf(task.id)}`,
+  );
+  let runId: string | null = null;
+  try {
+    const args =
+      prior.kind === 'resume'
+        ? (prior.recorded.args as Record<string, unknown>)
+        : { objective: task.objective, ...(maxRounds === undefined ? {} : { maxRounds }) };
+    const envelope = await tool.execute(args, {
+      ...(prior.kind === 'resume'
+        ? { resume: { runId: prior.recorded.runId, point: prior.recorded.point } }
+        : {}),
+      agent,
+      signal,
+      record: runRecordingPath(setup.folder, task.id),
+      onProgress: (event) => {
+        runId = event.runId;
+        if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
+      },
+      onUsage: (usage) => setup.onUsage(task.id, usage),
+    });
+    runId = envelope.runId;
+    const { status, rounds } = envelope.result;
+    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId));
+    if (status === 'complete') return { kind: 'completed', runId, rounds, head };
+    return {
+      kind: 'ended',
+      runId,
+      status,
+      note: envelope.result.report.blocker ?? envelope.result.report.summary,
+    };
+  } catch (error) {
+    // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.
+    await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId)).catch(() => undefined);
+    if (error instanceof RalphError && error.code === 'cancelled') return { kind: 'cancelled' };
+    return { kind: 'ended', runId, status: 'failed', note: errorText(error) };
+  }
+}
+
+/**
+ * The batch's run actor: one task's Ralph loop (the tool, so the run machine unchanged) in its own worktree on its
+ * own branch. It reports TASK.SETTLED once the run has settled and its leftovers are committed; CANCEL aborts the
+ * run, which settles only once its agent has stopped.
+ */
+export function runTaskActor(setup: LoopSetup) {
+  return fromCallback<{ type: 'CANCEL' }, RunTaskInput>(({ input, sendBack, receive }) => {
+    const controller = new AbortController();
+    receive(() => controller.abort());
+    runLoop(setup, input, controller.signal)
+      .catch(
+        (error: unknown): TaskOutcome => ({
+          kind: 'ended',
+          runId: null,
+          status: 'failed',
+          note: errorText(error),
+        }),
+      )
+      .then((outcome) => sendBack({ type: 'TASK.SETTLED', taskId: input.taskId, outcome }));
+  });
+}

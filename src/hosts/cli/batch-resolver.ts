@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type MergeSetup, scratchPath } from '../../actors/merge-steps.js';
+import type { ConflictItem, ResolveOutcome } from '../../machines/batch-types.js';
+import { gitLine } from '../../workspace/git-command.js';
+import { filesWithMarkers, finishMerge, startMerge } from '../../workspace/git-merge.js';
+import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
+import type { LoopSetup } from './batch-loops.js';
+import { createCliTool } from './cli-tool.js';
+import { parseNumberOption } from './numbers.js';
+
+/** The objective of a resolver loop: fixed text naming the target, the task and the files in conflict. */
+export function resolverObjective(target: string, taskId: string, files: readonly string[]): string {
+  return [
+    `This worktree holds an unfinished git merge of task ${taskId}'s branch into ${target}.`,
+    `Resolve the merge conflicts in ${files.join(', ')}, keeping both sides' intent: what ${target} already has and what the task added.`,
+    'Leave no conflict markers; do not commit and do not abort the merge: ralph commits the merge when your report says complete.',
+  ].join('\n');
+}
+
+/**
+ * `--resolve-conflicts`: in the scratch worktree, merges the task's branch into the target's head and hands the
+ * conflicts to a Ralph loop of fresh agents (the batch's agent options, the run machine unchanged). A loop that
+ * completes with no conflict marker left gives the merge commit, which the queue then verifies before it lands;
+ * anything else is unresolved, and the task needs review.
+ */
+export async function resolveConflicts(
+  merge: MergeSetup,
+  loops: Pick<LoopSetup, 'options' | 'say'>,
+  item: ConflictItem,
+  signal: AbortSignal,
+): Promise<ResolveOutcome> {
+  const scratch = scratchPath(merge);
+  if (existsSync(scratch)) await removeWorktree(merge.repo, scratch);
+  const onto = await gitLine(merge.repo, ['rev-parse', '--verify', `refs/heads/${merge.target}^{commit}`]);
+  await addDetachedWorktree(merge.repo, scratch, onto);
+  const files = await startMerge(scratch, item.branch);
+  const message = (how: string) =>
+    `ralph batch ${merge.batchId}: task ${item.taskId} onto ${merge.target}, ${how}`;
+  if (files.length === 0)
+    return { kind: 'resolved', head: await finishMerge(scratch, message('merged cleanly')), onto };
+  loops.say(item.taskId, `a resolver loop takes the conflicts in ${files.join(', ')}`);
+  const { tool, agent } = createCliTool(
+    { ...loops.options, cwd: scratch },
+    { agentId: `batch:${merge.batchId}:resolve` },
+  );
+  const maxRounds =
+    loops.options.maxRounds === undefined ? {} : { maxRounds: parseNumberOption(loops.options.maxRounds) };
+  const envelope = await tool.execute(
+    { objective: resolverObjective(merge.target, item.taskId, files), ...maxRounds },
+    { agent, signal, record: join(merge.folder, 'runs', `${item.taskId}.resolve.jsonl`) },
+  );
+  const { status, report } = envelope.result;
+  if (status !== 'complete')
+    return { kind: 'unresolved', note: `${status}: ${report.blocker ?? report.summary}` };
+  const marked = await filesWithMarkers(scratch, files);
+  if (marked.length > 0)
+    return { kind: 'unresolved', note: `conflict markers are left in ${marked.join(', ')}` };
+  return {
+    kind: 'resolved',
+    head: await finishMerge(scratch, message(`conflicts resolved (run ${envelope.runId})`)),
+    onto,
+  };
+}

@@ -1,0 +1,51 @@
+import type { TaskEntry, TaskStatus } from './batch-types.js';
+
+/** Statuses a task does not leave. */
+const SETTLED: ReadonlySet<TaskStatus> = new Set([
+  'landed',
+  'needs-review',
+  'failed',
+  'skipped',
+  'cancelled',
+]);
+
+/** True when a task has ended one way or another. */
+export const isSettled = (task: TaskEntry): boolean => SETTLED.has(task.status);
+
+/** How many tasks have a loop going. */
+export const runningCount = (tasks: readonly TaskEntry[]): number =>
+  tasks.filter((task) => task.status === 'running').length;
+
+const statusOf = (tasks: readonly TaskEntry[], id: string): TaskStatus | undefined =>
+  tasks.find((task) => task.id === id)?.status;
+
+/** The first waiting task whose `after` tasks have all landed: the next to start. */
+export function nextReadyTask(tasks: readonly TaskEntry[]): TaskEntry | undefined {
+  return tasks.find(
+    (task) => task.status === 'waiting' && task.after.every((id) => statusOf(tasks, id) === 'landed'),
+  );
+}
+
+/** The first waiting task some `after` task of which settled without landing: it can never start. */
+export function unreachableTask(tasks: readonly TaskEntry[]): TaskEntry | undefined {
+  return tasks.find(
+    (task) =>
+      task.status === 'waiting' &&
+      task.after.some((id) => {
+        const before = tasks.find((t) => t.id === id);
+        return before !== undefined && isSettled(before) && before.status !== 'landed';
+      }),
+  );
+}
+
+/** The id of a task's run actor among the batch's children. */
+export const runActorId = (taskId: string): string => `run-${taskId}`;
+
+/** The same tasks with one of them changed. */
+export function updateTask(
+  tasks: readonly TaskEntry[],
+  id: string | undefined,
+  change: Partial<TaskEntry>,
+): TaskEntry[] {
+  return tasks.map((task) => (task.id === id ? { ...task, ...change } : task));
+}

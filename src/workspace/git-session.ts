@@ -1,0 +1,115 @@
+import { git, gitLine, gitLines } from './git-command.js';
+import { commitIdentityArgs } from './git-identity.js';
+
+/** Where a batch lands its tasks, and what it started from. */
+export interface BatchSession {
+  /** The repository's top folder (the main worktree, or the linked one ralph was started in). */
+  repo: string;
+  /** The branch the merge queue moves: `ralph/batch-<id>`, or the `--into` branch. */
+  target: string;
+  /** The commit the target was at when the batch started: the base of every task without `after`. */
+  start: string;
+  /** The tag on `start` that `ralph batch --rollback <id>` restores the target to. */
+  tag: string;
+  /** Paths the user's working tree has uncommitted changes in: reported, never read, never included. */
+  dirty: string[];
+}
+
+/** A batch that cannot start or roll back; the CLI refuses with its message (exit 2), nothing started. */
+export class SessionError extends Error {
+  override name = 'SessionError';
+}
+
+/** The session branch of a batch. */
+export const sessionBranch = (batchId: string): string => `ralph/batch-${batchId}`;
+
+/** The tag on a batch's starting commit. */
+export const startTag = (batchId: string): string => `ralph/batch-${batchId}/start`;
+
+/** The branch of one task of a batch. */
+export const taskBranch = (batchId: string, taskId: string): string => `ralph/${batchId}/${taskId}`;
+
+/** The branches some worktree has checked out: moving one would change files under that worktree's user. */
+async function checkedOutBranches(repo: string): Promise<Set<string>> {
+  const lines = await gitLines(repo, ['worktree', 'list', '--porcelain']);
+  return new Set(
+    lines.filter((l) => l.startsWith('branch refs/heads/')).map((l) => l.slice('branch refs/heads/'.length)),
+  );
+}
+
+/** The commit a branch points at, or null when there is no such branch. */
+async function branchCommit(repo: string, branch: string): Promise<string | null> {
+  return gitLine(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]).catch(
+    () => null,
+  );
+}
+
+/**
+ * Starts a batch in the repository `cwd` is in: a session branch `ralph/batch-<id>` at HEAD (or the existing
+ * `into` branch, which no worktree may have checked out), and a tag on that commit naming the target. Reads nothing
+ * of the working tree but `git status`'s list of dirty paths, which the caller reports.
+ */
+export async function startSession(cwd: string, batchId: string, into?: string): Promise<BatchSession> {
+  const repo = await gitLine(cwd, ['rev-parse', '--show-toplevel']).catch(() => {
+    throw new SessionError(`${cwd} is not in a git repository: a batch works in git worktrees`);
+  });
+  let target = sessionBranch(batchId);
+  let start: string;
+  if (into === undefined) {
+    start = await gitLine(repo, ['rev-parse', '--verify', 'HEAD^{commit}']).catch(() => {
+      throw new SessionError('the repository has no commit yet: a batch starts from HEAD');
+    });
+    await git(repo, ['branch', '--no-track', target, start]);
+  } else {
+    target = into;
+    const at = await branchCommit(repo, into);
+    if (at === null) throw new SessionError(`--into ${into}: there is no such branch`);
+    if ((await checkedOutBranches(repo)).has(into))
+      throw new SessionError(
+        `--into ${into}: that branch is checked out in a worktree, and a batch never moves a branch under someone's files`,
+      );
+    start = at;
+  }
+  const tag = startTag(batchId);
+  await git(repo, [
+    ...(await commitIdentityArgs(repo)),
+    'tag',
+    '-a',
+    '-m',
+    `ralph batch ${batchId}\ntarget ${target}`,
+    tag,
+    start,
+  ]);
+  const status = await gitLines(repo, ['status', '--porcelain', '--untracked-files=normal']);
+  return { repo, target, start, tag, dirty: status.map((line) => line.slice(3)) };
+}
+
+/** What a rollback did: the target it moved back, from where to where. */
+export interface Rollback {
+  target: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * `ralph batch --rollback <id>`: moves the batch's target back to the commit its start tag is on. The landed
+ * commits stay reachable from their task branches; a target checked out in a worktree is refused, not moved.
+ */
+export async function rollbackSession(cwd: string, batchId: string): Promise<Rollback> {
+  const tag = startTag(batchId);
+  const repo = await gitLine(cwd, ['rev-parse', '--show-toplevel']).catch(() => {
+    throw new SessionError(`${cwd} is not in a git repository`);
+  });
+  const message = await git(repo, ['tag', '-l', '--format=%(contents)', tag]);
+  const target = /^target (.+)$/m.exec(message)?.[1];
+  if (target === undefined) throw new SessionError(`there is no batch ${batchId} here (no tag ${tag})`);
+  const to = await gitLine(repo, ['rev-parse', '--verify', `refs/tags/${tag}^{commit}`]);
+  const from = await branchCommit(repo, target);
+  if (from === null) throw new SessionError(`batch ${batchId}'s target ${target} is gone`);
+  if ((await checkedOutBranches(repo)).has(target))
+    throw new SessionError(
+      `${target} is checked out in a worktree: check out another branch first, then roll back`,
+    );
+  await git(repo, ['update-ref', `refs/heads/${target}`, to, from]);
+  return { target, from, to };
+}

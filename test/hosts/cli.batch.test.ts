@@ -1,0 +1,444 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { describe, expect, test } from 'vitest';
+import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
+import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
+const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs')]);
+
+/** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
+function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
+  const repo = tempRepo(files);
+  const side = tempFolder('ralph-batch-side-');
+  const tasksFile = join(side, 'tasks.json');
+  writeFileSync(tasksFile, JSON.stringify(tasks));
+  const log = join(side, 'agents.log');
+  const env = { ...process.env, BATCH_AGENT_LOG: log };
+  const agentLines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  return { repo, tasksFile, env, agentLines };
+}
+
+/** The most agents alive at once, from their `start <pid>` / `end <pid>` lines in the order they were written. */
+function mostAlive(lines: string[]): number {
+  let alive = 0;
+  let most = 0;
+  for (const line of lines) {
+    alive += line.startsWith('start') ? 1 : -1;
+    most = Math.max(most, alive);
+  }
+  return most;
+}
+
+/** The batch's target branch as the summary names it. */
+const targetOf = (stdout: string): string => /^target (\S+);/m.exec(stdout)?.[1] ?? '';
+
+/** The repository's worktrees other than the main one. */
+const extraWorktrees = (repo: string): string[] =>
+  gitIn(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .slice(1);
+
+describe('ralph batch', () => {
+  test('tasks touching different files all land, in dependency order, and the working tree is left alone', async () => {
+    const { repo, tasksFile, env } = setup([
+      { id: 'second', objective: 'write b.txt from second', after: ['first'] },
+      { id: 'first', objective: 'commit a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
+    writeFileSync(join(repo, 'README.md'), 'my own edit, not committed\n');
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.stderr).toContain('uncommitted changes in 1 path(s)');
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const target = targetOf(run.stdout);
+    expect(target).toMatch(/^ralph\/batch-/);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('from first');
+    expect(gitIn(repo, 'show', `${target}:b.txt`)).toBe('from second');
+    expect(gitIn(repo, 'show', `${target}:c.txt`)).toBe('from other');
+    expect(gitIn(repo, 'show', `${target}:README.md`)).toBe('hello');
+    // second came after first: its commit is above first's on the target.
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
+      subjects.findIndex((s) => s.includes('task second (run ')),
+    );
+    // What the agent left uncommitted is in a commit naming the task and its run.
+    expect(subjects.some((s) => /^ralph batch \S+: task other \(run \S+\)$/.test(s))).toBe(true);
+    expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('my own edit, not committed\n');
+    expect(gitIn(repo, 'branch', '--show-current')).toBe('main');
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('two tasks editing the same lines: one lands, the other needs review naming the file, the target holds the landed one', async () => {
+    const { repo, tasksFile, env } = setup(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const landed = /^(left|right): landed$/m.exec(run.stdout)?.[1];
+    const other = landed === 'left' ? 'right' : 'left';
+    expect(landed).toBeDefined();
+    expect(run.stdout).toMatch(new RegExp(`^${other}: needs-review: conflict in shared.txt`, 'm'));
+    expect(run.stdout).toContain('conflicting files: shared.txt');
+    expect(run.stderr).toContain(`${other}: needs review: conflict in shared.txt`);
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:shared.txt`)).toBe(landed);
+    // The needs-review task keeps its branch and worktree, listed; nothing else is left.
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] ?? '';
+    expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
+    expect(readFileSync(join(kept, 'shared.txt'), 'utf8')).toBe(`${other}\n`);
+    // The batch's recording gives one page: a row per task, linking to each run's own report.
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    const page = await ralph(
+      ['report', recording, '-o', join(repo, '..', `${targetOf(run.stdout).replace(/\W/g, '-')}.html`)],
+      {
+        cwd: repo,
+      },
+    );
+    expect(page.code).toBe(0);
+    const html = readFileSync(/report written to (\S+)/.exec(page.stderr)?.[1] as string, 'utf8');
+    expect(html).toMatch(
+      new RegExp(
+        `<tr class="status-${'needs-review'}">.*${other}.*conflict in shared.txt.*<td>shared.txt</td>`,
+      ),
+    );
+    expect(html).toMatch(new RegExp(`<tr class="status-landed"><td><a href="[^"]*runs/${landed}.html">`));
+    expect(existsSync(join(dirname(recording), 'runs', `${landed}.html`))).toBe(true);
+  }, 60_000);
+
+  test('--resolve-conflicts hands a conflict to a resolver loop; its resolution is verified and both tasks land', async () => {
+    const { repo, tasksFile, env } = setup(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resolve-conflicts'];
+    const refused = await ralph(args, { cwd: repo, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--resolve-conflicts needs --verify');
+    const run = await ralph([...args, '--verify', BOTH_FILES_CHECK], { cwd: repo, env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^left: landed$/m);
+    expect(run.stdout).toMatch(/^right: landed$/m);
+    expect(run.stderr).toContain('a resolver loop takes the conflicts in shared.txt');
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:shared.txt`).split('\n').sort()).toEqual(['left', 'right']);
+    expect(gitIn(repo, 'log', '-1', '--format=%s', target)).toMatch(
+      /onto \S+, conflicts resolved \(run \S+\)$/,
+    );
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('a merged tree that fails the verify command needs review, and the target does not move', async () => {
+    // Each task's own tree holds one of x.txt and y.txt, so each loop's verify passes; their combination fails.
+    const { repo, tasksFile, env } = setup([
+      { id: 'x', objective: 'write x.txt x' },
+      { id: 'y', objective: 'write y.txt y' },
+    ]);
+    const run = await ralph(
+      [
+        'batch',
+        tasksFile,
+        '--agent-command',
+        AGENT,
+        '--cwd',
+        repo,
+        '--verify',
+        BOTH_FILES_CHECK,
+        '--parallel',
+        '2',
+      ],
+      { cwd: repo, env },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const landed = /^(x|y): landed$/m.exec(run.stdout)?.[1] as string;
+    const other = landed === 'x' ? 'y' : 'x';
+    expect(run.stdout).toMatch(
+      new RegExp(`^${other}: needs-review: the verify command failed on the combined tree`, 'm'),
+    );
+    expect(run.stdout).toContain('FAIL: x.txt and y.txt do not go together');
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'ls-tree', '--name-only', target).split('\n').sort()).toEqual(
+      ['README.md', `${landed}.txt`].sort(),
+    );
+  }, 60_000);
+
+  test('never more than --parallel agents are alive at once', async () => {
+    const tasks = Array.from({ length: 5 }, (_, n) => ({
+      id: `t${n}`,
+      objective: `write f${n}.txt ${n}\nhold 300`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '2'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const most = mostAlive(agentLines());
+    expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(5);
+    expect(most).toBeLessThanOrEqual(2);
+  }, 60_000);
+
+  test('20 tasks at --parallel 4 all land, each once, never more than 4 agents alive', async () => {
+    const tasks = Array.from({ length: 20 }, (_, n) => ({ id: `t${n}`, objective: `write f${n}.txt ${n}` }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '4'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const target = targetOf(run.stdout);
+    const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
+    expect(files).toHaveLength(21);
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of tasks)
+      expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(1);
+    const most = mostAlive(agentLines());
+    expect(most).toBeLessThanOrEqual(4);
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 120_000);
+
+  test('Ctrl-C cancels every loop: exit 130, no agent left, no worktree left', async () => {
+    const tasks = Array.from({ length: 3 }, (_, n) => ({
+      id: `h${n}`,
+      objective: `write f${n}.txt ${n}\nhang`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    const pids = await waitUntil(() => {
+      const started = agentLines().filter((l) => l.startsWith('start'));
+      return started.length === 2 ? started.map((l) => Number(l.split(' ')[1])) : undefined;
+    }, 'two agents to start');
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    expect(end.stdout).toMatch(/^h0: cancelled/m);
+    expect(end.stdout).toMatch(/^h2: cancelled/m);
+    for (const pid of pids) expect(isGone(pid)).toBe(true);
+    expect(extraWorktrees(repo)).toEqual([]);
+    // The cancelled loops' work is kept on their branches.
+    expect(gitIn(repo, 'branch', '--list', 'ralph/*/h0')).toContain('h0');
+  }, 60_000);
+
+  test("the batch's --max-time holds for the whole batch: its loops are cancelled, exit 4, nothing left but what is listed", async () => {
+    const tasks = Array.from({ length: 3 }, (_, n) => ({
+      id: `h${n}`,
+      objective: `write f${n}.txt ${n}\nhang`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--parallel', '1', '--max-time', '1s'],
+      { cwd: repo, env },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(4);
+    expect(run.stderr).toContain("the batch's --max-time ran out");
+    expect(run.stdout).toMatch(/^h2: cancelled/m);
+    for (const line of agentLines()) expect(isGone(Number(line.split(' ')[1]))).toBe(true);
+    const listed = [...run.stdout.matchAll(/worktree (\S+)/g)].map((m) => `worktree ${m[1]}`);
+    expect(extraWorktrees(repo)).toEqual(listed);
+  }, 60_000);
+
+  test('Ctrl-C in the middle of a merge stops the verify command: exit 130, no process, the target unmoved', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
+    const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
+    const batch = spawnRalph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check],
+      {
+        cwd: repo,
+        env: { ...env, BATCH_VERIFY_PID: pidFile },
+      },
+    );
+    const pid = await waitUntil(
+      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+      'the merge verify',
+    );
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    expect(end.stdout).toMatch(/^a: cancelled/m);
+    await waitUntil(() => isGone(pid), 'the verify command to be gone');
+    expect(gitIn(repo, 'rev-parse', targetOf(end.stdout))).toBe(gitIn(repo, 'rev-parse', 'main'));
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('--into lands on an existing branch; one checked out is refused', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    gitIn(repo, 'branch', 'integration');
+    const refused = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--into', 'main'], {
+      cwd: repo,
+      env,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--into main: that branch is checked out in a worktree');
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--into', 'integration'], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(targetOf(run.stdout)).toBe('integration');
+    expect(gitIn(repo, 'show', 'integration:a.txt')).toBe('a');
+    expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*')).toBe('');
+  }, 60_000);
+
+  test('a loop that fails keeps its worktree and work, listed; the task after it is skipped and never starts', async () => {
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'broken', objective: 'write half.txt half done\ncrash' },
+      { id: 'later', objective: 'write later.txt later', after: ['broken'] },
+      { id: 'fine', objective: 'write fine.txt fine' },
+    ]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toMatch(
+      /^broken: failed: Ralph round 1 child failed before producing a structured report\./m,
+    );
+    expect(run.stdout).toMatch(/^later: skipped: a task it comes after did not land$/m);
+    expect(run.stdout).toMatch(/^fine: landed$/m);
+    expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(2);
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] as string;
+    expect(extraWorktrees(repo)).toEqual([`worktree ${kept}`]);
+    // What the failed loop's agent wrote is committed on its branch, never lost.
+    expect(gitIn(kept, 'show', 'HEAD:half.txt')).toBe('half done');
+  }, 60_000);
+
+  test('SIGKILL of ralph mid-batch, then --resume: landed tasks stay landed, the others go on, every task lands once', async () => {
+    const side = tempFolder('ralph-batch-marker-');
+    const marker = join(side, 'hold');
+    writeFileSync(marker, '');
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: `write b.txt b\nhang-while ${marker}` },
+      { id: 'c', objective: `write c.txt c\nhang-while ${marker}` },
+    ]);
+    const first = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    await waitUntil(
+      () =>
+        first.stderrSoFar().includes('a: landed') &&
+        agentLines().filter((l) => l.startsWith('start')).length === 3,
+      'a to land and b and c to hang',
+    );
+    const pidsOf = (kind: string) =>
+      agentLines()
+        .filter((l) => l.startsWith(kind))
+        .map((l) => l.split(' ')[1]);
+    const orphans = pidsOf('start')
+      .filter((pid) => !pidsOf('end').includes(pid))
+      .map(Number);
+    expect(orphans).toHaveLength(2);
+    first.child.kill('SIGKILL');
+    await first.finished;
+    // The killed batch's agents are still there: the resume is what stops them.
+    for (const pid of orphans) expect(isGone(pid)).toBe(false);
+    rmSync(marker);
+    const id = /batch (\S+): 3 task/.exec(first.stderrSoFar())?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    const resumed = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(resumed.stderr).toContain(`resuming batch ${id}: 1 of 3 task(s) settled already`);
+    expect(resumed.stderr).toMatch(/b: resuming run \S+ after round 0 in /);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    for (const pid of orphans) await waitUntilGone(pid);
+    const target = targetOf(resumed.stdout);
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of ['a', 'b', 'c'])
+      expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
+    expect(extraWorktrees(repo)).toEqual([]);
+    const again = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already settled: there is nothing to resume');
+  }, 60_000);
+
+  test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'a', objective: 'write a.txt a', after: ['b'] },
+      { id: 'b', objective: 'write b.txt b', after: ['a'] },
+    ]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain('is refused: tasks come after each other in a cycle: a → b → a');
+    expect(gitIn(repo, 'branch', '--list', 'ralph/*')).toBe('');
+    expect(agentLines()).toEqual([]);
+    const notRepo = tempFolder('ralph-batch-plain-');
+    writeFileSync(join(notRepo, 'TASKS.md'), '- [ ] write a.txt a\n');
+    const plain = await ralph(['batch', 'TASKS.md', '--agent-command', AGENT], { cwd: notRepo, env });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('is not in a git repository');
+    const parallel = await ralph(
+      ['batch', join(notRepo, 'TASKS.md'), '--agent-command', AGENT, '--parallel', '0'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(parallel.code).toBe(2);
+    expect(parallel.stderr).toContain('--parallel must be a whole number from 1 to 64');
+    const grace = await ralph(
+      ['batch', join(notRepo, 'TASKS.md'), '--agent-command', AGENT, '--grace-ms', 'soon'],
+      {
+        cwd: notRepo,
+        env,
+      },
+    );
+    expect(grace.code).toBe(2);
+    expect(grace.stderr).toContain('--grace-ms must be a whole number of milliseconds (got "soon")');
+  }, 60_000);
+
+  test('--rollback moves the target back to where the batch started', async () => {
+    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
+    const start = gitIn(repo, 'rev-parse', 'main');
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).not.toBe(start);
+    const back = await ralph(['batch', '--rollback', id], { cwd: repo, env });
+    expect(back.code).toBe(0);
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
+  }, 60_000);
+});
