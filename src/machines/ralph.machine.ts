@@ -215,34 +215,46 @@ export const ralphMachine = ralphSetup.createMachine({
     reviewingReport: {
       description:
         'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
-      // A report the review refused fails the workflow; every other branch first accepts it (`acceptReport`).
+      // A report the review refused fails the workflow; every other branch first accepts and announces it.
       always: [
         { guard: 'reportIsMissing', target: 'failed', actions: 'failMissingReport' },
         { guard: 'reportIsMalformed', target: 'failed', actions: 'failMalformedReport' },
         { guard: 'reportExceedsHandoffCap', target: 'failed', actions: 'failOversizedReport' },
-        { guard: 'completionNeedsVerifying', target: 'verifying', actions: 'acceptReport' },
+        {
+          guard: 'completionNeedsVerifying',
+          target: 'verifying',
+          actions: ['acceptReport', 'announceReport'],
+        },
         {
           guard: 'reportIsComplete',
           target: 'complete',
-          actions: ['acceptReport', { type: 'settle', params: { status: 'complete' } }],
+          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'complete' } }],
         },
         {
           guard: 'reportIsBlocked',
           target: 'blocked',
-          actions: ['acceptReport', { type: 'settle', params: { status: 'blocked' } }],
+          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'blocked' } }],
         },
         {
           guard: 'roundCapReached',
           target: 'budgetLimited',
-          actions: ['acceptReport', { type: 'settle', params: { status: 'budget-limited' } }],
+          actions: [
+            'acceptReport',
+            'announceReport',
+            { type: 'settle', params: { status: 'budget-limited' } },
+          ],
         },
         {
           guard: 'costBudgetIsSpent',
           target: 'budgetLimited',
-          actions: ['acceptReport', 'settleCostLimited'],
+          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
         },
-        { guard: 'idleWatchIsOn', target: 'fingerprinting', actions: 'acceptReport' },
-        { target: 'round', actions: 'acceptReport' },
+        {
+          guard: 'idleWatchIsOn',
+          target: 'fingerprinting',
+          actions: ['acceptReport', 'announceReport'],
+        },
+        { target: 'round', actions: ['acceptReport', 'announceReport'] },
       ],
     },
     verifying: {
