@@ -72,6 +72,12 @@ export const agentOf = (context: RalphContext): AgentRef =>
 export const verifyOf = (context: RalphContext): VerifySpec =>
   context.call.guardRails.verify ?? machineFault('a run without a verify command is verifying');
 
+/** A guard rail's setting (a time, a count, a budget) read on a path only that rail, turned on, leads to. */
+export const railOf = (
+  context: RalphContext,
+  rail: 'roundTimeoutMs' | 'maxWallTimeMs' | 'maxIdleRounds' | 'maxCostUsd',
+): number => context.call.guardRails[rail] ?? machineFault(`the ${rail} guard rail is off`);
+
 /** The limit a round ended on (only `roundHitLimit*` leads to where it is read). */
 export const limitOf = (outcome: RoundOutcome): RoundLimit =>
   outcome.limit ?? machineFault('a round that hit no limit is treated as one');

@@ -28,6 +28,7 @@ import {
   handoffOf,
   limitOf,
   progressOf,
+  railOf,
   reviewAs,
   settled,
   spentUsdOf,
@@ -81,9 +82,6 @@ const workflowFailedIn = (context: RalphContext, message: string, detail?: strin
     message: workflowFailed(message),
     ...(detail === undefined ? {} : { detail }),
   });
-
-/** The run's wall-clock budget (only a run with one can run out of time). */
-const maxWallTimeOf = (context: RalphContext): number => context.call.guardRails.maxWallTimeMs as number;
 
 /** The run machine's implementations: its actors (provided by the engine), named guards, actions and delays. */
 export const ralphSetup = setup({
@@ -258,7 +256,7 @@ export const ralphSetup = setup({
       settled(context, 'budget-limited', {
         limit: {
           kind: 'time',
-          maxWallTimeMs: maxWallTimeOf(context),
+          maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
           ...(context.stopReason === 'time-limit' || context.limitWaitMs !== null
             ? { unfinishedRound: context.round }
             : {}),
@@ -267,14 +265,14 @@ export const ralphSetup = setup({
     ),
     settleIdleLimited: assign(({ context }) =>
       settled(context, 'budget-limited', {
-        limit: { kind: 'idle', maxIdleRounds: context.call.guardRails.maxIdleRounds as number },
+        limit: { kind: 'idle', maxIdleRounds: railOf(context, 'maxIdleRounds') },
       }),
     ),
     settleCostLimited: assign(({ context }) =>
       settled(context, 'budget-limited', {
         limit: {
           kind: 'cost',
-          maxCostUsd: costBudgetOf(context) as number,
+          maxCostUsd: railOf(context, 'maxCostUsd'),
           spentUsd: spentUsdOf(context),
           ...(uncountedRoundsOf(context).length === 0
             ? {}
@@ -289,29 +287,29 @@ export const ralphSetup = setup({
     announceTimeLimit: emit(({ context }) => ({
       type: 'time-limit-reached' as const,
       ...progressOf(context),
-      maxWallTimeMs: maxWallTimeOf(context),
+      maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
     })),
     stopRoundForTimeout: enqueueActions(({ context, enqueue }) => {
       enqueue.assign({ stopReason: 'round-timeout' });
       enqueue.emit({
         type: 'round-timed-out' as const,
         ...progressOf(context),
-        roundTimeoutMs: context.call.guardRails.roundTimeoutMs as number,
+        roundTimeoutMs: railOf(context, 'roundTimeoutMs'),
       });
     }),
     stopRoundForTimeLimit: assign({ stopReason: 'time-limit' }),
     failRoundTimedOut: assign(({ context }) =>
-      childFailed(context, roundTimedOut(context.round, context.call.guardRails.roundTimeoutMs as number)),
+      childFailed(context, roundTimedOut(context.round, railOf(context, 'roundTimeoutMs'))),
     ),
     failTimeRanOutInRound: assign(({ context }) =>
-      childFailed(context, timeRanOutInRound(context.round, maxWallTimeOf(context))),
+      childFailed(context, timeRanOutInRound(context.round, railOf(context, 'maxWallTimeMs'))),
     ),
     failTimeRanOutBeforeRounds: assign(({ context }) => {
-      const detail = timeRanOutBeforeRounds(maxWallTimeOf(context));
+      const detail = timeRanOutBeforeRounds(railOf(context, 'maxWallTimeMs'));
       return workflowFailedIn(context, detail, detail);
     }),
     failTimeRanOutWaiting: assign(({ context }) => {
-      const detail = timeRanOutWaitingForLimit(context.round, maxWallTimeOf(context));
+      const detail = timeRanOutWaitingForLimit(context.round, railOf(context, 'maxWallTimeMs'));
       return workflowFailedIn(context, detail, detail);
     }),
     announceVerifyStarted: emit(({ context }) => ({
@@ -350,7 +348,7 @@ export const ralphSetup = setup({
       type: 'workspace-unchanged' as const,
       ...progressOf(context),
       idleRounds: context.idleRounds,
-      maxIdleRounds: context.call.guardRails.maxIdleRounds as number,
+      maxIdleRounds: railOf(context, 'maxIdleRounds'),
     })),
     failFingerprint: assign(({ context }, params: { error: unknown }) =>
       workflowFailedIn(

@@ -10,6 +10,7 @@ import {
   providerNotRegistered,
   resumeRefused,
 } from '../contract/messages.js';
+import { railOf } from './ralph.context.js';
 import type { RalphContext } from './ralph.types.js';
 import { resumePointProblem } from './resume-point-problem.js';
 
@@ -35,7 +36,7 @@ export const REFUSALS = {
   providerInheritsParentContext: (context: RalphContext) =>
     providerInheritsParentContext(context.call.provider.name),
   costBudgetLacksCostReports: (context: RalphContext) =>
-    costBudgetNeedsCostReports(context.call.provider.name, context.call.guardRails.maxCostUsd as number),
+    costBudgetNeedsCostReports(context.call.provider.name, railOf(context, 'maxCostUsd')),
   resumePointIsInvalid: (context: RalphContext) => resumeRefused(resumePointProblem(context) as string),
 } satisfies Record<string, (context: RalphContext) => string>;
 
