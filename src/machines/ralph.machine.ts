@@ -3,14 +3,15 @@ import {
   childRequestOf,
   fingerprintRequestOf,
   initialContext,
-  ralphSetup,
   roundRefOf,
   verifyRequestOf,
-} from './ralph.setup.js';
+} from './ralph.context.js';
+import { ralphSetup } from './ralph.setup.js';
 import type { RalphOutput } from './ralph.types.js';
 
-// The chart. Its implementations (guards, actions, actors' inputs, delays) are named in ralph.setup.ts; its data
-// types in ralph.types.ts, re-exported here for the hosts and actors that import them with the machine.
+// The chart. Its guards, actions, actors and delays are named in ralph.setup.ts; what its invokes are given and the
+// context it starts with, in ralph.context.ts; its data types in ralph.types.ts, re-exported here for the hosts and
+// actors that import them with the machine.
 export * from './limit-wait.js';
 export * from './ralph.types.js';
 
@@ -78,7 +79,7 @@ export const ralphMachine = ralphSetup.createMachine({
   states: {
     validating: {
       description: 'Checks the call before anything starts; the first failing check gives the refusal.',
-      // Each refusal is named after the check that failed; `refuse` words it (ralph.setup.ts, REFUSALS).
+      // Each refusal is named after the check that failed; `refuse` words it (refusals.ts).
       always: [
         {
           guard: 'objectiveIsEmpty',

@@ -51,14 +51,6 @@ import {
 import { type CallCheck, REFUSALS, requestedCapOf } from './refusals.js';
 import { resumePointProblem } from './resume-point-problem.js';
 
-export {
-  childRequestOf,
-  fingerprintRequestOf,
-  initialContext,
-  roundRefOf,
-  verifyRequestOf,
-} from './ralph.context.js';
-
 const notProvided = (name: string) => () => {
   throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
 };
