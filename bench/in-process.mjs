@@ -2,6 +2,10 @@
 // rendering) with an instant in-process provider, against a bare async `for` loop doing the same per-round work
 // (renderRoundPrompt, provider.start, await the report, checkReport, handoff size check). Side by side, interleaved,
 // medians. Run: npm run build && node bench/in-process.mjs [--runs 20 --rounds 256 --pairs 7] [--tool-only]
+// [--before DIR]: DIR is another build's dist/ (e.g. of the base commit); its tool runs in the same pairs, interleaved,
+// so a change is measured against its base side by side.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   checkReport,
   createProviderRegistry,
@@ -11,7 +15,11 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../dist/index.js';
-import { finish, log, median, now, numberFlag, row } from './lib.mjs';
+import { finish, log, median, now, numberFlag, row, stringFlag } from './lib.mjs';
+
+const beforeDir = stringFlag('before');
+const before =
+  beforeDir === undefined ? undefined : await import(pathToFileURL(resolve(beforeDir, 'index.js')).href);
 
 const runs = numberFlag('runs', 20);
 const rounds = numberFlag('rounds', 256);
@@ -28,11 +36,16 @@ const provider = {
     return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
   },
 };
-const providers = createProviderRegistry();
-providers.register(provider);
-const tool = createRalphTool({ subagentProvider: 'bench', maxRounds: rounds }, { providers });
+/** A tool of one build (this one, or the --before one) over the bare provider. */
+function toolOf(build) {
+  const providers = build.createProviderRegistry();
+  providers.register(provider);
+  return build.createRalphTool({ subagentProvider: 'bench', maxRounds: rounds }, { providers });
+}
+const tool = toolOf({ createProviderRegistry, createRalphTool });
+const beforeTool = before === undefined ? undefined : toolOf(before);
 
-async function viaTool() {
+async function viaTool(tool) {
   const start = now();
   for (let i = 0; i < runs; i += 1) {
     const envelope = await tool.execute({ objective }, { agent });
@@ -78,27 +91,37 @@ async function bareLoop() {
 
 if (process.argv.includes('--tool-only')) {
   // For node --cpu-prof: only the tool's side, so that the profile shows where its rounds go.
-  for (let i = 0; i < pairs; i += 1) log(`tool ${(await viaTool()).toFixed(1)} µs/round`);
+  for (let i = 0; i < pairs; i += 1) log(`tool ${(await viaTool(tool)).toFixed(1)} µs/round`);
   process.exit(0);
 }
 await bareLoop();
-await viaTool();
+await viaTool(tool);
+if (beforeTool !== undefined) await viaTool(beforeTool);
 const toolUs = [];
+const beforeUs = [];
 const bareUs = [];
 const ratios = [];
 for (let i = 0; i < pairs; i += 1) {
   const b = await bareLoop();
-  const t = await viaTool();
+  const t = await viaTool(tool);
+  const o = beforeTool === undefined ? undefined : await viaTool(beforeTool);
   bareUs.push(b);
   toolUs.push(t);
+  if (o !== undefined) beforeUs.push(o);
   ratios.push(t / b);
   log(
-    `pair ${i + 1}: bare ${b.toFixed(1)} µs/round, tool ${t.toFixed(1)} µs/round, ratio ${(t / b).toFixed(2)}`,
+    `pair ${i + 1}: bare ${b.toFixed(1)} µs/round, tool ${t.toFixed(1)} µs/round, ratio ${(t / b).toFixed(2)}` +
+      (o === undefined ? '' : `, before ${o.toFixed(1)} µs/round`),
   );
 }
 const us = median(toolUs);
 const ratio = median(ratios);
 finish([
+  ...(beforeTool === undefined
+    ? []
+    : [
+        row('In process: tool, the --before build', +median(beforeUs).toFixed(1), 'µs/round', '(base)', null),
+      ]),
   row('In process: bare async for loop', +median(bareUs).toFixed(1), 'µs/round', '(floor)', null),
   row(
     'In process: tool, instant provider',

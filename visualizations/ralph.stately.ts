@@ -17,28 +17,53 @@ export const machine = createMachine({
         {
           target: 'rejected',
           guard: 'objectiveIsEmpty',
-          actions: { type: 'refuse', params: { message: 'Ralph objective must be a non-empty string' } },
+          actions: { type: 'refuse', params: { check: 'objectiveIsEmpty' } },
         },
         {
           target: 'rejected',
           guard: 'maxRoundsIsInvalid',
-          actions: { type: 'refuse', params: { message: 'Ralph maxRounds must be a positive safe integer' } },
+          actions: { type: 'refuse', params: { check: 'maxRoundsIsInvalid' } },
         },
-        { target: 'rejected', guard: 'maxRoundsExceedsDeploymentCeiling', actions: 'refuse' },
-        { target: 'rejected', guard: 'maxRoundsExceedsEngineCeiling', actions: 'refuse' },
+        {
+          target: 'rejected',
+          guard: 'maxRoundsExceedsDeploymentCeiling',
+          actions: { type: 'refuse', params: { check: 'maxRoundsExceedsDeploymentCeiling' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'maxRoundsExceedsEngineCeiling',
+          actions: { type: 'refuse', params: { check: 'maxRoundsExceedsEngineCeiling' } },
+        },
         {
           target: 'rejected',
           guard: 'callingAgentIsMissing',
-          actions: {
-            type: 'refuse',
-            params: { message: 'Ralph tool requires a calling agent (exec.agent was undefined)' },
-          },
+          actions: { type: 'refuse', params: { check: 'callingAgentIsMissing' } },
         },
-        { target: 'rejected', guard: 'providerIsNotRegistered', actions: 'refuse' },
-        { target: 'rejected', guard: 'providerLacksStructuredOutput', actions: 'refuse' },
-        { target: 'rejected', guard: 'providerInheritsParentContext', actions: 'refuse' },
-        { target: 'rejected', guard: 'costBudgetLacksCostReports', actions: 'refuse' },
-        { target: 'rejected', guard: 'resumePointIsInvalid', actions: 'refuse' },
+        {
+          target: 'rejected',
+          guard: 'providerIsNotRegistered',
+          actions: { type: 'refuse', params: { check: 'providerIsNotRegistered' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'providerLacksStructuredOutput',
+          actions: { type: 'refuse', params: { check: 'providerLacksStructuredOutput' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'providerInheritsParentContext',
+          actions: { type: 'refuse', params: { check: 'providerInheritsParentContext' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'costBudgetLacksCostReports',
+          actions: { type: 'refuse', params: { check: 'costBudgetLacksCostReports' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'resumePointIsInvalid',
+          actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
+        },
         { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
         { target: 'round', actions: 'acceptCall' },
@@ -56,17 +81,9 @@ export const machine = createMachine({
       },
       on: { CANCEL: { target: 'cancelling' } },
       after: {
-        roundTimeout: {
-          target: 'stoppingRound',
-          guard: 'roundTimeoutIsSet',
-          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
-        },
+        roundTimeout: { target: 'stoppingRound', guard: 'roundTimeoutIsSet', actions: 'stopRoundForTimeout' },
       },
-      always: {
-        target: 'stoppingRound',
-        guard: 'timeBudgetIsSpent',
-        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
-      },
+      always: { target: 'stoppingRound', guard: 'timeBudgetIsSpent', actions: 'stopRoundForTimeLimit' },
     },
     awaitingReport: {
       description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
@@ -87,17 +104,9 @@ export const machine = createMachine({
       },
       on: { CANCEL: { target: 'cancelling' } },
       after: {
-        roundTimeout: {
-          target: 'stoppingRound',
-          guard: 'roundTimeoutIsSet',
-          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
-        },
+        roundTimeout: { target: 'stoppingRound', guard: 'roundTimeoutIsSet', actions: 'stopRoundForTimeout' },
       },
-      always: {
-        target: 'stoppingRound',
-        guard: 'timeBudgetIsSpent',
-        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
-      },
+      always: { target: 'stoppingRound', guard: 'timeBudgetIsSpent', actions: 'stopRoundForTimeLimit' },
     },
     reviewingReport: {
       description: 'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
@@ -145,22 +154,14 @@ export const machine = createMachine({
         id: 'runVerify',
         src: 'runVerify',
         onDone: [
-          { target: 'complete', guard: 'verifyPassed', actions: ['announceVerifyFinished', 'settleVerified'] },
+          { target: 'complete', guard: 'verifyPassed', actions: ['announceVerifyPassed', 'settleVerified'] },
           {
             target: 'budgetLimited',
             guard: 'roundCapReached',
-            actions: [
-              'announceVerifyFinished',
-              'handOffVerifyFailure',
-              { type: 'settle', params: { status: 'budget-limited' } },
-            ],
+            actions: ['rejectCompletion', { type: 'settle', params: { status: 'budget-limited' } }],
           },
-          {
-            target: 'fingerprinting',
-            guard: 'idleWatchIsOn',
-            actions: ['announceVerifyFinished', 'handOffVerifyFailure'],
-          },
-          { target: 'nextRound', actions: ['announceVerifyFinished', 'handOffVerifyFailure'] },
+          { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'rejectCompletion' },
+          { target: 'nextRound', actions: 'rejectCompletion' },
         ],
         onError: { target: 'failed', actions: 'failVerifyStart' },
       },

@@ -1,320 +1,19 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { usageOfFailure } from '../contract/usage.js';
 import {
-  isNonEmptyObjective,
-  isValidMaxRounds,
-  objectiveOf,
-  requestedMaxRoundsOf,
-  resolveMaxRounds,
-} from '../contract/call.js';
-import { MAX_DURATION_MS } from '../contract/duration.js';
-import { errorText } from '../contract/error-text.js';
-import type { RalphFailure } from '../contract/errors.js';
-import {
-  costBudgetNeedsCostReports,
-  fingerprintFailed,
-  roundTimedOut,
-  timeRanOutBeforeRounds,
-  timeRanOutInRound,
-  timeRanOutWaitingForLimit,
-  verifyCouldNotStart,
-} from '../contract/guard-rail-messages.js';
-import {
-  CALLING_AGENT_MISSING,
-  childFailureMessage,
-  MAX_ROUNDS_INVALID,
-  maxRoundsExceedsCeiling,
-  OBJECTIVE_EMPTY,
-  providerInheritsParentContext,
-  providerLacksStructuredOutput,
-  providerNotRegistered,
-  resumeRefused,
-  WORKFLOW_CANCELLED,
-  workflowFailed,
-} from '../contract/messages.js';
-import { renderRoundPrompt } from '../contract/prompt.js';
-import { reportJsonSchemaCopy } from '../contract/round-report.js';
-import { type ReportReview, reviewReport } from '../contract/round-report-review.js';
-import type {
-  AgentRef,
-  ChildRequest,
-  GuardRails,
-  RalphEnvelope,
-  RalphProgressEvent,
-  RalphReport,
-  RalphResultStatus,
-  VerifyOutcome,
-  VerifySpec,
-} from '../contract/types.js';
-import { addUsage, type RalphUsage, usageOf, usageOfFailure } from '../contract/usage.js';
-import { verifyFailureHandoff } from '../contract/verify-handoff.js';
+  childRequestOf,
+  fingerprintRequestOf,
+  initialContext,
+  roundRefOf,
+  verifyRequestOf,
+} from './ralph.context.js';
+import { ralphSetup } from './ralph.setup.js';
+import type { RalphOutput } from './ralph.types.js';
 
-/** Time allowed, past the termination grace, for a SIGKILLed child to be reaped before the run stops waiting. */
-export const KILL_MARGIN_MS = 1_000;
-
-/** What the configured provider declared, resolved immediately before the call. */
-export interface ProviderSnapshot {
-  name: string;
-  registered: boolean;
-  structuredOutput: boolean;
-  inheritsParentContext: boolean;
-  /** Its children say what each round cost (absent: they do not), so a cost budget can hold. */
-  reportsCost?: boolean;
-}
-
-/** Everything a run starts from: plain data, so a run can be recorded and replayed. */
-export interface RalphMachineInput {
-  runId: string;
-  /** The call's arguments exactly as the model sent them. */
-  args: unknown;
-  /** The calling agent, or null when the call has none. */
-  agent: AgentRef | null;
-  provider: ProviderSnapshot;
-  /** Deployment default and ceiling of a call's maxRounds. */
-  maxRounds: number;
-  maxHandoffChars: number;
-  terminationGraceMs: number;
-  /** The engine's own ceiling on children in one run. */
-  maxTotalAgents: number;
-  /** Where a resumed run picks up (absent or null: a new run from round 1). */
-  resume?: RalphResumePoint | null;
-  /** The opt-in guard rails; absent or all null, the run is exactly the reference's. */
-  guardRails?: GuardRails;
-}
-
-/**
- * Where a resumed run picks up: the rounds finished before (their last accepted report is the handoff) and the
- * children started so far. The next round is `round + 1`, started with a fresh child; a round that was running
- * when the host died is run again.
- */
-export interface RalphResumePoint {
-  /** Rounds finished with an accepted report (0: none; the run starts again at round 1). */
-  round: number;
-  /** The last accepted report, or null when no round finished. */
-  handoff: RalphReport | null;
-  /** Children started before, the interrupted round's included: the envelope counts every child of the run. */
-  agentsStarted: number;
-  /**
-   * What the run's agents said they used before (the recorded total), so the cost budget and every total go on from
-   * it; absent or null: nothing was said. The interrupted round's agent is not in it: its word was never heard.
-   */
-  usage?: RalphUsage | null;
-  /**
-   * Rounds whose spend is unknown, so not in `usage`: each was going on when a host of the run stopped (the round
-   * being run again, and any a resume before it ran again). Absent: none.
-   */
-  uncountedRounds?: readonly number[];
-}
-
-/** Every guard rail off. */
-export const NO_GUARD_RAILS: GuardRails = Object.freeze({
-  roundTimeoutMs: null,
-  maxWallTimeMs: null,
-  verify: null,
-  maxIdleRounds: null,
-});
-
-/** Why a round's child is being stopped by a guard rail. */
-export type RoundStopReason = 'round-timeout' | 'time-limit';
-
-/** What `awaitReport` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
-export interface RoundOutcome {
-  output: unknown;
-  usage: RalphUsage | null;
-  /** Set when the round ended on a usage or rate limit instead of a report. */
-  limit?: RoundLimit;
-}
-
-/** A round that ended on a usage or rate limit: what the agent said, and how long until the limit resets. */
-export interface RoundLimit {
-  /** The child failure's detail: the agent's words and when the limit resets. */
-  detail: string;
-  /** Time until the reset, from when the limit was recognised (ms); null when the agent gave none. */
-  retryInMs: number | null;
-}
-
-/** The margin added to a limit's reset time before the round runs again. */
-export const LIMIT_MARGIN_MS = 1_000;
-/** The first wait for a limit with no reset time; each further one in a row doubles, up to LIMIT_BACKOFF_MAX_MS. */
-export const LIMIT_BACKOFF_MS = 60_000;
-/** The longest wait for a limit with no reset time: 30 minutes. */
-export const LIMIT_BACKOFF_MAX_MS = 1_800_000;
-
-/** How long to wait for a limit: its reset plus the margin, or the backoff of the `waits`-th wait in a row. */
-export function limitWaitMs(limit: RoundLimit, waits: number): number {
-  const wait =
-    limit.retryInMs !== null
-      ? limit.retryInMs + LIMIT_MARGIN_MS
-      : Math.min(LIMIT_BACKOFF_MS * 2 ** Math.max(0, waits - 1), LIMIT_BACKOFF_MAX_MS);
-  return Math.min(wait, MAX_DURATION_MS);
-}
-
-/** What a run was started with: fixed for the whole run, never assigned. */
-export interface RalphCallContext {
-  objectiveInput: unknown;
-  requestedMaxRounds: unknown;
-  agent: AgentRef | null;
-  provider: ProviderSnapshot;
-  deploymentMaxRounds: number;
-  maxHandoffChars: number;
-  terminationGraceMs: number;
-  maxTotalAgents: number;
-  /** The resume point of a resumed run; null for a new run. */
-  resumeFrom: RalphResumePoint | null;
-  guardRails: GuardRails;
-}
-
-/**
- * The run's context: serializable, no functions, promises or controllers. What never changes is nested in `call`,
- * so the top level stays at most 19 keys: XState builds each new context with `Object.assign({}, context, update)`,
- * and V8 turns an object given more properties that way into a slow dictionary (≈ 5 µs a copy at 27 keys against
- * 0.2 µs at 12, measured alone; see BENCHMARKS.md, target 5).
- */
-export interface RalphContext {
-  runId: string;
-  /** The call as the run was started with it. */
-  call: RalphCallContext;
-  /** The accepted objective ('' until the call is accepted). */
-  objective: string;
-  /** The resolved round cap (0 until the call is accepted). */
-  maxRounds: number;
-  /** The current round; also the number of rounds started. */
-  round: number;
-  agentsStarted: number;
-  childId: string | null;
-  /** The last validated report: the handoff to the next round. */
-  handoff: RalphReport | null;
-  /** The verdict on this round's report, once it came (null until then). */
-  review: ReportReview | null;
-  outcome: RalphOutput | null;
-  /** The wall-clock budget is spent: no round may start. */
-  outOfTime: boolean;
-  /** Why the running round's child is being stopped (null unless it is). */
-  stopReason: RoundStopReason | null;
-  /** The workspace fingerprint after the last round (or before round 1); null until one was taken. */
-  fingerprint: string | null;
-  /** Consecutive rounds, up to now, that left the workspace unchanged. */
-  idleRounds: number;
-  /** What this round's agent said it used, once its report came (null until then, or when it said nothing). */
-  roundUsage: RalphUsage | null;
-  /** What the run's rounds said they used, summed (null while none said anything). */
-  usage: RalphUsage | null;
-  /** Waits for a usage limit since the last accepted report (the backoff of a limit with no reset time doubles). */
-  limitWaits: number;
-  /** How long the current wait for a usage limit lasts (ms); null when the run is not waiting. */
-  limitWaitMs: number | null;
-}
-
-/** How a run ended: the envelope, or the failure, refusal or cancellation. */
-export type RalphOutput = { ok: true; envelope: RalphEnvelope } | { ok: false; failure: RalphFailure };
-
-/** Events a host sends to a run. */
-export type RalphEvent = { type: 'CANCEL' };
-
-/** What `startChild` resolves with once the provider has started the child. */
-export interface ChildStarted {
-  childId: string;
-}
-
-/** What a host may read off a run's snapshot with `snapshot.hasTag(tag)` (each is described on ralphMachine). */
-export type RalphTag = 'childRunning' | 'settled' | 'succeeded' | 'failure';
-
-/** Identifies one round's child to the actors that wait on it. */
-export interface RoundRef {
-  runId: string;
-  round: number;
-}
-
-/** What the verify actor runs: the run's verify command, in the workspace. */
-export interface VerifyRequest {
-  runId: string;
-  round: number;
-  cwd: string;
-  verify: VerifySpec;
-  terminationGraceMs: number;
-}
-
-/** What the fingerprint actor reads: the workspace. */
-export interface FingerprintRequest {
-  runId: string;
-  round: number;
-  cwd: string;
-}
-
-const notProvided = (name: string) => () => {
-  throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
-};
-
-/**
- * The review in the context, as the verdict the guard of the branch being taken has just read; anything else would
- * be a fault of the machine itself, not of the child.
- */
-function reviewAs<V extends ReportReview['verdict']>(
-  review: ReportReview | null,
-  verdict: V,
-): Extract<ReportReview, { verdict: V }> {
-  if (review?.verdict !== verdict)
-    throw new Error(`ralphMachine: expected a ${verdict} review, found ${review?.verdict ?? 'none'}`);
-  return review as Extract<ReportReview, { verdict: V }>;
-}
-
-/**
- * What is wrong with a resume point against the accepted call, or undefined: the next round must fit under the cap,
- * and the handoff must be a report the rules accept (a hand-edited recording is not trusted).
- */
-function resumePointProblem(context: RalphContext): string | undefined {
-  const from = context.call.resumeFrom;
-  if (from === null) return undefined;
-  const cap = resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds);
-  if (!Number.isSafeInteger(from.round) || from.round < 0 || from.round >= cap)
-    return `its finished rounds (${String(from.round)}) must be a whole number below the round cap ${cap}`;
-  if (!Number.isSafeInteger(from.agentsStarted) || from.agentsStarted < from.round)
-    return `its children started (${String(from.agentsStarted)}) must be a whole number of at least its finished rounds`;
-  if ((from.round === 0) !== (from.handoff === null))
-    return from.round === 0 ? 'a run with no finished round has no handoff' : 'its last handoff is missing';
-  const uncounted = from.uncountedRounds ?? [];
-  if (
-    !Array.isArray(uncounted) ||
-    !uncounted.every((n) => Number.isSafeInteger(n) && n >= 1 && n <= from.round + 1)
-  )
-    return `its uncounted rounds (${String(uncounted)}) must be round numbers up to the round it runs again`;
-  if (from.handoff === null) return undefined;
-  const review = reviewReport(from.handoff, context.call.maxHandoffChars);
-  if (review.verdict !== 'accepted') return 'its last handoff is not a report the rules accept';
-  if (review.report.status !== 'continue')
-    return `its last handoff is ${review.report.status}: the run settled`;
-  return undefined;
-}
-
-const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({ outcome: { ok: false, failure } });
-
-/**
- * The run settled with an envelope: the reference's fields, then what a guard rail adds (`limit`, `verifiedBy`), so
- * a reference run's envelope is byte for byte the reference's.
- */
-const settled = (
-  context: RalphContext,
-  status: RalphResultStatus,
-  added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy'> = {},
-): { outcome: RalphOutput } => ({
-  outcome: {
-    ok: true,
-    envelope: {
-      runId: context.runId,
-      agentsStarted: context.agentsStarted,
-      result: { status, rounds: context.round, report: context.handoff as RalphReport, ...added },
-    },
-  },
-});
-
-/** The run's cost budget (USD), or null when it has none. */
-const costBudgetOf = (context: RalphContext): number | null => context.call.guardRails.maxCostUsd ?? null;
-
-/** What the run's rounds said they cost so far (USD). */
-const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 0;
-
-/** The rounds whose spend a resumed run could not count (empty for a run that was never resumed). */
-const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
-  context.call.resumeFrom?.uncountedRounds ?? [];
+// The chart. Its guards, actions, actors and delays are named in ralph.setup.ts; what its invokes are given and the
+// context it starts with, in ralph.context.ts; its data types in ralph.types.ts, re-exported here for the hosts and
+// actors that import them with the machine.
+export * from './limit-wait.js';
+export * from './ralph.types.js';
 
 /**
  * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
@@ -365,521 +64,72 @@ const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
  * - `failure` (`failed`, `rejected`, `cancelled`): the run ended with a failure (`output.failure`): a refused call,
  *   a workflow or child failure, or a cancellation.
  */
-export const ralphMachine = setup({
-  types: {
-    context: {} as RalphContext,
-    input: {} as RalphMachineInput,
-    events: {} as RalphEvent,
-    output: {} as RalphOutput,
-    emitted: {} as RalphProgressEvent,
-    tags: {} as RalphTag,
-  },
-  actors: {
-    /** Starts one fresh child through the provider; rejects on a provider-start failure. */
-    startChild: fromPromise<ChildStarted, ChildRequest>(notProvided('startChild')),
-    /** Resolves with the child's raw structured output and its usage; rejects on an ordinary child failure. */
-    awaitReport: fromPromise<RoundOutcome, RoundRef>(notProvided('awaitReport')),
-    /** Settles once a cancelled round's child has stopped. */
-    awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
-    /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
-    runVerify: fromPromise<VerifyOutcome, VerifyRequest>(notProvided('runVerify')),
-    /** Settles once an aborted verify command's process group is gone. */
-    awaitVerifyStopped: fromPromise<void, RoundRef>(notProvided('awaitVerifyStopped')),
-    /** Resolves with a content fingerprint of the workspace. */
-    fingerprintWorkspace: fromPromise<string, FingerprintRequest>(notProvided('fingerprintWorkspace')),
-  },
-  guards: {
-    objectiveIsEmpty: ({ context }) => !isNonEmptyObjective(context.call.objectiveInput),
-    maxRoundsIsInvalid: ({ context }) => !isValidMaxRounds(context.call.requestedMaxRounds),
-    maxRoundsExceedsDeploymentCeiling: ({ context }) =>
-      resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds) >
-      context.call.deploymentMaxRounds,
-    maxRoundsExceedsEngineCeiling: ({ context }) =>
-      resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds) >
-      context.call.maxTotalAgents,
-    callingAgentIsMissing: ({ context }) => context.call.agent === null,
-    providerIsNotRegistered: ({ context }) => !context.call.provider.registered,
-    providerLacksStructuredOutput: ({ context }) => !context.call.provider.structuredOutput,
-    providerInheritsParentContext: ({ context }) => context.call.provider.inheritsParentContext,
-    resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
-    isResuming: ({ context }) => context.call.resumeFrom !== null,
-    reportIsMissing: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'missing',
-    reportIsMalformed: (_, params: { review: ReportReview | null }) => params.review?.verdict === 'malformed',
-    reportExceedsHandoffCap: (_, params: { review: ReportReview | null }) =>
-      params.review?.verdict === 'oversized',
-    reportIsComplete: (_, params: { review: ReportReview | null }) =>
-      params.review?.verdict === 'accepted' && params.review.report.status === 'complete',
-    reportIsBlocked: (_, params: { review: ReportReview | null }) =>
-      params.review?.verdict === 'accepted' && params.review.report.status === 'blocked',
-    roundCapReached: (_, params: { round: number; maxRounds: number }) => params.round >= params.maxRounds,
-    roundTimeoutIsSet: ({ context }) => context.call.guardRails.roundTimeoutMs !== null,
-    wallClockIsRunning: ({ context }) => context.call.guardRails.maxWallTimeMs !== null && !context.outOfTime,
-    timeBudgetIsSpent: ({ context }) => context.outOfTime,
-    timeRanOutBeforeAnyReport: ({ context }) => context.outOfTime && context.handoff === null,
-    completionNeedsVerifying: ({ context }, params: { review: ReportReview | null }) =>
-      context.call.guardRails.verify !== null &&
-      params.review?.verdict === 'accepted' &&
-      params.review.report.status === 'complete',
-    verifyPassed: (_, params: { outcome: VerifyOutcome }) =>
-      params.outcome.exitCode === 0 && !params.outcome.timedOut,
-    idleWatchIsOn: ({ context }) => context.call.guardRails.maxIdleRounds !== null,
-    idleLimitReached: ({ context }, params: { fingerprint: string }) =>
-      context.round > 0 &&
-      params.fingerprint === context.fingerprint &&
-      context.idleRounds + 1 >= (context.call.guardRails.maxIdleRounds ?? Number.POSITIVE_INFINITY),
-    workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
-      context.round > 0 && params.fingerprint === context.fingerprint,
-    stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
-    roundHitLimitAndWaits: ({ context }, params: { limit: RoundLimit | undefined }) =>
-      params.limit !== undefined && context.call.guardRails.waitOnLimits === true,
-    roundHitLimit: (_, params: { limit: RoundLimit | undefined }) => params.limit !== undefined,
-    costBudgetLacksCostReports: ({ context }) =>
-      costBudgetOf(context) !== null && context.call.provider.reportsCost !== true,
-    costBudgetIsSpent: ({ context }) => {
-      const budget = costBudgetOf(context);
-      return budget !== null && spentUsdOf(context) >= budget;
-    },
-  },
-  actions: {
-    refuse: assign((_, params: { message: string }) => fail({ code: 'refused', message: params.message })),
-    acceptCall: assign(({ context }) => ({
-      objective: context.call.objectiveInput as string,
-      maxRounds: resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds),
-    })),
-    restoreProgress: assign(({ context }) => {
-      const from = context.call.resumeFrom as RalphResumePoint;
-      // What the rounds before said they used goes on being counted (read, not trusted: a recording is a file).
-      return {
-        round: from.round,
-        handoff: from.handoff,
-        agentsStarted: from.agentsStarted,
-        usage: usageOf(from.usage),
-      };
-    }),
-    beginRound: assign(({ context }) => ({
-      round: context.round + 1,
-      childId: null,
-      review: null,
-      roundUsage: null,
-    })),
-    announceRound: emit(({ context }) => ({
-      type: 'round-started' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-    })),
-    recordChildStarted: assign(({ context }, params: { childId: string }) => ({
-      agentsStarted: context.agentsStarted + 1,
-      childId: params.childId,
-    })),
-    announceChild: emit(({ context }, params: { childId: string }) => ({
-      type: 'child-started' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      childId: params.childId,
-    })),
-    failProviderStart: assign(({ context }, params: { error: unknown }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(
-          `subagent provider "${context.call.provider.name}" failed to start round ${context.round}: ${errorText(params.error)}`,
-        ),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: errorText(params.error),
-      }),
-    ),
-    failChild: assign(({ context }, params: { error: unknown }) =>
-      fail({
-        code: 'child-failed',
-        message: childFailureMessage(context.round, context.handoff),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: errorText(params.error),
-      }),
-    ),
-    reviewReport: assign(({ context }, params: { output: unknown }) => ({
-      review: reviewReport(params.output, context.call.maxHandoffChars),
-    })),
-    recordUsage: assign(({ context }, params: { usage: RalphUsage | null }) => ({
-      roundUsage: params.usage,
-      usage: addUsage(context.usage, params.usage),
-    })),
-    failMissingReport: assign(({ context }, params: { problem: string | undefined }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(`round ${context.round} child finished without a structured report`),
-        round: context.round,
-        lastHandoff: context.handoff,
-        ...(params.problem === undefined ? {} : { detail: params.problem }),
-      }),
-    ),
-    failMalformedReport: assign(({ context }, params: { problem: string }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(`round ${context.round} report is malformed: ${params.problem}`),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: params.problem,
-      }),
-    ),
-    failOversizedReport: assign(({ context }, params: { size: number }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(
-          `round ${context.round} report is ${params.size} characters, over the handoff cap of ${context.call.maxHandoffChars}`,
-        ),
-        round: context.round,
-        lastHandoff: context.handoff,
-      }),
-    ),
-    acceptReport: assign((_, params: { report: RalphReport }) => ({ handoff: params.report, limitWaits: 0 })),
-    failUsageLimit: assign(({ context }, params: { limit: RoundLimit }) =>
-      fail({
-        code: 'child-failed',
-        message: childFailureMessage(context.round, context.handoff),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: params.limit.detail,
-      }),
-    ),
-    recordLimitWait: assign(({ context }, params: { limit: RoundLimit }) => ({
-      limitWaits: context.limitWaits + 1,
-      limitWaitMs: limitWaitMs(params.limit, context.limitWaits + 1),
-    })),
-    announceLimitWait: emit(({ context }, params: { limit: RoundLimit }) => ({
-      type: 'limit-wait-started' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      waitMs: context.limitWaitMs as number,
-      detail: params.limit.detail,
-    })),
-    // The round is run again: it is started once more under its own number, so the wait costs no round of the cap.
-    repeatRound: assign(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
-    // Usage is added only when an agent said it, so a run whose agents say nothing emits the reference's event.
-    announceReport: emit(({ context }) => ({
-      type: 'report-accepted' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      report: context.handoff as RalphReport,
-      ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
-      ...(context.usage === null ? {} : { totalUsage: context.usage }),
-    })),
-    settle: assign(({ context }, params: { status: RalphResultStatus }) => settled(context, params.status)),
-    // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
-    // A round stopped by the time limit, or waiting out a usage limit, is counted in `rounds` but never reported:
-    // the limit names it, so that no host mistakes the last report for that round's.
-    settleTimeLimited: assign(({ context }) =>
-      settled(context, 'budget-limited', {
-        limit: {
-          kind: 'time',
-          maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number,
-          ...(context.stopReason === 'time-limit' || context.limitWaitMs !== null
-            ? { unfinishedRound: context.round }
-            : {}),
-        },
-      }),
-    ),
-    settleIdleLimited: assign(({ context }) =>
-      settled(context, 'budget-limited', {
-        limit: { kind: 'idle', maxIdleRounds: context.call.guardRails.maxIdleRounds as number },
-      }),
-    ),
-    settleCostLimited: assign(({ context }) =>
-      settled(context, 'budget-limited', {
-        limit: {
-          kind: 'cost',
-          maxCostUsd: costBudgetOf(context) as number,
-          spentUsd: spentUsdOf(context),
-          ...(uncountedRoundsOf(context).length === 0
-            ? {}
-            : { uncountedRounds: [...uncountedRoundsOf(context)] }),
-        },
-      }),
-    ),
-    settleVerified: assign(({ context }) =>
-      settled(context, 'complete', { verifiedBy: [...(context.call.guardRails.verify as VerifySpec).argv] }),
-    ),
-    markOutOfTime: assign({ outOfTime: true }),
-    announceTimeLimit: emit(({ context }) => ({
-      type: 'time-limit-reached' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      maxWallTimeMs: context.call.guardRails.maxWallTimeMs as number,
-    })),
-    stopRound: assign((_, params: { reason: RoundStopReason }) => ({ stopReason: params.reason })),
-    announceRoundTimedOut: emit(({ context }) => ({
-      type: 'round-timed-out' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      roundTimeoutMs: context.call.guardRails.roundTimeoutMs as number,
-    })),
-    failRoundTimedOut: assign(({ context }) =>
-      fail({
-        code: 'child-failed',
-        message: childFailureMessage(context.round, context.handoff),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: roundTimedOut(context.round, context.call.guardRails.roundTimeoutMs as number),
-      }),
-    ),
-    failTimeRanOutInRound: assign(({ context }) =>
-      fail({
-        code: 'child-failed',
-        message: childFailureMessage(context.round, context.handoff),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: timeRanOutInRound(context.round, context.call.guardRails.maxWallTimeMs as number),
-      }),
-    ),
-    failTimeRanOutBeforeRounds: assign(({ context }) => {
-      const detail = timeRanOutBeforeRounds(context.call.guardRails.maxWallTimeMs as number);
-      return fail({
-        code: 'workflow-failed',
-        message: workflowFailed(detail),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail,
-      });
-    }),
-    failTimeRanOutWaiting: assign(({ context }) => {
-      const detail = timeRanOutWaitingForLimit(
-        context.round,
-        context.call.guardRails.maxWallTimeMs as number,
-      );
-      return fail({
-        code: 'workflow-failed',
-        message: workflowFailed(detail),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail,
-      });
-    }),
-    announceVerifyStarted: emit(({ context }) => ({
-      type: 'verify-started' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      command: [...(context.call.guardRails.verify as VerifySpec).argv],
-    })),
-    announceVerifyFinished: emit(({ context }, params: { outcome: VerifyOutcome; passed: boolean }) => ({
-      type: 'verify-finished' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      command: [...(context.call.guardRails.verify as VerifySpec).argv],
-      passed: params.passed,
-      exitCode: params.outcome.exitCode,
-      signal: params.outcome.signal,
-      timedOut: params.outcome.timedOut,
-      durationMs: params.outcome.durationMs,
-    })),
-    handOffVerifyFailure: assign(({ context }, params: { outcome: VerifyOutcome }) => ({
-      handoff: verifyFailureHandoff(
-        context.handoff as RalphReport,
-        context.call.guardRails.verify as VerifySpec,
-        params.outcome,
-        context.call.maxHandoffChars,
-      ),
-    })),
-    failVerifyStart: assign(({ context }, params: { error: unknown }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(
-          verifyCouldNotStart(
-            context.round,
-            (context.call.guardRails.verify as VerifySpec).argv,
-            errorText(params.error),
-          ),
-        ),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: errorText(params.error),
-      }),
-    ),
-    recordFingerprint: assign(({ context }, params: { fingerprint: string }) => ({
-      fingerprint: params.fingerprint,
-      idleRounds:
-        context.round > 0 && params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
-    })),
-    announceIdleRound: emit(({ context }) => ({
-      type: 'workspace-unchanged' as const,
-      runId: context.runId,
-      round: context.round,
-      maxRounds: context.maxRounds,
-      idleRounds: context.idleRounds,
-      maxIdleRounds: context.call.guardRails.maxIdleRounds as number,
-    })),
-    failFingerprint: assign(({ context }, params: { error: unknown }) =>
-      fail({
-        code: 'workflow-failed',
-        message: workflowFailed(fingerprintFailed(context.round, errorText(params.error))),
-        round: context.round,
-        lastHandoff: context.handoff,
-        detail: errorText(params.error),
-      }),
-    ),
-    settleCancelled: assign(({ context }) =>
-      fail({
-        code: 'cancelled',
-        message: WORKFLOW_CANCELLED,
-        // Only a started round can be cancelled: validating never waits.
-        round: context.round,
-        lastHandoff: context.handoff,
-      }),
-    ),
-  },
-  delays: {
-    cancelDeadline: ({ context }) => context.call.terminationGraceMs + KILL_MARGIN_MS,
-    // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
-    // keeps that timer from ever taking a transition.
-    roundTimeout: ({ context }) => context.call.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
-    // A run taken up again elsewhere (a fleet's takeover) has spent part of its budget already.
-    wallClock: ({ context }) => {
-      const { maxWallTimeMs, spentWallTimeMs } = context.call.guardRails;
-      return maxWallTimeMs === null ? MAX_DURATION_MS : Math.max(0, maxWallTimeMs - (spentWallTimeMs ?? 0));
-    },
-    limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
-  },
-}).createMachine({
+export const ralphMachine = ralphSetup.createMachine({
   id: 'ralph',
   description:
     'One immutable objective handed to a fresh child agent per round, until a round reports it complete or blocked, the round cap is reached, the run fails or it is cancelled.',
-  context: ({ input }) => ({
-    runId: input.runId,
-    call: {
-      objectiveInput: objectiveOf(input.args),
-      requestedMaxRounds: requestedMaxRoundsOf(input.args),
-      agent: input.agent,
-      provider: input.provider,
-      deploymentMaxRounds: input.maxRounds,
-      maxHandoffChars: input.maxHandoffChars,
-      terminationGraceMs: input.terminationGraceMs,
-      maxTotalAgents: input.maxTotalAgents,
-      resumeFrom: input.resume ?? null,
-      guardRails: input.guardRails ?? NO_GUARD_RAILS,
-    },
-    objective: '',
-    maxRounds: 0,
-    round: 0,
-    agentsStarted: 0,
-    childId: null,
-    handoff: null,
-    review: null,
-    outcome: null,
-    outOfTime: false,
-    stopReason: null,
-    fingerprint: null,
-    idleRounds: 0,
-    roundUsage: null,
-    usage: null,
-    limitWaits: 0,
-    limitWaitMs: null,
-  }),
+  context: initialContext,
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
   // The wall clock runs from the start of the run to its end, whatever state it is in: a round running when it
   // runs out is stopped (by `round` and `awaitingReport`, which watch outOfTime), and no round starts after it.
   after: {
-    wallClock: {
-      guard: 'wallClockIsRunning',
-      actions: ['markOutOfTime', 'announceTimeLimit'],
-    },
+    wallClock: { guard: 'wallClockIsRunning', actions: ['markOutOfTime', 'announceTimeLimit'] },
   },
   states: {
     validating: {
       description: 'Checks the call before anything starts; the first failing check gives the refusal.',
+      // Each refusal is named after the check that failed; `refuse` words it (refusals.ts).
       always: [
         {
           guard: 'objectiveIsEmpty',
           target: 'rejected',
-          actions: { type: 'refuse', params: { message: OBJECTIVE_EMPTY } },
+          actions: { type: 'refuse', params: { check: 'objectiveIsEmpty' } },
         },
         {
           guard: 'maxRoundsIsInvalid',
           target: 'rejected',
-          actions: { type: 'refuse', params: { message: MAX_ROUNDS_INVALID } },
+          actions: { type: 'refuse', params: { check: 'maxRoundsIsInvalid' } },
         },
         {
           guard: 'maxRoundsExceedsDeploymentCeiling',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({
-              message: maxRoundsExceedsCeiling(
-                resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds),
-                context.call.deploymentMaxRounds,
-              ),
-            }),
-          },
+          actions: { type: 'refuse', params: { check: 'maxRoundsExceedsDeploymentCeiling' } },
         },
         {
           guard: 'maxRoundsExceedsEngineCeiling',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({
-              message: maxRoundsExceedsCeiling(
-                resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds),
-                context.call.maxTotalAgents,
-              ),
-            }),
-          },
+          actions: { type: 'refuse', params: { check: 'maxRoundsExceedsEngineCeiling' } },
         },
         {
           guard: 'callingAgentIsMissing',
           target: 'rejected',
-          actions: { type: 'refuse', params: { message: CALLING_AGENT_MISSING } },
+          actions: { type: 'refuse', params: { check: 'callingAgentIsMissing' } },
         },
         {
           guard: 'providerIsNotRegistered',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({ message: providerNotRegistered(context.call.provider.name) }),
-          },
+          actions: { type: 'refuse', params: { check: 'providerIsNotRegistered' } },
         },
         {
           guard: 'providerLacksStructuredOutput',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({ message: providerLacksStructuredOutput(context.call.provider.name) }),
-          },
+          actions: { type: 'refuse', params: { check: 'providerLacksStructuredOutput' } },
         },
         {
           guard: 'providerInheritsParentContext',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({ message: providerInheritsParentContext(context.call.provider.name) }),
-          },
+          actions: { type: 'refuse', params: { check: 'providerInheritsParentContext' } },
         },
         {
           guard: 'costBudgetLacksCostReports',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({
-              message: costBudgetNeedsCostReports(
-                context.call.provider.name,
-                costBudgetOf(context) as number,
-              ),
-            }),
-          },
+          actions: { type: 'refuse', params: { check: 'costBudgetLacksCostReports' } },
         },
         {
           guard: 'resumePointIsInvalid',
           target: 'rejected',
-          actions: {
-            type: 'refuse',
-            params: ({ context }) => ({ message: resumeRefused(resumePointProblem(context) as string) }),
-          },
+          actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
         },
         { guard: 'isResuming', target: 'round', actions: ['acceptCall', 'restoreProgress'] },
         { guard: 'idleWatchIsOn', target: 'fingerprinting', actions: 'acceptCall' },
@@ -894,28 +144,12 @@ export const ralphMachine = setup({
       invoke: {
         id: 'startChild',
         src: 'startChild',
-        input: ({ context }) => ({
-          runId: context.runId,
-          round: context.round,
-          maxRounds: context.maxRounds,
-          objective: context.objective,
-          handoff: context.handoff,
-          prompt: renderRoundPrompt({
-            objective: context.objective,
-            round: context.round,
-            maxRounds: context.maxRounds,
-            handoff: context.handoff,
-          }),
-          outputSchema: reportJsonSchemaCopy(),
-          cwd: (context.call.agent as AgentRef).cwd,
-          parent: context.call.agent as AgentRef,
-          maxHandoffChars: context.call.maxHandoffChars,
-        }),
+        input: childRequestOf,
         onDone: {
           target: 'awaitingReport',
           actions: [
-            { type: 'recordChildStarted', params: ({ event }) => ({ childId: event.output.childId }) },
-            { type: 'announceChild', params: ({ event }) => ({ childId: event.output.childId }) },
+            { type: 'recordChildStarted', params: ({ event }) => event.output },
+            { type: 'announceChild', params: ({ event }) => event.output },
           ],
         },
         onError: {
@@ -925,17 +159,9 @@ export const ralphMachine = setup({
       },
       on: { CANCEL: 'cancelling' },
       after: {
-        roundTimeout: {
-          guard: 'roundTimeoutIsSet',
-          target: 'stoppingRound',
-          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
-        },
+        roundTimeout: { guard: 'roundTimeoutIsSet', target: 'stoppingRound', actions: 'stopRoundForTimeout' },
       },
-      always: {
-        guard: 'timeBudgetIsSpent',
-        target: 'stoppingRound',
-        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
-      },
+      always: { guard: 'timeBudgetIsSpent', target: 'stoppingRound', actions: 'stopRoundForTimeLimit' },
     },
     awaitingReport: {
       description:
@@ -944,39 +170,31 @@ export const ralphMachine = setup({
       invoke: {
         id: 'awaitReport',
         src: 'awaitReport',
-        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        input: roundRefOf,
+        // What the round's agent said it used is recorded first, whatever follows: the decision weighs it.
         onDone: [
           {
-            guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => ({ limit: event.output.limit }) },
+            guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => event.output },
             target: 'waitingForLimit',
             actions: [
-              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
-              {
-                type: 'recordLimitWait',
-                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
-              },
-              {
-                type: 'announceLimitWait',
-                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
-              },
+              { type: 'recordUsage', params: ({ event }) => event.output },
+              { type: 'recordLimitWait', params: ({ event }) => event.output },
+              { type: 'announceLimitWait', params: ({ event }) => event.output },
             ],
           },
           {
-            guard: { type: 'roundHitLimit', params: ({ event }) => ({ limit: event.output.limit }) },
+            guard: { type: 'roundHitLimit', params: ({ event }) => event.output },
             target: 'failed',
             actions: [
-              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
-              {
-                type: 'failUsageLimit',
-                params: ({ event }) => ({ limit: event.output.limit as RoundLimit }),
-              },
+              { type: 'recordUsage', params: ({ event }) => event.output },
+              { type: 'failUsageLimit', params: ({ event }) => event.output },
             ],
           },
           {
             target: 'reviewingReport',
             actions: [
-              { type: 'recordUsage', params: ({ event }) => ({ usage: event.output.usage }) },
-              { type: 'reviewReport', params: ({ event }) => ({ output: event.output.output }) },
+              { type: 'recordUsage', params: ({ event }) => event.output },
+              { type: 'reviewReport', params: ({ event }) => event.output },
             ],
           },
         ],
@@ -991,80 +209,38 @@ export const ralphMachine = setup({
       },
       on: { CANCEL: 'cancelling' },
       after: {
-        roundTimeout: {
-          guard: 'roundTimeoutIsSet',
-          target: 'stoppingRound',
-          actions: [{ type: 'stopRound', params: { reason: 'round-timeout' } }, 'announceRoundTimedOut'],
-        },
+        roundTimeout: { guard: 'roundTimeoutIsSet', target: 'stoppingRound', actions: 'stopRoundForTimeout' },
       },
-      always: {
-        guard: 'timeBudgetIsSpent',
-        target: 'stoppingRound',
-        actions: { type: 'stopRound', params: { reason: 'time-limit' } },
-      },
+      always: { guard: 'timeBudgetIsSpent', target: 'stoppingRound', actions: 'stopRoundForTimeLimit' },
     },
     reviewingReport: {
       description:
         'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
+      // A report the review refused fails the workflow; every other branch first accepts and announces it.
       always: [
+        { guard: 'reportIsMissing', target: 'failed', actions: 'failMissingReport' },
+        { guard: 'reportIsMalformed', target: 'failed', actions: 'failMalformedReport' },
+        { guard: 'reportExceedsHandoffCap', target: 'failed', actions: 'failOversizedReport' },
         {
-          guard: { type: 'reportIsMissing', params: ({ context }) => ({ review: context.review }) },
-          target: 'failed',
-          actions: {
-            type: 'failMissingReport',
-            params: ({ context }) => ({ problem: reviewAs(context.review, 'missing').problem }),
-          },
-        },
-        {
-          guard: { type: 'reportIsMalformed', params: ({ context }) => ({ review: context.review }) },
-          target: 'failed',
-          actions: {
-            type: 'failMalformedReport',
-            params: ({ context }) => ({ problem: reviewAs(context.review, 'malformed').problem }),
-          },
-        },
-        {
-          guard: { type: 'reportExceedsHandoffCap', params: ({ context }) => ({ review: context.review }) },
-          target: 'failed',
-          actions: {
-            type: 'failOversizedReport',
-            params: ({ context }) => ({ size: reviewAs(context.review, 'oversized').size }),
-          },
-        },
-        {
-          guard: { type: 'completionNeedsVerifying', params: ({ context }) => ({ review: context.review }) },
+          guard: 'completionNeedsVerifying',
           target: 'verifying',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-          ],
+          actions: ['acceptReport', 'announceReport'],
         },
         {
-          guard: { type: 'reportIsComplete', params: ({ context }) => ({ review: context.review }) },
+          guard: 'reportIsComplete',
           target: 'complete',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-            { type: 'settle', params: { status: 'complete' } },
-          ],
+          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'complete' } }],
         },
         {
-          guard: { type: 'reportIsBlocked', params: ({ context }) => ({ review: context.review }) },
+          guard: 'reportIsBlocked',
           target: 'blocked',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-            { type: 'settle', params: { status: 'blocked' } },
-          ],
+          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'blocked' } }],
         },
         {
-          guard: {
-            type: 'roundCapReached',
-            params: ({ context }) => ({ round: context.round, maxRounds: context.maxRounds }),
-          },
+          guard: 'roundCapReached',
           target: 'budgetLimited',
           actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
+            'acceptReport',
             'announceReport',
             { type: 'settle', params: { status: 'budget-limited' } },
           ],
@@ -1072,27 +248,14 @@ export const ralphMachine = setup({
         {
           guard: 'costBudgetIsSpent',
           target: 'budgetLimited',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-            'settleCostLimited',
-          ],
+          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
         },
         {
           guard: 'idleWatchIsOn',
           target: 'fingerprinting',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-          ],
+          actions: ['acceptReport', 'announceReport'],
         },
-        {
-          target: 'round',
-          actions: [
-            { type: 'acceptReport', params: ({ context }) => reviewAs(context.review, 'accepted') },
-            'announceReport',
-          ],
-        },
+        { target: 'round', actions: ['acceptReport', 'announceReport'] },
       ],
     },
     verifying: {
@@ -1102,60 +265,33 @@ export const ralphMachine = setup({
       invoke: {
         id: 'runVerify',
         src: 'runVerify',
-        input: ({ context }) => ({
-          runId: context.runId,
-          round: context.round,
-          cwd: (context.call.agent as AgentRef).cwd,
-          verify: context.call.guardRails.verify as VerifySpec,
-          terminationGraceMs: context.call.terminationGraceMs,
-        }),
+        input: verifyRequestOf,
+        // A failed command hands the report and its failure to the next round (`rejectCompletion`).
         onDone: [
           {
-            guard: { type: 'verifyPassed', params: ({ event }) => ({ outcome: event.output }) },
+            guard: { type: 'verifyPassed', params: ({ event }) => event.output },
             target: 'complete',
             actions: [
-              {
-                type: 'announceVerifyFinished',
-                params: ({ event }) => ({ outcome: event.output, passed: true }),
-              },
+              { type: 'announceVerifyPassed', params: ({ event }) => event.output },
               'settleVerified',
             ],
           },
           {
-            guard: {
-              type: 'roundCapReached',
-              params: ({ context }) => ({ round: context.round, maxRounds: context.maxRounds }),
-            },
+            guard: 'roundCapReached',
             target: 'budgetLimited',
             actions: [
-              {
-                type: 'announceVerifyFinished',
-                params: ({ event }) => ({ outcome: event.output, passed: false }),
-              },
-              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
+              { type: 'rejectCompletion', params: ({ event }) => event.output },
               { type: 'settle', params: { status: 'budget-limited' } },
             ],
           },
           {
             guard: 'idleWatchIsOn',
             target: 'fingerprinting',
-            actions: [
-              {
-                type: 'announceVerifyFinished',
-                params: ({ event }) => ({ outcome: event.output, passed: false }),
-              },
-              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
-            ],
+            actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
           },
           {
             target: 'nextRound',
-            actions: [
-              {
-                type: 'announceVerifyFinished',
-                params: ({ event }) => ({ outcome: event.output, passed: false }),
-              },
-              { type: 'handOffVerifyFailure', params: ({ event }) => ({ outcome: event.output }) },
-            ],
+            actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
           },
         ],
         onError: {
@@ -1171,11 +307,7 @@ export const ralphMachine = setup({
       invoke: {
         id: 'fingerprintWorkspace',
         src: 'fingerprintWorkspace',
-        input: ({ context }) => ({
-          runId: context.runId,
-          round: context.round,
-          cwd: (context.call.agent as AgentRef).cwd,
-        }),
+        input: fingerprintRequestOf,
         onDone: [
           {
             guard: { type: 'idleLimitReached', params: ({ event }) => ({ fingerprint: event.output }) },
@@ -1233,13 +365,11 @@ export const ralphMachine = setup({
       invoke: {
         id: 'awaitChildStopped',
         src: 'awaitChildStopped',
-        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        input: roundRefOf,
         onDone: 'roundStopped',
         onError: 'roundStopped',
       },
-      after: {
-        cancelDeadline: 'roundStopped',
-      },
+      after: { cancelDeadline: 'roundStopped' },
     },
     roundStopped: {
       description:
@@ -1256,13 +386,11 @@ export const ralphMachine = setup({
       invoke: {
         id: 'awaitVerifyStopped',
         src: 'awaitVerifyStopped',
-        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        input: roundRefOf,
         onDone: { target: 'cancelled', actions: 'settleCancelled' },
         onError: { target: 'cancelled', actions: 'settleCancelled' },
       },
-      after: {
-        cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' },
-      },
+      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     cancelling: {
       description:
@@ -1271,13 +399,11 @@ export const ralphMachine = setup({
       invoke: {
         id: 'awaitChildStopped',
         src: 'awaitChildStopped',
-        input: ({ context }) => ({ runId: context.runId, round: context.round }),
+        input: roundRefOf,
         onDone: { target: 'cancelled', actions: 'settleCancelled' },
         onError: { target: 'cancelled', actions: 'settleCancelled' },
       },
-      after: {
-        cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' },
-      },
+      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     complete: {
       type: 'final',

@@ -245,6 +245,16 @@ if (suite !== null && xstate !== null) {
     expect(problems).toEqual([]);
   });
 
+  test('the machine file is the chart: a config that reads in minutes, its implementations and types beside it', () => {
+    const source = readFileSync(MACHINE_SOURCE, 'utf8');
+    expect(source.split('\n').length, 'lines of src/machines/ralph.machine.ts').toBeLessThanOrEqual(500);
+    // Guards, actions, actors and delays are named in ralph.setup.ts; nothing in the chart file implements one.
+    expect(source).not.toMatch(/\b(setup|assign|emit|enqueueActions|fromPromise)\(/);
+    // What it exports of its own is the machine and its type; the data types are re-exported from their files.
+    const own = [...source.matchAll(/^export (?:const|type|function|interface) (\w+)/gm)].map((m) => m[1]);
+    expect(own).toEqual(['ralphMachine', 'RalphMachine']);
+  });
+
   test('the import check finds what Stately could not read', () => {
     const source = [
       'const m = setup({}).createMachine({',

@@ -1,0 +1,193 @@
+import { objectiveOf, requestedMaxRoundsOf } from '../contract/call.js';
+import type { RalphFailure } from '../contract/errors.js';
+import { renderRoundPrompt } from '../contract/prompt.js';
+import { reportJsonSchemaCopy } from '../contract/round-report.js';
+import type { ReportReview } from '../contract/round-report-review.js';
+import type {
+  AgentRef,
+  ChildRequest,
+  RalphEnvelope,
+  RalphReport,
+  RalphResultStatus,
+  VerifySpec,
+} from '../contract/types.js';
+import {
+  type FingerprintRequest,
+  NO_GUARD_RAILS,
+  type RalphContext,
+  type RalphMachineInput,
+  type RalphOutput,
+  type RoundLimit,
+  type RoundOutcome,
+  type RoundRef,
+  type VerifyRequest,
+} from './ralph.types.js';
+
+// What the chart's implementations read and write: the context a run starts with, what each invoke is given, and
+// the outcomes a run settles with. Plain functions of the context, so ralph.setup.ts stays a list of names.
+
+/** The context a run starts with: the call as given, nothing accepted yet. */
+export const initialContext = ({ input }: { input: RalphMachineInput }): RalphContext => ({
+  runId: input.runId,
+  call: {
+    objectiveInput: objectiveOf(input.args),
+    requestedMaxRounds: requestedMaxRoundsOf(input.args),
+    agent: input.agent,
+    provider: input.provider,
+    deploymentMaxRounds: input.maxRounds,
+    maxHandoffChars: input.maxHandoffChars,
+    terminationGraceMs: input.terminationGraceMs,
+    maxTotalAgents: input.maxTotalAgents,
+    resumeFrom: input.resume ?? null,
+    guardRails: input.guardRails ?? NO_GUARD_RAILS,
+  },
+  objective: '',
+  maxRounds: 0,
+  round: 0,
+  agentsStarted: 0,
+  childId: null,
+  handoff: null,
+  review: null,
+  outcome: null,
+  outOfTime: false,
+  stopReason: null,
+  fingerprint: null,
+  idleRounds: 0,
+  roundUsage: null,
+  usage: null,
+  limitWaits: 0,
+  limitWaitMs: null,
+});
+
+/** A fault of the machine itself (a branch taken without what its guard checked), never of the child. */
+function machineFault(what: string): never {
+  throw new Error(`ralphMachine: ${what}`);
+}
+
+/** The calling agent of an accepted call (validating refuses a call without one). */
+export const agentOf = (context: RalphContext): AgentRef =>
+  context.call.agent ?? machineFault('an accepted call has no calling agent');
+
+/** The verify command of a run that verifies (only `completionNeedsVerifying` leads to where it is read). */
+export const verifyOf = (context: RalphContext): VerifySpec =>
+  context.call.guardRails.verify ?? machineFault('a run without a verify command is verifying');
+
+/** A guard rail's setting (a time, a count, a budget) read on a path only that rail, turned on, leads to. */
+export const railOf = (
+  context: RalphContext,
+  rail: 'roundTimeoutMs' | 'maxWallTimeMs' | 'maxIdleRounds' | 'maxCostUsd',
+): number => context.call.guardRails[rail] ?? machineFault(`the ${rail} guard rail is off`);
+
+/** The limit a round ended on (only `roundHitLimit*` leads to where it is read). */
+export const limitOf = (outcome: RoundOutcome): RoundLimit =>
+  outcome.limit ?? machineFault('a round that hit no limit is treated as one');
+
+/**
+ * The review in the context, as the verdict the guard of the branch being taken has just read; anything else would
+ * be a fault of the machine itself, not of the child.
+ */
+export function reviewAs<V extends ReportReview['verdict']>(
+  review: ReportReview | null,
+  verdict: V,
+): Extract<ReportReview, { verdict: V }> {
+  if (review?.verdict !== verdict)
+    machineFault(`expected a ${verdict} review, found ${review?.verdict ?? 'none'}`);
+  return review as Extract<ReportReview, { verdict: V }>;
+}
+
+/** What every progress event of a run says first: which run, which round, of how many. */
+export const progressOf = (context: RalphContext) => ({
+  runId: context.runId,
+  round: context.round,
+  maxRounds: context.maxRounds,
+});
+
+/** What `startChild` is given: one fresh child's request, its prompt rendered from the objective and the handoff. */
+export const childRequestOf = ({ context }: { context: RalphContext }): ChildRequest => ({
+  ...progressOf(context),
+  objective: context.objective,
+  handoff: context.handoff,
+  prompt: renderRoundPrompt({
+    objective: context.objective,
+    round: context.round,
+    maxRounds: context.maxRounds,
+    handoff: context.handoff,
+  }),
+  outputSchema: reportJsonSchemaCopy(),
+  cwd: agentOf(context).cwd,
+  parent: agentOf(context),
+  // The deployment's cap, so a report tool can check a report against it within the round.
+  maxHandoffChars: context.call.maxHandoffChars,
+});
+
+/** What the actors that wait on this round's child (or its verify command) are given. */
+export const roundRefOf = ({ context }: { context: RalphContext }): RoundRef => ({
+  runId: context.runId,
+  round: context.round,
+});
+
+/** What `runVerify` is given: the run's verify command, in the calling agent's workspace. */
+export const verifyRequestOf = ({ context }: { context: RalphContext }): VerifyRequest => ({
+  ...roundRefOf({ context }),
+  cwd: agentOf(context).cwd,
+  verify: verifyOf(context),
+  terminationGraceMs: context.call.terminationGraceMs,
+});
+
+/** What `fingerprintWorkspace` is given: the calling agent's workspace. */
+export const fingerprintRequestOf = ({ context }: { context: RalphContext }): FingerprintRequest => ({
+  ...roundRefOf({ context }),
+  cwd: agentOf(context).cwd,
+});
+
+/** The run ended with a failure given whole (a refusal names no round). */
+export const fail = (failure: RalphFailure): { outcome: RalphOutput } => ({
+  outcome: { ok: false, failure },
+});
+
+/** The run failed in its current round: the failure names that round and keeps the last good handoff. */
+export const failed = (
+  context: RalphContext,
+  failure: Omit<RalphFailure, 'round' | 'lastHandoff'>,
+): { outcome: RalphOutput } =>
+  fail({ ...failure, round: context.round, lastHandoff: context.handoff } as RalphFailure);
+
+/**
+ * The run settled with an envelope: the reference's fields, then what a guard rail adds (`limit`, `verifiedBy`), so
+ * a reference run's envelope is byte for byte the reference's.
+ */
+export const settled = (
+  context: RalphContext,
+  status: RalphResultStatus,
+  added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy'> = {},
+): { outcome: RalphOutput } => ({
+  outcome: {
+    ok: true,
+    envelope: {
+      runId: context.runId,
+      agentsStarted: context.agentsStarted,
+      result: {
+        status,
+        rounds: context.round,
+        // Every path here passed an accepted report, a zero cost budget before round 1 aside: kept as it was.
+        report: context.handoff as RalphReport,
+        ...added,
+      },
+    },
+  },
+});
+
+/** The run's cost budget (USD), or null when it has none. */
+export const costBudgetOf = (context: RalphContext): number | null =>
+  context.call.guardRails.maxCostUsd ?? null;
+
+/** What the run's rounds said they cost so far (USD). */
+export const spentUsdOf = (context: RalphContext): number => context.usage?.costUsd ?? 0;
+
+/** The rounds whose spend a resumed run could not count (empty for a run that was never resumed). */
+export const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
+  context.call.resumeFrom?.uncountedRounds ?? [];
+
+/** The accepted report a settled or handed-off run carries (only an accepted report is ever the handoff). */
+export const handoffOf = (context: RalphContext): RalphReport =>
+  context.handoff ?? machineFault('no report was accepted yet');

@@ -1,0 +1,383 @@
+import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
+import { isNonEmptyObjective, isValidMaxRounds } from '../contract/call.js';
+import { MAX_DURATION_MS } from '../contract/duration.js';
+import { errorText } from '../contract/error-text.js';
+import {
+  fingerprintFailed,
+  roundTimedOut,
+  timeRanOutBeforeRounds,
+  timeRanOutInRound,
+  timeRanOutWaitingForLimit,
+  verifyCouldNotStart,
+} from '../contract/guard-rail-messages.js';
+import { childFailureMessage, WORKFLOW_CANCELLED, workflowFailed } from '../contract/messages.js';
+import { reviewReport } from '../contract/round-report-review.js';
+import type {
+  ChildRequest,
+  RalphProgressEvent,
+  RalphResultStatus,
+  VerifyOutcome,
+} from '../contract/types.js';
+import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
+import { verifyFailureHandoff } from '../contract/verify-handoff.js';
+import { limitWaitMs } from './limit-wait.js';
+import {
+  costBudgetOf,
+  fail,
+  failed,
+  handoffOf,
+  limitOf,
+  progressOf,
+  railOf,
+  reviewAs,
+  settled,
+  spentUsdOf,
+  uncountedRoundsOf,
+  verifyOf,
+} from './ralph.context.js';
+import {
+  type ChildStarted,
+  type FingerprintRequest,
+  KILL_MARGIN_MS,
+  type RalphContext,
+  type RalphEvent,
+  type RalphMachineInput,
+  type RalphOutput,
+  type RalphTag,
+  type RoundOutcome,
+  type RoundRef,
+  type VerifyRequest,
+} from './ralph.types.js';
+import { type CallCheck, REFUSALS, requestedCapOf } from './refusals.js';
+import { resumePointProblem } from './resume-point-problem.js';
+
+const notProvided = (name: string) => () => {
+  throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
+};
+
+/** The accepted report's status, or undefined when the review refused the report. */
+const acceptedStatusOf = (context: RalphContext) =>
+  context.review?.verdict === 'accepted' ? context.review.report.status : undefined;
+
+/** A round's child failed (its error, its limit, its timeout): the reference's child-failure message. */
+const childFailed = (context: RalphContext, detail: string) =>
+  failed(context, {
+    code: 'child-failed',
+    message: childFailureMessage(context.round, context.handoff),
+    detail,
+  });
+
+/** The workflow failed in the current round; the detail, when given, says why. */
+const workflowFailedIn = (context: RalphContext, message: string, detail?: string) =>
+  failed(context, {
+    code: 'workflow-failed',
+    message: workflowFailed(message),
+    ...(detail === undefined ? {} : { detail }),
+  });
+
+/** The run machine's implementations: its actors (provided by the engine), named guards, actions and delays. */
+export const ralphSetup = setup({
+  types: {
+    context: {} as RalphContext,
+    input: {} as RalphMachineInput,
+    events: {} as RalphEvent,
+    output: {} as RalphOutput,
+    emitted: {} as RalphProgressEvent,
+    tags: {} as RalphTag,
+  },
+  actors: {
+    /** Starts one fresh child through the provider; rejects on a provider-start failure. */
+    startChild: fromPromise<ChildStarted, ChildRequest>(notProvided('startChild')),
+    /** Resolves with the child's raw structured output and its usage; rejects on an ordinary child failure. */
+    awaitReport: fromPromise<RoundOutcome, RoundRef>(notProvided('awaitReport')),
+    /** Settles once a cancelled round's child has stopped. */
+    awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
+    /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
+    runVerify: fromPromise<VerifyOutcome, VerifyRequest>(notProvided('runVerify')),
+    /** Settles once an aborted verify command's process group is gone. */
+    awaitVerifyStopped: fromPromise<void, RoundRef>(notProvided('awaitVerifyStopped')),
+    /** Resolves with a content fingerprint of the workspace. */
+    fingerprintWorkspace: fromPromise<string, FingerprintRequest>(notProvided('fingerprintWorkspace')),
+  },
+  guards: {
+    objectiveIsEmpty: ({ context }) => !isNonEmptyObjective(context.call.objectiveInput),
+    maxRoundsIsInvalid: ({ context }) => !isValidMaxRounds(context.call.requestedMaxRounds),
+    maxRoundsExceedsDeploymentCeiling: ({ context }) =>
+      requestedCapOf(context) > context.call.deploymentMaxRounds,
+    maxRoundsExceedsEngineCeiling: ({ context }) => requestedCapOf(context) > context.call.maxTotalAgents,
+    callingAgentIsMissing: ({ context }) => context.call.agent === null,
+    providerIsNotRegistered: ({ context }) => !context.call.provider.registered,
+    providerLacksStructuredOutput: ({ context }) => !context.call.provider.structuredOutput,
+    providerInheritsParentContext: ({ context }) => context.call.provider.inheritsParentContext,
+    resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
+    isResuming: ({ context }) => context.call.resumeFrom !== null,
+    reportIsMissing: ({ context }) => context.review?.verdict === 'missing',
+    reportIsMalformed: ({ context }) => context.review?.verdict === 'malformed',
+    reportExceedsHandoffCap: ({ context }) => context.review?.verdict === 'oversized',
+    reportIsComplete: ({ context }) => acceptedStatusOf(context) === 'complete',
+    reportIsBlocked: ({ context }) => acceptedStatusOf(context) === 'blocked',
+    roundCapReached: ({ context }) => context.round >= context.maxRounds,
+    roundTimeoutIsSet: ({ context }) => context.call.guardRails.roundTimeoutMs !== null,
+    wallClockIsRunning: ({ context }) => context.call.guardRails.maxWallTimeMs !== null && !context.outOfTime,
+    timeBudgetIsSpent: ({ context }) => context.outOfTime,
+    timeRanOutBeforeAnyReport: ({ context }) => context.outOfTime && context.handoff === null,
+    completionNeedsVerifying: ({ context }) =>
+      context.call.guardRails.verify !== null && acceptedStatusOf(context) === 'complete',
+    verifyPassed: (_, outcome: VerifyOutcome) => outcome.exitCode === 0 && !outcome.timedOut,
+    idleWatchIsOn: ({ context }) => context.call.guardRails.maxIdleRounds !== null,
+    idleLimitReached: ({ context }, params: { fingerprint: string }) =>
+      context.round > 0 &&
+      params.fingerprint === context.fingerprint &&
+      context.idleRounds + 1 >= (context.call.guardRails.maxIdleRounds ?? Number.POSITIVE_INFINITY),
+    workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
+      context.round > 0 && params.fingerprint === context.fingerprint,
+    stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
+    roundHitLimitAndWaits: ({ context }, outcome: RoundOutcome) =>
+      outcome.limit !== undefined && context.call.guardRails.waitOnLimits === true,
+    roundHitLimit: (_, outcome: RoundOutcome) => outcome.limit !== undefined,
+    costBudgetLacksCostReports: ({ context }) =>
+      costBudgetOf(context) !== null && context.call.provider.reportsCost !== true,
+    costBudgetIsSpent: ({ context }) => {
+      const budget = costBudgetOf(context);
+      return budget !== null && spentUsdOf(context) >= budget;
+    },
+  },
+  actions: {
+    refuse: assign(({ context }, params: { check: CallCheck }) =>
+      fail({ code: 'refused', message: REFUSALS[params.check](context) }),
+    ),
+    acceptCall: assign(({ context }) => ({
+      objective: context.call.objectiveInput as string,
+      maxRounds: requestedCapOf(context),
+    })),
+    restoreProgress: assign(({ context }) => {
+      const from = context.call.resumeFrom;
+      if (from === null) return {};
+      // What the rounds before said they used goes on being counted (read, not trusted: a recording is a file).
+      return {
+        round: from.round,
+        handoff: from.handoff,
+        agentsStarted: from.agentsStarted,
+        usage: usageOf(from.usage),
+      };
+    }),
+    beginRound: assign(({ context }) => ({
+      round: context.round + 1,
+      childId: null,
+      review: null,
+      roundUsage: null,
+    })),
+    announceRound: emit(({ context }) => ({ type: 'round-started' as const, ...progressOf(context) })),
+    recordChildStarted: assign(({ context }, params: ChildStarted) => ({
+      agentsStarted: context.agentsStarted + 1,
+      childId: params.childId,
+    })),
+    announceChild: emit(({ context }, params: ChildStarted) => ({
+      type: 'child-started' as const,
+      ...progressOf(context),
+      childId: params.childId,
+    })),
+    failProviderStart: assign(({ context }, params: { error: unknown }) =>
+      workflowFailedIn(
+        context,
+        `subagent provider "${context.call.provider.name}" failed to start round ${context.round}: ${errorText(params.error)}`,
+        errorText(params.error),
+      ),
+    ),
+    failChild: assign(({ context }, params: { error: unknown }) =>
+      childFailed(context, errorText(params.error)),
+    ),
+    reviewReport: assign(({ context }, outcome: RoundOutcome) => ({
+      review: reviewReport(outcome.output, context.call.maxHandoffChars),
+    })),
+    recordUsage: assign(({ context }, params: { usage: RalphUsage | null }) => ({
+      roundUsage: params.usage,
+      usage: addUsage(context.usage, params.usage),
+    })),
+    failMissingReport: assign(({ context }) =>
+      workflowFailedIn(
+        context,
+        `round ${context.round} child finished without a structured report`,
+        reviewAs(context.review, 'missing').problem,
+      ),
+    ),
+    failMalformedReport: assign(({ context }) => {
+      const { problem } = reviewAs(context.review, 'malformed');
+      return workflowFailedIn(context, `round ${context.round} report is malformed: ${problem}`, problem);
+    }),
+    failOversizedReport: assign(({ context }) =>
+      workflowFailedIn(
+        context,
+        `round ${context.round} report is ${reviewAs(context.review, 'oversized').size} characters, over the handoff cap of ${context.call.maxHandoffChars}`,
+      ),
+    ),
+    acceptReport: assign(({ context }) => ({
+      handoff: reviewAs(context.review, 'accepted').report,
+      limitWaits: 0,
+    })),
+    // Every accepted report is announced just after it is accepted (two actions, not one `enqueueActions`: that
+    // costs ≈ 10 µs a round, measured side by side). Usage is added only when an agent said it, so a run whose
+    // agents say nothing emits the reference's event.
+    announceReport: emit(({ context }) => ({
+      type: 'report-accepted' as const,
+      ...progressOf(context),
+      report: handoffOf(context),
+      ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
+      ...(context.usage === null ? {} : { totalUsage: context.usage }),
+    })),
+    failUsageLimit: assign(({ context }, outcome: RoundOutcome) =>
+      childFailed(context, limitOf(outcome).detail),
+    ),
+    recordLimitWait: assign(({ context }, outcome: RoundOutcome) => ({
+      limitWaits: context.limitWaits + 1,
+      limitWaitMs: limitWaitMs(limitOf(outcome), context.limitWaits + 1),
+    })),
+    announceLimitWait: emit(({ context }, outcome: RoundOutcome) => ({
+      type: 'limit-wait-started' as const,
+      ...progressOf(context),
+      waitMs: context.limitWaitMs as number,
+      detail: limitOf(outcome).detail,
+    })),
+    // The round is run again: it is started once more under its own number, so the wait costs no round of the cap.
+    repeatRound: assign(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
+    settle: assign(({ context }, params: { status: RalphResultStatus }) => settled(context, params.status)),
+    // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
+    // A round stopped by the time limit, or waiting out a usage limit, is counted in `rounds` but never reported:
+    // the limit names it, so that no host mistakes the last report for that round's.
+    settleTimeLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: {
+          kind: 'time',
+          maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
+          ...(context.stopReason === 'time-limit' || context.limitWaitMs !== null
+            ? { unfinishedRound: context.round }
+            : {}),
+        },
+      }),
+    ),
+    settleIdleLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: { kind: 'idle', maxIdleRounds: railOf(context, 'maxIdleRounds') },
+      }),
+    ),
+    settleCostLimited: assign(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: {
+          kind: 'cost',
+          maxCostUsd: railOf(context, 'maxCostUsd'),
+          spentUsd: spentUsdOf(context),
+          ...(uncountedRoundsOf(context).length === 0
+            ? {}
+            : { uncountedRounds: [...uncountedRoundsOf(context)] }),
+        },
+      }),
+    ),
+    settleVerified: assign(({ context }) =>
+      settled(context, 'complete', { verifiedBy: [...verifyOf(context).argv] }),
+    ),
+    markOutOfTime: assign({ outOfTime: true }),
+    announceTimeLimit: emit(({ context }) => ({
+      type: 'time-limit-reached' as const,
+      ...progressOf(context),
+      maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
+    })),
+    stopRoundForTimeout: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ stopReason: 'round-timeout' });
+      enqueue.emit({
+        type: 'round-timed-out' as const,
+        ...progressOf(context),
+        roundTimeoutMs: railOf(context, 'roundTimeoutMs'),
+      });
+    }),
+    stopRoundForTimeLimit: assign({ stopReason: 'time-limit' }),
+    failRoundTimedOut: assign(({ context }) =>
+      childFailed(context, roundTimedOut(context.round, railOf(context, 'roundTimeoutMs'))),
+    ),
+    failTimeRanOutInRound: assign(({ context }) =>
+      childFailed(context, timeRanOutInRound(context.round, railOf(context, 'maxWallTimeMs'))),
+    ),
+    failTimeRanOutBeforeRounds: assign(({ context }) => {
+      const detail = timeRanOutBeforeRounds(railOf(context, 'maxWallTimeMs'));
+      return workflowFailedIn(context, detail, detail);
+    }),
+    failTimeRanOutWaiting: assign(({ context }) => {
+      const detail = timeRanOutWaitingForLimit(context.round, railOf(context, 'maxWallTimeMs'));
+      return workflowFailedIn(context, detail, detail);
+    }),
+    announceVerifyStarted: emit(({ context }) => ({
+      type: 'verify-started' as const,
+      ...progressOf(context),
+      command: [...verifyOf(context).argv],
+    })),
+    announceVerifyPassed: emit(({ context }, outcome: VerifyOutcome) =>
+      verifyFinished(context, outcome, true),
+    ),
+    // A completion the command did not confirm: announced, then handed to the next round with the failure.
+    rejectCompletion: enqueueActions(({ context, enqueue }, outcome: VerifyOutcome) => {
+      enqueue.emit(verifyFinished(context, outcome, false));
+      enqueue.assign({
+        handoff: verifyFailureHandoff(
+          handoffOf(context),
+          verifyOf(context),
+          outcome,
+          context.call.maxHandoffChars,
+        ),
+      });
+    }),
+    failVerifyStart: assign(({ context }, params: { error: unknown }) =>
+      workflowFailedIn(
+        context,
+        verifyCouldNotStart(context.round, verifyOf(context).argv, errorText(params.error)),
+        errorText(params.error),
+      ),
+    ),
+    recordFingerprint: assign(({ context }, params: { fingerprint: string }) => ({
+      fingerprint: params.fingerprint,
+      idleRounds:
+        context.round > 0 && params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
+    })),
+    announceIdleRound: emit(({ context }) => ({
+      type: 'workspace-unchanged' as const,
+      ...progressOf(context),
+      idleRounds: context.idleRounds,
+      maxIdleRounds: railOf(context, 'maxIdleRounds'),
+    })),
+    failFingerprint: assign(({ context }, params: { error: unknown }) =>
+      workflowFailedIn(
+        context,
+        fingerprintFailed(context.round, errorText(params.error)),
+        errorText(params.error),
+      ),
+    ),
+    // Only a started round can be cancelled: validating never waits.
+    settleCancelled: assign(({ context }) =>
+      failed(context, { code: 'cancelled', message: WORKFLOW_CANCELLED }),
+    ),
+  },
+  delays: {
+    cancelDeadline: ({ context }) => context.call.terminationGraceMs + KILL_MARGIN_MS,
+    // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
+    // keeps that timer from ever taking a transition.
+    roundTimeout: ({ context }) => context.call.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
+    // A run taken up again elsewhere (a fleet's takeover) has spent part of its budget already.
+    wallClock: ({ context }) => {
+      const { maxWallTimeMs, spentWallTimeMs } = context.call.guardRails;
+      return maxWallTimeMs === null ? MAX_DURATION_MS : Math.max(0, maxWallTimeMs - (spentWallTimeMs ?? 0));
+    },
+    limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
+  },
+});
+
+/** The `verify-finished` event: how the command ended, and whether the completion stands. */
+function verifyFinished(context: RalphContext, outcome: VerifyOutcome, passed: boolean) {
+  return {
+    type: 'verify-finished' as const,
+    ...progressOf(context),
+    command: [...verifyOf(context).argv],
+    passed,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    durationMs: outcome.durationMs,
+  };
+}

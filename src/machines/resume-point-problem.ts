@@ -1,0 +1,31 @@
+import { resolveMaxRounds } from '../contract/call.js';
+import { reviewReport } from '../contract/round-report-review.js';
+import type { RalphContext } from './ralph.types.js';
+
+/**
+ * What is wrong with a resume point against the accepted call, or undefined: the next round must fit under the cap,
+ * and the handoff must be a report the rules accept (a hand-edited recording is not trusted).
+ */
+export function resumePointProblem(context: RalphContext): string | undefined {
+  const from = context.call.resumeFrom;
+  if (from === null) return undefined;
+  const cap = resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds);
+  if (!Number.isSafeInteger(from.round) || from.round < 0 || from.round >= cap)
+    return `its finished rounds (${String(from.round)}) must be a whole number below the round cap ${cap}`;
+  if (!Number.isSafeInteger(from.agentsStarted) || from.agentsStarted < from.round)
+    return `its children started (${String(from.agentsStarted)}) must be a whole number of at least its finished rounds`;
+  if ((from.round === 0) !== (from.handoff === null))
+    return from.round === 0 ? 'a run with no finished round has no handoff' : 'its last handoff is missing';
+  const uncounted = from.uncountedRounds ?? [];
+  if (
+    !Array.isArray(uncounted) ||
+    !uncounted.every((n) => Number.isSafeInteger(n) && n >= 1 && n <= from.round + 1)
+  )
+    return `its uncounted rounds (${String(uncounted)}) must be round numbers up to the round it runs again`;
+  if (from.handoff === null) return undefined;
+  const review = reviewReport(from.handoff, context.call.maxHandoffChars);
+  if (review.verdict !== 'accepted') return 'its last handoff is not a report the rules accept';
+  if (review.report.status !== 'continue')
+    return `its last handoff is ${review.report.status}: the run settled`;
+  return undefined;
+}
