@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { AnyActorRef } from 'xstate';
 import { waitFor } from 'xstate';
@@ -14,7 +12,7 @@ import {
   type Taken,
 } from './batch-harness.js';
 import { CoverageLedger, exercisedBy } from './coverage.js';
-import { statelyImportProblems } from './stately-import.js';
+import { machineSource, statelyImportProblems } from './stately-import.js';
 
 // Every scenario runs the real machines (the batch, and the merge queue it invokes) with scripted loops and merge
 // steps; the last tests check that together they went through every state node and every transition of each.
@@ -209,8 +207,7 @@ describe.each([
   ['merge queue', mergeQueueMachine, 'src/machines/merge-queue.machine.ts'],
 ] as const)('the %s machine is written as the run machine is', (_name, machine, file) => {
   test("its source is what Stately's import reads: one inline config of literals", () => {
-    const source = readFileSync(fileURLToPath(new URL(`../../${file}`, import.meta.url)), 'utf8');
-    expect(statelyImportProblems(source)).toEqual([]);
+    expect(statelyImportProblems(machineSource(file))).toEqual([]);
   });
 
   test('every state has a description, every invoke an id named after the actor it runs', () => {

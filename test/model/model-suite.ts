@@ -10,4 +10,4 @@ export {
 } from './input-variants.js';
 export { describePath, EVENT, pathsOf } from './ralph-model.js';
 export { replayPath } from './replay.js';
-export { statelyImportProblems } from './stately-import.js';
+export { machineSource, statelyImportProblems } from './stately-import.js';

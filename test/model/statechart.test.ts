@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import type { ChildRequest } from '../../src/contract/types.js';
 import type { ChildStarted } from '../../src/machines/ralph.machine.js';
@@ -9,12 +7,7 @@ import { loadOrFail } from './load.js';
 // coverage figures are over exactly these states and transitions.
 const suite = await loadOrFail('the machine', () => import('./model-suite.js'));
 const xstate = await loadOrFail('xstate', () => import('xstate'));
-// Under Stryker the tests run in a sandbox (.stryker-tmp/sandbox-*/) whose copy of the machine is instrumented with
-// mutants; the import check is about the source as written, so it reads the project's own copy.
-const MACHINE_SOURCE = fileURLToPath(new URL('../../src/machines/ralph.machine.ts', import.meta.url)).replace(
-  /\/\.stryker-tmp\/[^/]+\//,
-  '/',
-);
+const MACHINE_FILE = 'src/machines/ralph.machine.ts';
 
 if (suite !== null && xstate !== null) {
   const { ralphMachine, stateNodeIds, transitionKeys } = suite;
@@ -241,12 +234,12 @@ if (suite !== null && xstate !== null) {
   });
 
   test("the machine's source is what Stately's import reads: one inline config of literals", () => {
-    const problems = suite.statelyImportProblems(readFileSync(MACHINE_SOURCE, 'utf8'));
+    const problems = suite.statelyImportProblems(suite.machineSource(MACHINE_FILE));
     expect(problems).toEqual([]);
   });
 
   test('the machine file is the chart: a config that reads in minutes, its implementations and types beside it', () => {
-    const source = readFileSync(MACHINE_SOURCE, 'utf8');
+    const source = suite.machineSource(MACHINE_FILE);
     expect(source.split('\n').length, 'lines of src/machines/ralph.machine.ts').toBeLessThanOrEqual(500);
     // Guards, actions, actors and delays are named in ralph.setup.ts; nothing in the chart file implements one.
     expect(source).not.toMatch(/\b(setup|assign|emit|enqueueActions|fromPromise)\(/);

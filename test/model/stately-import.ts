@@ -1,4 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+
+/**
+ * The source of a machine file (`src/machines/…`, from the project's root) as written. Under Stryker the tests run
+ * in a sandbox (a folder .stryker-tmp/sandbox-NAME) whose copy is instrumented with mutants; the import check is
+ * about the source as written, so this reads the project's own copy.
+ */
+export function machineSource(file: string): string {
+  const path = fileURLToPath(new URL(`../../${file}`, import.meta.url)).replace(
+    /\/\.stryker-tmp\/[^/]+\//,
+    '/',
+  );
+  return readFileSync(path, 'utf8');
+}
 
 /** Keys whose value Stately's code import reads only as a string literal (or, for tags, a list of them). */
 const LITERAL_KEYS = new Set(['id', 'src', 'initial', 'type', 'target', 'description', 'tags']);
