@@ -14,7 +14,7 @@ export interface DroidProviderOptions extends CommandPresetOptions {
   auto?: 'low' | 'medium' | 'high';
 }
 
-/** The files of the user's ~/.factory that carry their sign-in, linked into each round's home (unverified names). */
+/** The files of the user's ~/.factory that carry their sign-in (names found in the program), linked into each round. */
 const AUTH_FILES = ['auth.json', 'auth.encrypted'];
 
 /**
