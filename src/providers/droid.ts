@@ -18,9 +18,8 @@ export interface DroidProviderOptions extends CommandPresetOptions {
 const AUTH_FILES = ['auth.json', 'auth.encrypted'];
 
 /**
- * One round's Droid home (FACTORY_HOME_OVERRIDE, in the round's folder): `.factory/settings.json` is the user's own
- * (their custom models and default model) with `general.blockOnMcpLoad`, so the report tool is connected before the
- * first model turn and listed to the model; `.factory/mcp.json` holds ralph's report tool as the only MCP server; the
+ * One round's Droid home (FACTORY_HOME_OVERRIDE, in the round's folder): `.factory/settings.json` is a copy of the
+ * user's own (their custom models and default model); `.factory/mcp.json` holds ralph's report tool as the only MCP server; the
  * user's sign-in files are linked in. Sessions, logs and caches stay in the round's folder. Returns the home.
  */
 function roundHome(userFactoryDir: string, request: ChildRequest, reportFile: string): string {
@@ -28,8 +27,6 @@ function roundHome(userFactoryDir: string, request: ChildRequest, reportFile: st
   const dir = join(home, '.factory');
   mkdirSync(dir, { mode: 0o700 });
   const settings = readJsonObject(join(userFactoryDir, 'settings.json'));
-  const general = typeof settings.general === 'object' && settings.general !== null ? settings.general : {};
-  settings.general = { ...general, blockOnMcpLoad: true };
   writeFileSync(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
   const server = { type: 'stdio', ...reportToolServer(request, reportFile) };
   writeFileSync(
@@ -42,6 +39,17 @@ function roundHome(userFactoryDir: string, request: ChildRequest, reportFile: st
   }
   return home;
 }
+
+/** Droid's name for the report tool: `<server>___<tool>`. */
+export const DROID_REPORT_TOOL = `${REPORT_TOOL_SERVER}___submit_report`;
+
+/**
+ * How the model learns of the report tool: Droid lists an MCP tool to the model only when its server was up before
+ * the session began, which a round cannot count on (the tool is still callable by name), so the system prompt names it.
+ */
+const REPORT_TOOL_HINT =
+  `End this round by calling the tool ${DROID_REPORT_TOOL} with your round report; if it is not in your tool ` +
+  `list, load it first with ToolSearch "select:${DROID_REPORT_TOOL}".`;
 
 /**
  * What a Droid round used, from its `-o json` result: input, output and cache tokens and its turns; `factory_credits`
@@ -71,7 +79,7 @@ export async function readDroidUsage({ stdout }: CommandOutputs): Promise<RalphU
  * 0.225.2). It has no schema flag: the model reports through ralph's report tool (`ralph report-tool`), registered for
  * this round only. The argv: `exec`; `-o json` (one result object on stdout); `--auto medium` (file edits and
  * reversible commands; the report tool is read-only by its annotations, so it needs no more; `auto` changes it);
- * `--cwd <workspace>`; the prompt on stdin. The model is the user's default (`model` in their settings, e.g.
+ * `--cwd <workspace>`; `--append-system-prompt`, naming the report tool; the prompt on stdin. The model is the user's default (`model` in their settings, e.g.
  * `custom:<name>-0` for a customModels entry); `extraArgs: ['-m', '<id>']` picks another.
  */
 export function droidProvider(options: DroidProviderOptions = {}): SubagentProvider {
@@ -92,6 +100,8 @@ export function droidProvider(options: DroidProviderOptions = {}): SubagentProvi
       options.auto ?? 'medium',
       '--cwd',
       request.cwd,
+      '--append-system-prompt',
+      REPORT_TOOL_HINT,
       ...(options.extraArgs ?? []),
     ],
     readReport: reportToolReader(options.maxOutputBytes),

@@ -41,7 +41,9 @@ describe('ralph run --agent droid drives the real droid, reporting through ralph
     expectCompletedInTwoRounds(out, round2Report);
     expect(readFileSync(join(world.workspace, 'note.txt'), 'utf8')).toBe('written by droid\n');
     expect(world.server.calls).toHaveLength(7);
-    // Each round's report went through the report tool: Droid passed on its answer to the model.
+    // The model is told the report tool's name from its first turn (Droid may not list it yet)...
+    expect(JSON.stringify(world.server.calls[0]?.messages)).toContain(`calling the tool ${REPORT_TOOL}`);
+    // ...and each round's report went through the report tool: Droid passed on its answer to the model.
     expect(JSON.stringify(world.server.calls[3]?.messages?.at(-1))).toContain(
       'recorded: this round is reported',
     );
