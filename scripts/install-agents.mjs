@@ -1,4 +1,4 @@
-// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode, Copilot CLI) into .agents-cache/, which git ignores, for the agents
+// Installs the pinned real agent programs (Claude Code, Codex, Qwen Code, Gemini CLI, OpenCode, Copilot CLI, Droid) into .agents-cache/, which git ignores, for the agents
 // tier (npm run test:agents). They are never dependencies of the package: a plain `npm ci` stays small. A registry
 // that cannot be reached fails the install loudly; the tier does not skip.
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,10 @@ export const AGENT_PACKAGES = {
   '@google/gemini-cli': '0.61.0',
   'opencode-ai': '1.18.33',
   '@github/copilot': '1.0.102',
+  // Droid: the registry's platform package is a patch ahead of the main one (no cli-linux-x64@0.225.1 exists), so
+  // both are pinned; the main package's bin runs the platform program (`droid --version` says 0.225.2).
+  '@factory/cli': '0.225.1',
+  '@factory/cli-linux-x64': '0.225.2',
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));

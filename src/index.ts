@@ -68,6 +68,8 @@ export {
   claudeProvider,
   codexProvider,
   copilotProvider,
+  type DroidProviderOptions,
+  droidProvider,
   exampleAgentProvider,
   exampleAgentScript,
   type GeminiProviderOptions,

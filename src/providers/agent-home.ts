@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -11,4 +11,16 @@ export function freshAgentHome(reportFile: string, name: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { mode: 0o700 });
   return dir;
+}
+
+/** The JSON object in `file` (a user's settings), or an empty one when there is none or it is not a plain object. */
+export function readJsonObject(file: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
-import { freshAgentHome } from './agent-home.js';
+import { freshAgentHome, readJsonObject } from './agent-home.js';
 import { claudeResultObject } from './claude.js';
 import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
 import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
@@ -20,18 +20,6 @@ export interface GeminiProviderOptions extends CommandPresetOptions {
  */
 const AUTH_FILES = ['.env', 'oauth_creds.json', 'google_accounts.json', 'gemini-credentials.json'];
 
-/** The user's settings object, or an empty one when there is none or it is not plain JSON. */
-function userSettings(file: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Builds one round's Gemini CLI home: `.gemini/settings.json` is the user's own settings (auth type, model, …) with
  * ralph's report tool as the only MCP server, and the user's auth files are linked beside it. Returns the home.
@@ -40,7 +28,7 @@ function roundHome(userGeminiDir: string, request: ChildRequest, reportFile: str
   const home = freshAgentHome(reportFile, 'gemini-home');
   const dir = join(home, '.gemini');
   mkdirSync(dir, { mode: 0o700 });
-  const settings = userSettings(join(userGeminiDir, 'settings.json'));
+  const settings = readJsonObject(join(userGeminiDir, 'settings.json'));
   settings.mcpServers = { [REPORT_TOOL_SERVER]: { ...reportToolServer(request, reportFile), trust: true } };
   writeFileSync(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
   for (const name of AUTH_FILES) {

@@ -2,6 +2,7 @@
 export { type ClaudeProviderOptions, claudeProvider, readClaudeResult } from './claude.js';
 export { type CodexProviderOptions, codexProvider } from './codex.js';
 export { type CopilotProviderOptions, copilotProvider, readCopilotUsage } from './copilot.js';
+export { type DroidProviderOptions, droidProvider, readDroidUsage } from './droid.js';
 export { exampleAgentProvider, exampleAgentScript } from './example.js';
 export { type GeminiProviderOptions, geminiProvider, readGeminiUsage } from './gemini.js';
 export { type OpencodeProviderOptions, opencodeProvider, readOpencodeUsage } from './opencode.js';

@@ -268,7 +268,7 @@ describe('ralph run refuses bad arguments with exit 2 and starts nothing', () =>
 
     expect(preset.code).toBe(2);
     expect(preset.stderr).toContain(
-      'Allowed choices are claude, codex, qwen, gemini, opencode, copilot, example',
+      'Allowed choices are claude, codex, qwen, gemini, opencode, copilot, droid, example',
     );
     expect(option.code).toBe(2);
     expect(option.stderr).toContain("unknown option '--rounds'");

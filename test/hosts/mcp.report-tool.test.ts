@@ -56,6 +56,17 @@ describe('ralph report-tool serves one tool, submit_report, whose input schema i
     expect(tools.map((tool) => tool.name)).toEqual(['submit_report']);
     expect(tools[0]?.inputSchema).toEqual(reportJsonSchema);
   });
+
+  it('is annotated read-only: its one write is the round report file, so agents that gate tools (Droid) let it run', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools[0]?.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+  });
 });
 
 describe('a valid report is written to $RALPH_REPORT_FILE and answered "recorded"', () => {

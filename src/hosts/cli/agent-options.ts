@@ -1,7 +1,16 @@
 import { type Command, Option } from 'commander';
 
 /** The agent presets `--agent` accepts. */
-export const AGENT_PRESETS = ['claude', 'codex', 'qwen', 'gemini', 'opencode', 'copilot', 'example'] as const;
+export const AGENT_PRESETS = [
+  'claude',
+  'codex',
+  'qwen',
+  'gemini',
+  'opencode',
+  'copilot',
+  'droid',
+  'example',
+] as const;
 
 /** The presets that run a real agent program, each with the option naming its executable and how to install it. */
 export const PRESET_PROGRAMS = {
@@ -14,6 +23,7 @@ export const PRESET_PROGRAMS = {
     pathOption: 'copilotPath',
     install: 'install GitHub Copilot CLI (npm install -g @github/copilot)',
   },
+  droid: { pathOption: 'droidPath', install: "install Factory's Droid CLI (npm install -g @factory/cli)" },
 } as const;
 
 /** A preset that runs a real agent program. */
@@ -37,6 +47,7 @@ export interface AgentOptions {
   geminiPath?: string;
   opencodePath?: string;
   copilotPath?: string;
+  droidPath?: string;
   cwd?: string;
   graceMs?: string;
 }
@@ -47,7 +58,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '--agent <name>',
-        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, copilot, or the offline example',
+        'a preset agent for the rounds: claude, codex, qwen, gemini, opencode, copilot, droid, or the offline example',
       ).choices(AGENT_PRESETS),
     )
     .option(
@@ -67,6 +78,7 @@ export function addAgentOptions(command: Command): Command {
       'the opencode executable for --agent opencode (default: opencode on PATH)',
     )
     .option('--copilot-path <path>', 'the copilot executable for --agent copilot (default: copilot on PATH)')
+    .option('--droid-path <path>', 'the droid executable for --agent droid (default: droid on PATH)')
     .option('--cwd <dir>', 'the workspace every round works in (default: the current directory)')
     .option(
       '--grace-ms <ms>',

@@ -9,6 +9,7 @@ import {
   claudeProvider,
   codexProvider,
   copilotProvider,
+  droidProvider,
   exampleAgentProvider,
   geminiProvider,
   opencodeProvider,
@@ -56,6 +57,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
     case 'copilot':
       return copilotProvider(options.copilotPath === undefined ? {} : { path: options.copilotPath });
+    case 'droid':
+      return droidProvider(options.droidPath === undefined ? {} : { path: options.droidPath });
     case 'example':
       return exampleAgentProvider();
     case undefined:

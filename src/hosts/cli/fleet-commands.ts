@@ -56,7 +56,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   )
     .option(
       '--agent <name>',
-      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot or example (repeatable)',
+      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot, droid or example (repeatable)',
       collectPreset,
     )
     .option('--claude-path <path>', "this worker's claude executable (default: claude on PATH)")
@@ -65,6 +65,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .option('--gemini-path <path>', "this worker's gemini executable (default: gemini on PATH)")
     .option('--opencode-path <path>', "this worker's opencode executable (default: opencode on PATH)")
     .option('--copilot-path <path>', "this worker's copilot executable (default: copilot on PATH)")
+    .option('--droid-path <path>', "this worker's droid executable (default: droid on PATH)")
     .option(
       '--allow-agent-command',
       'also run runs submitted with --agent-command: any command their submitter chose',

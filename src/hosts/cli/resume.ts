@@ -30,6 +30,7 @@ const RECORDED_COMMANDS = [
   'geminiPath',
   'opencodePath',
   'copilotPath',
+  'droidPath',
   'verify',
 ] as const;
 
@@ -72,6 +73,7 @@ export function recordedCommands(run: RunOptions): string[] {
   if (run.geminiPath !== undefined) lines.push(`gemini path: ${shown(run.geminiPath)}`);
   if (run.opencodePath !== undefined) lines.push(`opencode path: ${shown(run.opencodePath)}`);
   if (run.copilotPath !== undefined) lines.push(`copilot path: ${shown(run.copilotPath)}`);
+  if (run.droidPath !== undefined) lines.push(`droid path: ${shown(run.droidPath)}`);
   if (run.verify !== undefined) lines.push(`verify command: ${shown(run.verify)}`);
   if (run.cwd !== undefined) lines.push(`in the workspace: ${shown(run.cwd)}`);
   return lines;

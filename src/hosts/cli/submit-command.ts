@@ -47,6 +47,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     [options.geminiPath, '--gemini-path'],
     [options.opencodePath, '--opencode-path'],
     [options.copilotPath, '--copilot-path'],
+    [options.droidPath, '--droid-path'],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({

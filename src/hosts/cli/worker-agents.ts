@@ -18,6 +18,7 @@ export interface WorkerAgentOptions {
   geminiPath?: string;
   opencodePath?: string;
   copilotPath?: string;
+  droidPath?: string;
   /** Whether it runs runs submitted with `--agent-command` (any command, as the submitter chose). */
   allowAgentCommand?: boolean;
 }
@@ -75,6 +76,7 @@ export function workerProviderFactory(options: WorkerAgentOptions): FleetProvide
       ...(options.geminiPath === undefined ? {} : { geminiPath: options.geminiPath }),
       ...(options.opencodePath === undefined ? {} : { opencodePath: options.opencodePath }),
       ...(options.copilotPath === undefined ? {} : { copilotPath: options.copilotPath }),
+      ...(options.droidPath === undefined ? {} : { droidPath: options.droidPath }),
     });
   };
 }

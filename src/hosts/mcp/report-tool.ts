@@ -35,6 +35,9 @@ export function reportToolDefinition(): Tool {
       'It answers "recorded" when the report fits the rules; otherwise it says what is wrong, and you call it again ' +
       'with a corrected report.',
     inputSchema: reportJsonSchemaCopy() as Tool['inputSchema'],
+    // Read-only for the agent's world: its one write is the round's own report file in ralph's temporary folder, never
+    // the workspace. Agents that gate MCP tools by these hints (Droid asks for `--auto high` otherwise) let it run.
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   };
 }
 
