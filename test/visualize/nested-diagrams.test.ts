@@ -163,3 +163,31 @@ describe('the Stately code of a nested machine', () => {
     expect(code).toContain("cancelling: { id: 'cancel', entry: 'stopChild'");
   });
 });
+
+describe("a root's transition with a target", () => {
+  const stoppable = createMachine({
+    id: 'stoppable',
+    initial: 'busy',
+    on: { STOP: '.stopped' },
+    states: {
+      busy: { initial: 'a', states: { a: { on: { NEXT: 'b' } }, b: {} } },
+      stopped: { type: 'final' },
+    },
+  });
+  const stoppableGraph = machineGraph(stoppable);
+
+  it('is drawn from the machine itself to its target, in every output, and round-trips as `.target`', () => {
+    expect(stoppableGraph.transitions[0]).toMatchObject({
+      elementId: 'edge-stoppable-0',
+      source: 'stoppable',
+      target: 'stopped',
+    });
+    expect(toDot(stoppableGraph)).toContain(
+      '\n  "stoppable" -> "stopped" [id="edge-stoppable-0", class="root-transition from-stoppable to-stopped", label="STOP"',
+    );
+    expect(toMermaid(stoppableGraph)).toContain('\n  stoppable --> stopped: STOP\n');
+    const code = toStatelyCode(stoppableGraph, 'test');
+    expect(code).toContain("on: { STOP: { target: '.stopped' } }");
+    expect(machineGraph(evaluateStatelyCode(code))).toEqual(stoppableGraph);
+  });
+});
