@@ -427,6 +427,49 @@ describe('ralph batch', () => {
     expect(grace.stderr).toContain('--grace-ms must be a whole number of milliseconds (got "soon")');
   }, 60_000);
 
+  test('a YAML tasks file runs as JSON does; a bad one is refused (exit 2) with the same message', async () => {
+    const { repo, env, agentLines } = setup([]);
+    const side = tempFolder('ralph-batch-yaml-');
+    const tasksFile = join(side, 'tasks.yml');
+    writeFileSync(
+      tasksFile,
+      [
+        'tasks:',
+        '  - id: first',
+        '    objective: commit a.txt from first',
+        '  - id: second',
+        '    objective: |',
+        '      write b.txt from second',
+        '    after: [first]',
+        '',
+      ].join('\n'),
+    );
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('from first');
+    expect(gitIn(repo, 'show', `${target}:b.txt`)).toBe('from second');
+    const started = agentLines().length;
+    const cycle = join(side, 'cycle.yaml');
+    writeFileSync(
+      cycle,
+      '- {id: a, objective: write a.txt a, after: [b]}\n- {id: b, objective: write b.txt b, after: [a]}\n',
+    );
+    const refused = await ralph(['batch', cycle, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `the tasks file ${cycle} is refused: tasks come after each other in a cycle: a → b → a`,
+    );
+    expect(agentLines()).toHaveLength(started);
+    expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*').split('\n')).toHaveLength(1);
+  }, 60_000);
+
   test('--rollback moves the target back to where the batch started', async () => {
     const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
     const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {

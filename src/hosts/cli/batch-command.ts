@@ -75,9 +75,9 @@ function graceOf(text: string | undefined): number {
 }
 
 /** The tasks of the file, or a refusal naming the file and what is wrong with it. */
-function readTasks(file: string | undefined): BatchTask[] {
+async function readTasks(file: string | undefined): Promise<BatchTask[]> {
   if (file === undefined)
-    throw refuse('ralph batch needs a tasks file: a Markdown checklist or a JSON list of tasks');
+    throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -85,7 +85,7 @@ function readTasks(file: string | undefined): BatchTask[] {
     throw refuse(`ralph batch: cannot read the tasks file ${file}: ${errorText(error)}`);
   }
   try {
-    return parseTasksFile(file, text);
+    return await parseTasksFile(file, text);
   } catch (error) {
     if (error instanceof TasksFileError)
       throw refuse(`ralph batch: the tasks file ${file} is refused: ${error.message}`);
@@ -129,7 +129,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
-    const tasks = readTasks(tasksFile);
+    const tasks = await readTasks(tasksFile);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(
