@@ -34,6 +34,7 @@ import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { resolveConflicts } from './batch-resolver.js';
+import { pauseAfterLandForTests } from './batch-test-hooks.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -198,9 +199,10 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
           verifyCombined(merge, input, signal),
         ),
-        landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(({ input }) =>
-          landOnTarget(merge, input),
-        ),
+        landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
+          await landOnTarget(merge, input);
+          await pauseAfterLandForTests(input.taskId);
+        }),
       },
     });
     const actor = createActor(batchMachine.provide({ actors: { runTask: loops, mergeQueue: queue } }), {
