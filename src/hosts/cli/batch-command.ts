@@ -33,12 +33,14 @@ import type { AgentOptions } from './agent-options.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
+import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { pauseAfterLandForTests } from './batch-test-hooks.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { printFailure } from './print-failure.js';
+import { progressOptionsFor } from './progress.js';
 import { trapInterrupts } from './signals.js';
 
 /** The options of `ralph batch`. */
@@ -126,7 +128,8 @@ async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
  * refused, 4 the batch's --max-time or --max-cost ran out, 130 cancelled.
  */
 export async function batchCommand(tasksFile: string | undefined, options: BatchOptions): Promise<number> {
-  const say = (text: string) => process.stderr.write(`ralph batch: ${text}\n`);
+  const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
+  const say = (text: string) => progress.line(text);
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
@@ -172,7 +175,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       verifyTimeoutMs,
       terminationGraceMs: graceMs,
     };
-    let spentUsd = 0;
+    /** What the tasks' loops said they spent, summed as each ends; null while none said. */
+    let spentUsd: number | null = null;
     const loopSetup: LoopSetup = {
       batchId,
       repo: session.repo,
@@ -185,8 +189,9 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       options,
       say: (taskId, text) => say(`${taskId}: ${text}`),
       onUsage: (_taskId, usage) => {
-        spentUsd += usage.costUsd ?? 0;
-        if (batchCostUsd !== null && spentUsd >= batchCostUsd) actor.send({ type: 'CANCEL', reason: 'cost' });
+        if (usage.costUsd !== undefined) spentUsd = (spentUsd ?? 0) + usage.costUsd;
+        if (batchCostUsd !== null && spentUsd !== null && spentUsd >= batchCostUsd)
+          actor.send({ type: 'CANCEL', reason: 'cost' });
       },
     };
     const loops = runTaskActor(loopSetup);
@@ -224,6 +229,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         if (task.status !== 'waiting' && task.status !== 'running')
           say(`${task.id}: ${statusLine(task, session.target)}`);
       }
+      progress.update(snapshot.context.tasks, spentUsd);
     });
     const release = trapInterrupts({
       cancel() {
@@ -246,6 +252,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     } finally {
       clearTimeout(timer);
       release();
+      progress.stop();
     }
     recorder.settled(output.cancelReason);
     recorder.close();
@@ -260,11 +267,13 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (existsSync(scratchPath(merge))) await removeWorktree(session.repo, scratchPath(merge));
     await pruneWorktrees(session.repo);
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
-    if (output.cancelReason === 'cost') say(`the batch's --max-cost was reached ($${spentUsd.toFixed(2)})`);
+    if (output.cancelReason === 'cost')
+      say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     return exitCodeOf(output, output.cancelReason);
   } catch (error) {
+    progress.stop();
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     if (error instanceof GitError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     return printFailure(error, false);
