@@ -631,6 +631,34 @@ describe('ralph batch', () => {
     expect(extraWorktrees(repo)).toEqual([]);
   }, 60_000);
 
+  test('Ctrl-C just after the target moved: the landing counts, the task is landed, not cancelled', async () => {
+    const side = tempFolder('ralph-batch-cancel-land-');
+    const pause = join(side, 'paused');
+    const { repo, tasksFile, env } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'write b.txt b\nhang' },
+    ]);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env: { ...env, RALPH_TEST_PAUSE_AFTER_LAND: pause },
+    });
+    await waitUntil(() => existsSync(pause), "a's landing to pause");
+    batch.child.kill('SIGINT');
+    await waitUntil(() => batch.stderrSoFar().includes('cancelling every loop'), 'the cancel to be heard');
+    rmSync(pause);
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    const target = targetOf(end.stdout);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('a');
+    // What the target holds is what the summary and the recording say: a landed.
+    expect(end.stdout).toMatch(/^a: landed$/m);
+    expect(end.stdout).toMatch(/^b: cancelled/m);
+    const id = /--rollback (\S+)/.exec(end.stdout)?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    expect(recordedStatuses(recording, 'a').at(-1)).toBe('landed');
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
   test('--rollback moves the target back to where the batch started', async () => {
     const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
     const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {

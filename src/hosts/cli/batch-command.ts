@@ -30,6 +30,7 @@ import { GitError } from '../../workspace/git-command.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
+import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
@@ -195,6 +196,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       },
     };
     const loops = runTaskActor(loopSetup);
+    const landings = new LandingLog();
     const queue = mergeQueueMachine.provide({
       actors: {
         bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) => bringOntoTarget(merge, input)),
@@ -205,7 +207,9 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
           verifyCombined(merge, input, signal),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
-          await landOnTarget(merge, input);
+          const landing = landOnTarget(merge, input);
+          landings.track(input.taskId, input.head, landing);
+          await landing;
           await pauseAfterLandForTests(input.taskId);
         }),
       },
@@ -253,6 +257,11 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       clearTimeout(timer);
       release();
       progress.stop();
+    }
+    // A landing a cancel cut short in the machine may have moved the target all the same: the target says.
+    for (const taskId of await landings.landedAfterAll(output, session.repo, session.target)) {
+      recorder.task({ id: taskId, status: 'landed', note: null, conflicts: [] });
+      say(`${taskId}: landed on ${session.target} (the target had moved when the batch was cancelled)`);
     }
     recorder.settled(output.cancelReason);
     recorder.close();
