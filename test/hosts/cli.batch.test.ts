@@ -523,14 +523,16 @@ describe('ralph batch', () => {
     expect(run.stderr).toContain("the batch's --max-cost was reached ($0.75)");
     // $0.25 a task: the third loop's end passes $0.60; the fourth never starts.
     expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(3);
-    expect(run.stdout).toMatch(/^t0: landed$/m);
-    expect(run.stdout).toMatch(/^t1: landed$/m);
     expect(run.stdout).toMatch(/^t3: cancelled/m);
+    // The loops that ended landed, or were cancelled in the queue if their merge had not moved the target yet.
+    for (const task of tasks) expect(run.stdout).toMatch(new RegExp(`^${task.id}: (landed|cancelled)`, 'm'));
     // Whatever landed landed whole, each once; what did not is not on the target at all.
     const target = targetOf(run.stdout);
     const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
     const landed = tasks.filter((task) => new RegExp(`^${task.id}: landed$`, 'm').test(run.stdout));
-    expect(files.filter((f) => /^f\d\.txt$/.test(f))).toEqual(landed.map((_, n) => `f${n}.txt`));
+    expect(files.filter((f) => /^f\d\.txt$/.test(f))).toEqual(
+      landed.map((task) => `f${task.id.slice(1)}.txt`),
+    );
     const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
     for (const task of tasks)
       expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(
