@@ -19,10 +19,8 @@ const taskSchema = z
   })
   .strict();
 
-const tasksSchema = z.union([
-  z.array(taskSchema).min(1, 'lists no task'),
-  z.object({ tasks: z.array(taskSchema).min(1, 'lists no task') }).strict(),
-]);
+const taskListSchema = z.array(taskSchema).min(1, 'lists no task');
+const tasksObjectSchema = z.object({ tasks: taskListSchema }).strict();
 
 /** One task of a batch: one Ralph loop with its own immutable objective, in its own worktree. */
 export type BatchTask = z.infer<typeof taskSchema> & { after: string[] };
@@ -79,6 +77,17 @@ export function parseChecklist(text: string): BatchTask[] {
   return tasks;
 }
 
+/** The tasks of a tasks file's data, as JSON or YAML gives it: an array of tasks, or `{ tasks: [...] }`. */
+export function tasksOfData(data: unknown): BatchTask[] {
+  if (data === null || data === undefined) throw new TasksFileError('it is empty: it lists no task');
+  // A list or a `tasks` object, checked as the one it is, so each refusal names the field at fault.
+  const parsed = Array.isArray(data)
+    ? taskListSchema.safeParse(data)
+    : tasksObjectSchema.transform((file) => file.tasks).safeParse(data);
+  if (!parsed.success) throw new TasksFileError(formatIssues(parsed.error));
+  return parsed.data.map((task) => ({ ...task, after: task.after ?? [] }));
+}
+
 /** The tasks of a JSON tasks file: an array of tasks, or `{ "tasks": [...] }`. */
 export function parseTasksJson(text: string): BatchTask[] {
   let data: unknown;
@@ -87,10 +96,25 @@ export function parseTasksJson(text: string): BatchTask[] {
   } catch (error) {
     throw new TasksFileError(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  const parsed = tasksSchema.safeParse(data);
-  if (!parsed.success) throw new TasksFileError(formatIssues(parsed.error));
-  const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.tasks;
-  return list.map((task) => ({ ...task, after: task.after ?? [] }));
+  return tasksOfData(data);
+}
+
+/**
+ * The tasks of a YAML tasks file: the same list (or `tasks:` mapping) and fields as JSON. The `yaml` package is
+ * loaded only here, so a batch from a checklist or JSON file (and every other command) never loads it.
+ */
+export async function parseTasksYaml(text: string): Promise<BatchTask[]> {
+  const { parse } = await import('yaml');
+  let data: unknown;
+  try {
+    // YAML 1.2's core schema: no dates or other implicit types beyond JSON's; a repeated key is an error.
+    data = parse(text, { schema: 'core', uniqueKeys: true });
+  } catch (error) {
+    // The parser's message goes on with a picture of the line; its first line says what and where.
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    throw new TasksFileError(`it is not YAML (${message.replace(/:$/, '')})`);
+  }
+  return tasksOfData(data);
 }
 
 /**
@@ -128,9 +152,15 @@ export function checkTaskOrder(tasks: BatchTask[]): BatchTask[] {
   return tasks;
 }
 
-/** The tasks of a tasks file's text: JSON when its name ends in `.json`, else a Markdown checklist (YAML: refused). */
-export function parseTasksFile(name: string, text: string): BatchTask[] {
-  if (/\.ya?ml$/i.test(name)) throw new TasksFileError('YAML tasks files are not read yet: write it as JSON');
+/** A tasks file YAML is read from: its name ends in `.yaml` or `.yml`. */
+const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
+
+/**
+ * The tasks of a tasks file's text, by its name: JSON for `.json`, YAML for `.yaml`/`.yml`, else a Markdown
+ * checklist; checked as a whole (unique ids, known `after`s, no cycle).
+ */
+export async function parseTasksFile(name: string, text: string): Promise<BatchTask[]> {
+  if (isYamlName(name)) return checkTaskOrder(await parseTasksYaml(text));
   const tasks = name.toLowerCase().endsWith('.json') ? parseTasksJson(text) : parseChecklist(text);
   return checkTaskOrder(tasks);
 }

@@ -9,6 +9,7 @@ import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs')]);
+const WAIT_IN_MERGE_CHECK = quote([process.execPath, fixture('wait-in-merge-check.mjs')]);
 
 /** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
 function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
@@ -35,6 +36,32 @@ function mostAlive(lines: string[]): number {
 
 /** The batch's target branch as the summary names it. */
 const targetOf = (stdout: string): string => /^target (\S+);/m.exec(stdout)?.[1] ?? '';
+
+/** The batch's target as its first progress line names it (before any summary exists). */
+const startedTarget = (stderr: string): string => /landing on (\S+) from/.exec(stderr)?.[1] ?? '';
+
+/** Commits `file` onto `branch` as someone else would, from a worktree of their own; the new commit's id. */
+function commitFromOutside(repo: string, branch: string, file: string, text: string): string {
+  const elsewhere = join(tempFolder('ralph-batch-outside-'), 'tree');
+  const before = gitIn(repo, 'rev-parse', `refs/heads/${branch}`);
+  gitIn(repo, 'worktree', 'add', '--quiet', '--detach', elsewhere, before);
+  writeFileSync(join(elsewhere, file), text);
+  gitIn(elsewhere, 'add', file);
+  gitIn(elsewhere, 'commit', '--quiet', '-m', `outside: ${file}`);
+  const head = gitIn(elsewhere, 'rev-parse', 'HEAD');
+  gitIn(repo, 'update-ref', `refs/heads/${branch}`, head, before);
+  gitIn(repo, 'worktree', 'remove', '--force', elsewhere);
+  return head;
+}
+
+/** The status lines a batch recorded for one task, in order. */
+const recordedStatuses = (recording: string, taskId: string): string[] =>
+  readFileSync(recording, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type?: string; id?: string; status?: string })
+    .filter((line) => line.id === taskId && line.status !== undefined)
+    .map((line) => line.status as string);
 
 /** The repository's worktrees other than the main one. */
 const extraWorktrees = (repo: string): string[] =>
@@ -425,6 +452,213 @@ describe('ralph batch', () => {
     );
     expect(grace.code).toBe(2);
     expect(grace.stderr).toContain('--grace-ms must be a whole number of milliseconds (got "soon")');
+  }, 60_000);
+
+  test('a YAML tasks file runs as JSON does; a bad one is refused (exit 2) with the same message', async () => {
+    const { repo, env, agentLines } = setup([]);
+    const side = tempFolder('ralph-batch-yaml-');
+    const tasksFile = join(side, 'tasks.yml');
+    writeFileSync(
+      tasksFile,
+      [
+        'tasks:',
+        '  - id: first',
+        '    objective: commit a.txt from first',
+        '  - id: second',
+        '    objective: |',
+        '      write b.txt from second',
+        '    after: [first]',
+        '',
+      ].join('\n'),
+    );
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const target = targetOf(run.stdout);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('from first');
+    expect(gitIn(repo, 'show', `${target}:b.txt`)).toBe('from second');
+    const started = agentLines().length;
+    const cycle = join(side, 'cycle.yaml');
+    writeFileSync(
+      cycle,
+      '- {id: a, objective: write a.txt a, after: [b]}\n- {id: b, objective: write b.txt b, after: [a]}\n',
+    );
+    const refused = await ralph(['batch', cycle, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `the tasks file ${cycle} is refused: tasks come after each other in a cycle: a → b → a`,
+    );
+    expect(agentLines()).toHaveLength(started);
+    expect(gitIn(repo, 'branch', '--list', 'ralph/batch-*').split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  test("the batch's --max-cost holds for the whole batch: once its tasks' summed cost reaches it no task starts, exit 4, nothing half-landed", async () => {
+    const tasks = Array.from({ length: 4 }, (_, n) => ({
+      id: `t${n}`,
+      objective: `write f${n}.txt ${n}\ncost 0.25`,
+    }));
+    const { repo, tasksFile, env, agentLines } = setup(tasks);
+    const run = await ralph(
+      [
+        'batch',
+        tasksFile,
+        '--agent-command',
+        AGENT,
+        '--agent-reports-cost',
+        '--cwd',
+        repo,
+        '--parallel',
+        '1',
+        '--max-cost',
+        '0.6',
+      ],
+      { cwd: repo, env },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(4);
+    expect(run.stderr).toContain("the batch's --max-cost was reached ($0.75)");
+    // $0.25 a task: the third loop's end passes $0.60; the fourth never starts.
+    expect(agentLines().filter((l) => l.startsWith('start'))).toHaveLength(3);
+    expect(run.stdout).toMatch(/^t3: cancelled/m);
+    // The loops that ended landed, or were cancelled in the queue if their merge had not moved the target yet.
+    for (const task of tasks) expect(run.stdout).toMatch(new RegExp(`^${task.id}: (landed|cancelled)`, 'm'));
+    // Whatever landed landed whole, each once; what did not is not on the target at all.
+    const target = targetOf(run.stdout);
+    const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
+    const landed = tasks.filter((task) => new RegExp(`^${task.id}: landed$`, 'm').test(run.stdout));
+    expect(files.filter((f) => /^f\d\.txt$/.test(f))).toEqual(
+      landed.map((task) => `f${task.id.slice(1)}.txt`),
+    );
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of tasks)
+      expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(
+        landed.includes(task) ? 1 : 0,
+      );
+    expect(run.stdout).not.toContain('.merge');
+    expect(
+      existsSync(
+        join(repo, '.git', 'ralph', 'batches', /--rollback (\S+)/.exec(run.stdout)?.[1] ?? '', '.merge'),
+      ),
+    ).toBe(false);
+  }, 60_000);
+
+  test('a target someone else moves mid-batch: a later merge rebases onto their commit; one moved during a merge is needs-review, their commit kept', async () => {
+    const side = tempFolder('ralph-batch-moved-');
+    const hold = join(side, 'hold');
+    const verifyStarted = join(side, 'verify-started');
+    const verifyGo = join(side, 'verify-go');
+    writeFileSync(hold, '');
+    const { repo, tasksFile, env, agentLines } = setup([
+      { id: 'a', objective: `write a.txt a\nhold-while ${hold}` },
+      { id: 'b', objective: 'write b.txt b', after: ['a'], verify: WAIT_IN_MERGE_CHECK },
+    ]);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env: { ...env, BATCH_VERIFY_STARTED: verifyStarted, BATCH_VERIFY_GO: verifyGo },
+    });
+    await waitUntil(() => agentLines().length === 1 && startedTarget(batch.stderrSoFar()), 'a to start');
+    const target = startedTarget(batch.stderrSoFar());
+    // While a's loop runs, someone commits onto the target: a lands on top of their commit.
+    const first = commitFromOutside(repo, target, 'outside-1.txt', 'one\n');
+    rmSync(hold);
+    // While b's merge is being verified, someone moves the target again: b must not land over it.
+    await waitUntil(() => existsSync(verifyStarted), "b's merge verify to start");
+    expect(batch.stderrSoFar()).toContain('a: landed');
+    const second = commitFromOutside(repo, target, 'outside-2.txt', 'two\n');
+    writeFileSync(verifyGo, '');
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(1);
+    expect(end.stdout).toMatch(/^a: landed$/m);
+    expect(end.stdout).toMatch(/^b: needs-review: .*moved while the merge was verified/m);
+    // The target is where they left it, with both their commits and a's, in order; b is on its branch only.
+    expect(gitIn(repo, 'rev-parse', target)).toBe(second);
+    const log = gitIn(repo, 'log', '--format=%H %s', target).split('\n');
+    expect(log[0]).toBe(`${second} outside: outside-2.txt`);
+    const aAt = log.findIndex((l) => /task a \(run /.test(l));
+    expect(aAt).toBeGreaterThan(0);
+    expect(log.findIndex((l) => l.startsWith(first))).toBeGreaterThan(aAt);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('a');
+    expect(gitIn(repo, 'ls-tree', '--name-only', target)).not.toContain('b.txt');
+    expect(gitIn(repo, 'show', `${/branch (\S+),/.exec(end.stdout)?.[1]}:b.txt`)).toBe('b');
+  }, 60_000);
+
+  test('SIGKILL between moving the target and recording the landing, then --resume: the task lands once, its commit on the target once', async () => {
+    const side = tempFolder('ralph-batch-pause-');
+    const pause = join(side, 'paused');
+    const hold = join(side, 'hold');
+    writeFileSync(hold, '');
+    // b is rebased onto a's landing, so the commit it lands is a new one, not its branch's own.
+    const { repo, tasksFile, env } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: `write b.txt b\nhold-while ${hold}` },
+    ]);
+    const first = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env: { ...env, RALPH_TEST_PAUSE_AFTER_LAND: pause },
+    });
+    const pausedOn = () => (existsSync(pause) ? readFileSync(pause, 'utf8') : '');
+    await waitUntil(() => pausedOn() === 'a', "a's landing to pause");
+    rmSync(pause);
+    await waitUntil(() => first.stderrSoFar().includes('a: landed'), 'a to be recorded landed');
+    rmSync(hold);
+    await waitUntil(() => pausedOn() === 'b', "b's landing to pause");
+    const target = startedTarget(first.stderrSoFar());
+    const moved = gitIn(repo, 'rev-parse', target);
+    first.child.kill('SIGKILL');
+    await first.finished;
+    const id = /batch (\S+): 2 task/.exec(first.stderrSoFar())?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    // The target moved, the recording does not know it yet.
+    expect(gitIn(repo, 'show', `${moved}:b.txt`)).toBe('b');
+    expect(recordedStatuses(recording, 'b')).not.toContain('landed');
+    const resumed = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      { cwd: repo, env },
+    );
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming batch ${id}: 1 of 2 task(s) settled already`);
+    expect(resumed.stdout).toMatch(/^a: landed$/m);
+    expect(resumed.stdout).toMatch(/^b: landed$/m);
+    for (const task of ['a', 'b'])
+      expect(recordedStatuses(recording, task).filter((s) => s === 'landed')).toHaveLength(1);
+    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
+    for (const task of ['a', 'b'])
+      expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
+    // The landing made before the crash is the one that counts: the resume added nothing above it.
+    expect(gitIn(repo, 'rev-parse', target)).toBe(moved);
+    expect(extraWorktrees(repo)).toEqual([]);
+  }, 60_000);
+
+  test('Ctrl-C just after the target moved: the landing counts, the task is landed, not cancelled', async () => {
+    const side = tempFolder('ralph-batch-cancel-land-');
+    const pause = join(side, 'paused');
+    const { repo, tasksFile, env } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'write b.txt b\nhang' },
+    ]);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env: { ...env, RALPH_TEST_PAUSE_AFTER_LAND: pause },
+    });
+    await waitUntil(() => existsSync(pause), "a's landing to pause");
+    batch.child.kill('SIGINT');
+    await waitUntil(() => batch.stderrSoFar().includes('cancelling every loop'), 'the cancel to be heard');
+    rmSync(pause);
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    const target = targetOf(end.stdout);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('a');
+    // What the target holds is what the summary and the recording say: a landed.
+    expect(end.stdout).toMatch(/^a: landed$/m);
+    expect(end.stdout).toMatch(/^b: cancelled/m);
+    const id = /--rollback (\S+)/.exec(end.stdout)?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    expect(recordedStatuses(recording, 'a').at(-1)).toBe('landed');
+    expect(extraWorktrees(repo)).toEqual([]);
   }, 60_000);
 
   test('--rollback moves the target back to where the batch started', async () => {

@@ -1,17 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, makeWorkspace, PLAN_AGENT_COMMAND, type Workspace } from '../fixtures/cli-agents/harness.js';
-
-/** util-linux `script` gives the CLI a pseudo-terminal, so its stderr is a TTY as in a person's terminal. */
-const hasScript = (() => {
-  if (process.platform !== 'linux') return false;
-  try {
-    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux');
-  } catch {
-    return false;
-  }
-})();
+import { hasScript } from '../support/terminal.js';
 
 const workspaces: Workspace[] = [];
 

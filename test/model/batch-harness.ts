@@ -178,13 +178,21 @@ export async function queueIdle(actor: ReturnType<typeof startBatch>['actor']): 
 
 /** A parent for the merge queue alone: it records what the queue reports, and can cancel it. */
 export function startQueue(scripts: Record<string, MergeScript>, verifies = true, resolves = false) {
+  return startQueueUnder(scriptedMergeQueue(scripts), { verifies, resolves });
+}
+
+/** Starts `queueLogic` (the merge queue with its steps provided) under a parent that records what it reports. */
+export function startQueueUnder(
+  queueLogic: typeof mergeQueueMachine,
+  input: { verifies: boolean; resolves: boolean },
+) {
   const reports: MergeReport[] = [];
   const taken: AnyTransitionDefinition[] = [];
   const parent = setup({
     types: { events: {} as MergeReport },
-    actors: { mergeQueue: scriptedMergeQueue(scripts) },
+    actors: { mergeQueue: queueLogic },
   }).createMachine({
-    invoke: { id: 'mergeQueue', src: 'mergeQueue', input: { verifies, resolves } },
+    invoke: { id: 'mergeQueue', src: 'mergeQueue', input },
     on: {
       'MERGE.LANDED': { actions: ({ event }) => reports.push(event) },
       'MERGE.NEEDS_REVIEW': { actions: ({ event }) => reports.push(event) },

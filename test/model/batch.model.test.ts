@@ -11,6 +11,15 @@ import {
   startQueue,
   type Taken,
 } from './batch-harness.js';
+import {
+  BATCH_INPUTS,
+  batchPaths,
+  describePath,
+  QUEUE_INPUTS,
+  queuePaths,
+  replayBatchPath,
+  replayQueuePath,
+} from './batch-model.js';
 import { CoverageLedger, exercisedBy } from './coverage.js';
 import { machineSource, statelyImportProblems } from './stately-import.js';
 
@@ -188,6 +197,46 @@ describe('the merge queue', () => {
     queueLedger.add(exercisedBy(taken));
   });
 });
+
+// Generated paths (xstate/graph): the shortest path to every state of each model, replayed against the real machine
+// with each of its actors driven by the path; they alone must go through every state node and every transition.
+const generatedBatchLedger = new CoverageLedger(batchMachine);
+const generatedQueueLedger = new CoverageLedger(mergeQueueMachine);
+
+for (const { name, input } of BATCH_INPUTS) {
+  const paths = batchPaths(input);
+  describe(`the batch model, ${name} (${paths.length} paths)`, () => {
+    for (const path of paths)
+      test(describePath(path), async () => {
+        generatedBatchLedger.add(exercisedBy(await replayBatchPath(input, path)));
+      });
+  });
+}
+
+for (const input of QUEUE_INPUTS) {
+  const paths = queuePaths(input);
+  describe(`the merge queue model, verify ${input.verifies}, resolver ${input.resolves} (${paths.length} paths)`, () => {
+    for (const path of paths)
+      test(describePath(path), async () => {
+        generatedQueueLedger.add(exercisedBy(await replayQueuePath(input, path)));
+      });
+  });
+}
+
+test.each([
+  ['batch', generatedBatchLedger],
+  ['merge queue', generatedQueueLedger],
+])(
+  'the generated paths go through every state node and every transition of the %s machine',
+  (name, ledger) => {
+    const { states, transitions, uncoveredStates, uncoveredTransitions } = ledger.summary();
+    console.log(
+      `${name} model coverage (generated paths): states ${states.covered}/${states.total}, transitions ${transitions.covered}/${transitions.total}`,
+    );
+    expect(uncoveredStates).toEqual([]);
+    expect(uncoveredTransitions).toEqual([]);
+  },
+);
 
 test.each([
   ['batch', batchLedger],

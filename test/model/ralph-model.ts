@@ -1,4 +1,4 @@
-import { type ActorLogic, fromPromise, type SnapshotFrom } from 'xstate';
+import { type ActorLogic, type AnyMachineSnapshot, fromPromise, type SnapshotFrom } from 'xstate';
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
 import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
 import type { RalphUsage } from '../../src/contract/usage.js';
@@ -184,10 +184,10 @@ export const takes = (snapshot: RalphSnapshot, event: ModelEvent): boolean =>
  * from, so that transitions which end in equal snapshots (a stopped child, a failed stop, the deadline) each get
  * a path of their own.
  */
-function serializeState(
-  snapshot: RalphSnapshot,
-  event: ModelEvent | undefined,
-  previous?: RalphSnapshot,
+export function serializeState(
+  snapshot: AnyMachineSnapshot,
+  event: { type: string } | undefined,
+  previous?: AnyMachineSnapshot,
 ): string {
   const via =
     snapshot.status === 'done' && event !== undefined

@@ -30,14 +30,18 @@ import { GitError } from '../../workspace/git-command.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
+import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
+import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
+import { pauseAfterLandForTests } from './batch-test-hooks.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { printFailure } from './print-failure.js';
+import { progressOptionsFor } from './progress.js';
 import { trapInterrupts } from './signals.js';
 
 /** The options of `ralph batch`. */
@@ -75,9 +79,9 @@ function graceOf(text: string | undefined): number {
 }
 
 /** The tasks of the file, or a refusal naming the file and what is wrong with it. */
-function readTasks(file: string | undefined): BatchTask[] {
+async function readTasks(file: string | undefined): Promise<BatchTask[]> {
   if (file === undefined)
-    throw refuse('ralph batch needs a tasks file: a Markdown checklist or a JSON list of tasks');
+    throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -85,7 +89,7 @@ function readTasks(file: string | undefined): BatchTask[] {
     throw refuse(`ralph batch: cannot read the tasks file ${file}: ${errorText(error)}`);
   }
   try {
-    return parseTasksFile(file, text);
+    return await parseTasksFile(file, text);
   } catch (error) {
     if (error instanceof TasksFileError)
       throw refuse(`ralph batch: the tasks file ${file} is refused: ${error.message}`);
@@ -125,11 +129,12 @@ async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
  * refused, 4 the batch's --max-time or --max-cost ran out, 130 cancelled.
  */
 export async function batchCommand(tasksFile: string | undefined, options: BatchOptions): Promise<number> {
-  const say = (text: string) => process.stderr.write(`ralph batch: ${text}\n`);
+  const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
+  const say = (text: string) => progress.line(text);
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
-    const tasks = readTasks(tasksFile);
+    const tasks = await readTasks(tasksFile);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(
@@ -171,7 +176,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       verifyTimeoutMs,
       terminationGraceMs: graceMs,
     };
-    let spentUsd = 0;
+    /** What the tasks' loops said they spent, summed as each ends; null while none said. */
+    let spentUsd: number | null = null;
     const loopSetup: LoopSetup = {
       batchId,
       repo: session.repo,
@@ -184,11 +190,13 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       options,
       say: (taskId, text) => say(`${taskId}: ${text}`),
       onUsage: (_taskId, usage) => {
-        spentUsd += usage.costUsd ?? 0;
-        if (batchCostUsd !== null && spentUsd >= batchCostUsd) actor.send({ type: 'CANCEL', reason: 'cost' });
+        if (usage.costUsd !== undefined) spentUsd = (spentUsd ?? 0) + usage.costUsd;
+        if (batchCostUsd !== null && spentUsd !== null && spentUsd >= batchCostUsd)
+          actor.send({ type: 'CANCEL', reason: 'cost' });
       },
     };
     const loops = runTaskActor(loopSetup);
+    const landings = new LandingLog();
     const queue = mergeQueueMachine.provide({
       actors: {
         bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) => bringOntoTarget(merge, input)),
@@ -198,9 +206,12 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
           verifyCombined(merge, input, signal),
         ),
-        landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(({ input }) =>
-          landOnTarget(merge, input),
-        ),
+        landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
+          const landing = landOnTarget(merge, input);
+          landings.track(input.taskId, input.head, landing);
+          await landing;
+          await pauseAfterLandForTests(input.taskId);
+        }),
       },
     });
     const actor = createActor(batchMachine.provide({ actors: { runTask: loops, mergeQueue: queue } }), {
@@ -222,6 +233,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         if (task.status !== 'waiting' && task.status !== 'running')
           say(`${task.id}: ${statusLine(task, session.target)}`);
       }
+      progress.update(snapshot.context.tasks, spentUsd);
     });
     const release = trapInterrupts({
       cancel() {
@@ -244,6 +256,12 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     } finally {
       clearTimeout(timer);
       release();
+      progress.stop();
+    }
+    // A landing a cancel cut short in the machine may have moved the target all the same: the target says.
+    for (const taskId of await landings.landedAfterAll(output, session.repo, session.target)) {
+      recorder.task({ id: taskId, status: 'landed', note: null, conflicts: [] });
+      say(`${taskId}: landed on ${session.target} (the target had moved when the batch was cancelled)`);
     }
     recorder.settled(output.cancelReason);
     recorder.close();
@@ -258,11 +276,13 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (existsSync(scratchPath(merge))) await removeWorktree(session.repo, scratchPath(merge));
     await pruneWorktrees(session.repo);
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
-    if (output.cancelReason === 'cost') say(`the batch's --max-cost was reached ($${spentUsd.toFixed(2)})`);
+    if (output.cancelReason === 'cost')
+      say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     return exitCodeOf(output, output.cancelReason);
   } catch (error) {
+    progress.stop();
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     if (error instanceof GitError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     return printFailure(error, false);

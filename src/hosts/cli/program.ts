@@ -231,7 +231,7 @@ export async function runCli(argv: string[]): Promise<number> {
         .description(
           'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
         )
-        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON list of tasks')
+        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks')
         .option('--parallel <n>', 'how many loops run at once (default 2)')
         .option(
           '--into <branch>',

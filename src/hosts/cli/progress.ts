@@ -44,7 +44,8 @@ export function progressOptionsFor(
 
 const SUMMARY_CHARS = 240;
 const REDRAW_MS = 250;
-const CLEAR_LINE = '\r\x1b[2K';
+/** Back to the start of the line and clear it: how a live line is redrawn in place. */
+export const CLEAR_LINE = '\r\x1b[2K';
 
 /** One line of a summary, short enough for a progress line, without the control characters an agent put in it. */
 function oneLine(text: string): string {
