@@ -20,6 +20,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   inspect: ['contract', 'machines', 'package-root'],
   visualize: ['contract', 'render', 'machines', 'inspect'],
   process: ['contract'],
+  trace: ['contract'],
   workspace: ['contract', 'process'],
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
@@ -48,6 +49,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'hosts',
     'fleet',
     'package-root',
+    'trace',
   ],
 };
 

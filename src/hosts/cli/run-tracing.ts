@@ -1,0 +1,56 @@
+import { errorText } from '../../contract/error-text.js';
+import type { RalphProgressEvent, SubagentProvider } from '../../contract/types.js';
+import { traceSettingsOf } from '../../trace/otel-env.js';
+import { startTraceExport } from '../../trace/otlp-export.js';
+import { createRunTracer, type RunOutcome } from '../../trace/run-tracer.js';
+
+/** The trace of one `ralph run`, when the environment asks for traces (OTEL_EXPORTER_OTLP_ENDPOINT and kin). */
+export interface RunTracing {
+  traceProvider(provider: SubagentProvider): SubagentProvider;
+  onProgress(event: RalphProgressEvent): void;
+  /** Ends the run's spans with its outcome and sends them; settles within the flush bound, never rejects. */
+  end(outcome: RunOutcome): Promise<void>;
+}
+
+/** The line `ralph run` prints when traces were asked for but the OpenTelemetry SDK could not be started. */
+export const tracesOff = (reason: string): string => `ralph: traces are off: ${reason}`;
+
+/**
+ * Starts the run's trace, or returns undefined when the environment asks for none; only then is OpenTelemetry
+ * loaded. An SDK that cannot be loaded costs the run its trace, not its work: one line on `stderr` says so.
+ */
+export async function startRunTracing(
+  stderr: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunTracing | undefined> {
+  const settings = traceSettingsOf(env);
+  if (settings === undefined) return undefined;
+  let exported: Awaited<ReturnType<typeof startTraceExport>>;
+  try {
+    exported = await startTraceExport(settings, env);
+  } catch (error) {
+    stderr.write(`${tracesOff(errorText(error))}\n`);
+    return undefined;
+  }
+  const tracer = createRunTracer(exported);
+  return {
+    traceProvider: tracer.traceProvider,
+    onProgress: tracer.onProgress,
+    async end(outcome) {
+      tracer.finish(outcome);
+      await exported.shutdown();
+    },
+  };
+}
+
+/** `onProgress`, and the run's trace too when there is one. */
+export function alsoTo(
+  tracing: RunTracing | undefined,
+  onProgress: (event: RalphProgressEvent) => void,
+): (event: RalphProgressEvent) => void {
+  if (tracing === undefined) return onProgress;
+  return (event) => {
+    tracing.onProgress(event);
+    onProgress(event);
+  };
+}
