@@ -15,6 +15,7 @@ const fixture = (name: string): string =>
   fileURLToPath(new URL(`../fixtures/cli-agents/${name}`, import.meta.url));
 const TRACE_AGENT = quote([process.execPath, fixture('trace-agent.mjs')]);
 const CHECK_FIXED = quote([process.execPath, fixture('check-fixed.mjs')]);
+const FAKE_CLAUDE = fixture('../bin/claude');
 const MODULE_WATCH = new URL('../fixtures/cli-agents/module-watch.mjs', import.meta.url).href;
 
 const receivers: OtlpReceiver[] = [];
@@ -175,6 +176,56 @@ describe('ralph run with OTEL_EXPORTER_OTLP_ENDPOINT sends the run as one trace'
     const child = only(spans, 'invoke_agent command');
     expect(child.statusCode).toBe(2);
     expect(child.attributes['process.exit.code']).toBe(3);
+  });
+});
+
+describe('a usage limit waited out is a span of its round', () => {
+  it('the limited child, the wait and the child run again, all under round 1', async () => {
+    const otlp = await receiver();
+    const ws = await folder();
+    const finished = await ralph(
+      [
+        'run',
+        'Finish',
+        '--agent',
+        'claude',
+        '--claude-path',
+        FAKE_CLAUDE,
+        '--cwd',
+        ws,
+        '--max-rounds',
+        '1',
+        '--wait-on-limits',
+      ],
+      {
+        env: envWith({
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+          FAKE_CLAUDE_MODE: 'usage-limit-once',
+          FAKE_RESETS_IN: '1',
+          RALPH_DEPTH: '',
+        }),
+      },
+    );
+    expect(finished.code, finished.stderr).toBe(0);
+    const spans = otlp.spans();
+    const round = only(spans, 'ralph.round 1');
+    const wait = only(spans, 'ralph.limit_wait');
+    expect(wait.parentSpanId).toBe(round.spanId);
+    expect(wait.attributes['ralph.limit.wait_ms']).toEqual(expect.any(Number));
+    const children = named(spans, 'invoke_agent claude').sort((a, b) => Number(a.startNs - b.startNs));
+    expect(children).toHaveLength(2);
+    expect(children.map((child) => child.parentSpanId)).toEqual([round.spanId, round.spanId]);
+    expect(children.map((child) => child.attributes['gen_ai.provider.name'])).toEqual([
+      'anthropic',
+      'anthropic',
+    ]);
+    const [limited, again] = children as [ReceivedSpan, ReceivedSpan];
+    expect(limited.statusCode).toBe(2);
+    expect(limited.attributes['error.type']).toBe('UsageLimitError');
+    // In the order they happened (span times are not all to the same precision: the starts only).
+    expect(limited.startNs < wait.startNs && wait.startNs < again.startNs).toBe(true);
+    expect(again.statusCode).not.toBe(2);
+    expect(only(spans, 'invoke_agent ralph').attributes['ralph.status']).toBe('complete');
   });
 });
 
