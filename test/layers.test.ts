@@ -35,6 +35,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'actors',
     'hosts',
     'package-root',
+    'trace',
   ],
   'hosts/cli': [
     'contract',

@@ -36,7 +36,15 @@ export async function startTraceExport(
     import('@opentelemetry/resources').then(exportsOf),
   ]);
   const exporter = new otlp.OTLPTraceExporter({ timeoutMillis: TRACE_FLUSH_BOUND_MS });
+  // Random ids, but the next root span's trace id when withTraceId names one (span starts are synchronous).
+  const random = new sdk.RandomIdGenerator();
+  let nextTraceId: string | undefined;
+  const idGenerator = {
+    generateTraceId: () => nextTraceId ?? random.generateTraceId(),
+    generateSpanId: () => random.generateSpanId(),
+  };
   const provider = new sdk.BasicTracerProvider({
+    idGenerator,
     resource: resources
       .defaultResource()
       .merge(resources.resourceFromAttributes({ 'service.name': settings.serviceName })),
@@ -53,6 +61,14 @@ export async function startTraceExport(
     api,
     propagator,
     parent,
+    withTraceId(traceId, body) {
+      nextTraceId = traceId;
+      try {
+        return body();
+      } finally {
+        nextTraceId = undefined;
+      }
+    },
     async shutdown() {
       let bound: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {

@@ -17,6 +17,19 @@ export interface TraceTools {
   propagator: TextMapPropagator;
   /** The context the run's span starts in (e.g. a `TRACEPARENT` the host was given); absent: a new trace. */
   parent?: Context;
+  /**
+   * Starts `body`'s root span in the trace `traceId` (32 hex digits) rather than a new one: a fleet run keeps its
+   * trace id on whichever worker runs it. Without it, `traceId` is ignored.
+   */
+  withTraceId?: <T>(traceId: string, body: () => T) => T;
+}
+
+/** Who a run's trace is for: the host's own run id (a fleet's workflow id) and the trace id it must keep, if any. */
+export interface RunTraceOptions {
+  /** The run id the host knows the run by; absent: the engine's, from the first event. */
+  runId?: string;
+  /** The trace the run's span opens, when it has no parent (see TraceTools.withTraceId). */
+  traceId?: string;
 }
 
 /** How a run ended, as the host saw it: its envelope, or the error `execute` threw. */
@@ -77,18 +90,28 @@ function processOf(run: ChildRun): {
  * Starts the trace of one run: its span (`invoke_agent ralph`) begins now; the rounds', children's, verify
  * commands' and limit waits' spans follow the run's progress events and its children, each under its round's.
  */
-export function createRunTracer(tools: TraceTools): RunTracer {
+export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}): RunTracer {
   const { tracer, api } = tools;
   const start = (name: string, attributes: Attributes, parent: Context): Span =>
     tracer.startSpan(name, { kind: KIND_INTERNAL, attributes }, parent);
 
-  const runSpan = start(
-    `${INVOKE_AGENT} ralph`,
-    { [ATTR.operationName]: INVOKE_AGENT, [ATTR.agentName]: 'ralph' },
-    tools.parent ?? api.ROOT_CONTEXT,
-  );
+  const startRun = () =>
+    start(
+      `${INVOKE_AGENT} ralph`,
+      {
+        [ATTR.operationName]: INVOKE_AGENT,
+        [ATTR.agentName]: 'ralph',
+        ...(options.runId === undefined ? {} : { [ATTR.runId]: options.runId }),
+      },
+      tools.parent ?? api.ROOT_CONTEXT,
+    );
+  const { traceId } = options;
+  const runSpan =
+    traceId === undefined || tools.withTraceId === undefined
+      ? startRun()
+      : tools.withTraceId(traceId, startRun);
   const runContext = api.trace.setSpan(api.ROOT_CONTEXT, runSpan);
-  let runId: string | undefined;
+  let runId: string | undefined = options.runId;
   const rounds = new Map<number, Span>();
   let verify: Span | undefined;
   let limitWait: Span | undefined;

@@ -1,8 +1,6 @@
-import { errorText } from '../../contract/error-text.js';
 import type { RalphProgressEvent, SubagentProvider } from '../../contract/types.js';
-import { traceSettingsOf } from '../../trace/otel-env.js';
-import { startTraceExport } from '../../trace/otlp-export.js';
 import { createRunTracer, type RunOutcome } from '../../trace/run-tracer.js';
+import { startTracesIfAsked } from '../../trace/start-traces.js';
 
 /** The trace of one `ralph run`, when the environment asks for traces (OTEL_EXPORTER_OTLP_ENDPOINT and kin). */
 export interface RunTracing {
@@ -12,9 +10,6 @@ export interface RunTracing {
   end(outcome: RunOutcome): Promise<void>;
 }
 
-/** The line `ralph run` prints when traces were asked for but the OpenTelemetry SDK could not be started. */
-export const tracesOff = (reason: string): string => `ralph: traces are off: ${reason}`;
-
 /**
  * Starts the run's trace, or returns undefined when the environment asks for none; only then is OpenTelemetry
  * loaded. An SDK that cannot be loaded costs the run its trace, not its work: one line on `stderr` says so.
@@ -23,15 +18,8 @@ export async function startRunTracing(
   stderr: NodeJS.WritableStream,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunTracing | undefined> {
-  const settings = traceSettingsOf(env);
-  if (settings === undefined) return undefined;
-  let exported: Awaited<ReturnType<typeof startTraceExport>>;
-  try {
-    exported = await startTraceExport(settings, env);
-  } catch (error) {
-    stderr.write(`${tracesOff(errorText(error))}\n`);
-    return undefined;
-  }
+  const exported = await startTracesIfAsked(env, (line) => stderr.write(`ralph: ${line}\n`));
+  if (exported === undefined) return undefined;
   const tracer = createRunTracer(exported);
   return {
     traceProvider: tracer.traceProvider,
