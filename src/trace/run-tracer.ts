@@ -2,7 +2,14 @@ import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@open
 import { errorText } from '../contract/error-text.js';
 import type { ChildRun, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
-import { ATTR, agentAttributes, INVOKE_AGENT, usageAttributes } from './span-attributes.js';
+import {
+  ATTR,
+  agentAttributes,
+  INVOKE_AGENT,
+  KIND_INTERNAL,
+  STATUS_ERROR,
+  usageAttributes,
+} from './span-attributes.js';
 
 /** The parts of `@opentelemetry/api` a run tracer calls, handed in so that nothing here loads it. */
 export interface TraceApi {
@@ -30,6 +37,8 @@ export interface RunTraceOptions {
   runId?: string;
   /** The trace the run's span opens, when it has no parent (see TraceTools.withTraceId). */
   traceId?: string;
+  /** More attributes of the run's span (e.g. the task of a batch it runs for). */
+  attributes?: Attributes;
 }
 
 /** How a run ended, as the host saw it: its envelope, or the error `execute` threw. */
@@ -46,10 +55,6 @@ export interface RunTracer {
   /** Ends every span still open, the run's last, with the run's outcome. Idempotent. */
   finish(outcome: RunOutcome): void;
 }
-
-/** `SpanStatusCode.ERROR` and `SpanKind.INTERNAL` of the API, as their stable values (no runtime import). */
-const STATUS_ERROR = 2;
-const KIND_INTERNAL = 0;
 
 /** The round span's name: `ralph.round 3`. */
 export const roundSpanName = (round: number): string => `ralph.round ${round}`;
@@ -102,6 +107,7 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
         [ATTR.operationName]: INVOKE_AGENT,
         [ATTR.agentName]: 'ralph',
         ...(options.runId === undefined ? {} : { [ATTR.runId]: options.runId }),
+        ...options.attributes,
       },
       tools.parent ?? api.ROOT_CONTEXT,
     );

@@ -35,6 +35,10 @@ export const ATTR = {
   limitDetail: 'ralph.limit.detail',
 } as const;
 
+/** `SpanStatusCode.ERROR` and `SpanKind.INTERNAL` of the API, as their stable values (no runtime import of it). */
+export const STATUS_ERROR = 2;
+export const KIND_INTERNAL = 0;
+
 /** The GenAI operation every agent invocation span names: ralph's run, and each round's child. */
 export const INVOKE_AGENT = 'invoke_agent';
 

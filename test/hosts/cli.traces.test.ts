@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Finished, ralph } from '../fixtures/cli-agents/harness.js';
+import { tempFolder, tempRepo } from '../support/git-repo.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
 
 // With OTEL_EXPORTER_OTLP_ENDPOINT set, `ralph run` sends the run's trace over OTLP/HTTP to it; without it, nothing is
@@ -16,6 +17,7 @@ const fixture = (name: string): string =>
 const TRACE_AGENT = quote([process.execPath, fixture('trace-agent.mjs')]);
 const CHECK_FIXED = quote([process.execPath, fixture('check-fixed.mjs')]);
 const FAKE_CLAUDE = fixture('../bin/claude');
+const BATCH_AGENT = quote([process.execPath, fixture('../batch-agents/edit-agent.mjs')]);
 const MODULE_WATCH = new URL('../fixtures/cli-agents/module-watch.mjs', import.meta.url).href;
 
 const receivers: OtlpReceiver[] = [];
@@ -226,6 +228,43 @@ describe('a usage limit waited out is a span of its round', () => {
     expect(limited.startNs < wait.startNs && wait.startNs < again.startNs).toBe(true);
     expect(again.statusCode).not.toBe(2);
     expect(only(spans, 'invoke_agent ralph').attributes['ralph.status']).toBe('complete');
+  });
+});
+
+describe('ralph batch with OTEL_EXPORTER_OTLP_ENDPOINT sends the batch as one trace', () => {
+  it("each task's run and its way through the merge queue are spans of the batch's", async () => {
+    const otlp = await receiver();
+    const repo = tempRepo();
+    const tasksFile = join(tempFolder('ralph-batch-side-'), 'tasks.json');
+    writeFileSync(
+      tasksFile,
+      JSON.stringify([
+        { id: 'first', objective: 'write a.txt from first' },
+        { id: 'other', objective: 'write c.txt from other' },
+      ]),
+    );
+    const finished = await ralph(['batch', tasksFile, '--agent-command', BATCH_AGENT, '--cwd', repo], {
+      cwd: repo,
+      env: envWith({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }),
+    });
+    expect(finished.code, finished.stderr).toBe(0);
+    const spans = otlp.spans();
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    const batch = only(spans, 'ralph.batch');
+    expect(batch.parentSpanId).toBe('');
+    expect(batch.attributes['ralph.batch.id']).toMatch(/\S/);
+    for (const task of ['first', 'other']) {
+      const run = named(spans, 'invoke_agent ralph').find(
+        (span) => span.attributes['ralph.task.id'] === task,
+      );
+      expect(run?.parentSpanId, task).toBe(batch.spanId);
+      expect(run?.attributes['ralph.status']).toBe('complete');
+      const merge = only(spans, `ralph.merge ${task}`);
+      expect(merge.parentSpanId).toBe(batch.spanId);
+      expect(merge.attributes['ralph.task.status']).toBe('landed');
+      const steps = spans.filter((span) => span.parentSpanId === merge.spanId).map((span) => span.name);
+      expect(steps).toEqual(expect.arrayContaining(['ralph.merge.rebase', 'ralph.merge.land']));
+    }
   });
 });
 

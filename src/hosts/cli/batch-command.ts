@@ -34,6 +34,7 @@ import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { resolveConflicts } from './batch-resolver.js';
+import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -126,6 +127,7 @@ async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
  */
 export async function batchCommand(tasksFile: string | undefined, options: BatchOptions): Promise<number> {
   const say = (text: string) => process.stderr.write(`ralph batch: ${text}\n`);
+  let tracing: BatchTracing | undefined;
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
@@ -156,6 +158,11 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       say,
     );
     const { batchId, folder, recorder, recordingPath } = session;
+    tracing = await startBatchTracing(batchId, say);
+    const traced = tracing;
+    /** One merge step, in a span of its own when the batch is traced. */
+    const step = <T>(name: string, taskId: string, body: () => Promise<T>): Promise<T> =>
+      traced === undefined ? body() : traced.mergeStep(name, taskId, body);
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -183,6 +190,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       branchOf: (taskId) => taskBranch(batchId, taskId),
       options,
       say: (taskId, text) => say(`${taskId}: ${text}`),
+      ...(traced === undefined ? {} : { tracing: traced }),
       onUsage: (_taskId, usage) => {
         spentUsd += usage.costUsd ?? 0;
         if (batchCostUsd !== null && spentUsd >= batchCostUsd) actor.send({ type: 'CANCEL', reason: 'cost' });
@@ -191,15 +199,17 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     const loops = runTaskActor(loopSetup);
     const queue = mergeQueueMachine.provide({
       actors: {
-        bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) => bringOntoTarget(merge, input)),
+        bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) =>
+          step('rebase', input.taskId, () => bringOntoTarget(merge, input)),
+        ),
         resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(({ input, signal }) =>
-          resolveConflicts(merge, loopSetup, input, signal),
+          step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
         ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          verifyCombined(merge, input, signal),
+          step('verify', input.taskId, () => verifyCombined(merge, input, signal)),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(({ input }) =>
-          landOnTarget(merge, input),
+          step('land', input.taskId, () => landOnTarget(merge, input)),
         ),
       },
     });
@@ -215,6 +225,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     // A resumed batch's settled tasks were said before: only what changes now is.
     const seen = new Map<string, string>([...session.settled].map(([id, task]) => [id, task.status]));
     actor.subscribe((snapshot) => {
+      traced?.onTasks(snapshot.context.tasks);
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
@@ -261,8 +272,11 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (output.cancelReason === 'cost') say(`the batch's --max-cost was reached ($${spentUsd.toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
-    return exitCodeOf(output, output.cancelReason);
+    const code = exitCodeOf(output, output.cancelReason);
+    await traced?.end(code !== EXIT.complete);
+    return code;
   } catch (error) {
+    await tracing?.end(true);
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     if (error instanceof GitError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     return printFailure(error, false);
