@@ -130,7 +130,7 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
   };
 
   /** The span of `round`, begun when first needed; earlier rounds' spans end then (a run has one round at a time). */
-  const roundSpan = (round: number, maxRounds?: number): Span => {
+  const roundSpan = (round: number): Span => {
     const open = rounds.get(round);
     if (open !== undefined) return open;
     for (const [earlier, span] of rounds) {
@@ -144,7 +144,6 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
       {
         [ATTR.round]: round,
         ...(runId === undefined ? {} : { [ATTR.runId]: runId }),
-        ...(maxRounds === undefined ? {} : { [ATTR.maxRounds]: maxRounds }),
       },
       runContext,
     );
@@ -165,7 +164,8 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
       case 'round-started':
         // A round run again after a usage limit is the same round: its wait ends here.
         endLimitWait();
-        roundSpan(event.round, event.maxRounds);
+        // Its child's span may have begun the round's span already, without the cap.
+        roundSpan(event.round).setAttribute(ATTR.maxRounds, event.maxRounds);
         return;
       case 'report-accepted':
         roundSpan(event.round).setAttributes({ [ATTR.reportStatus]: event.report.status });

@@ -115,6 +115,7 @@ describe('ralph run with OTEL_EXPORTER_OTLP_ENDPOINT sends the run as one trace'
       expect(roundSpan.parentSpanId).toBe(run.spanId);
       expect(roundSpan.attributes).toMatchObject({
         'ralph.round': round,
+        'ralph.max_rounds': 5,
         'ralph.run.id': run.attributes['ralph.run.id'],
         'ralph.report.status': round === 1 ? 'continue' : 'complete',
       });
