@@ -291,7 +291,7 @@ describe('a run that asks for no traces sends none and loads nothing of OpenTele
   });
 });
 
-describe('a receiver that refuses the traces changes nothing of the run', () => {
+describe('a receiver that refuses the traces, is down or never answers changes nothing of the run', () => {
   it('prints what it prints without one, and exits the same', async () => {
     const plain = await threeRounds({});
     const refusing = await receiver({ refuseWith: 500 });
@@ -302,10 +302,14 @@ describe('a receiver that refuses the traces changes nothing of the run', () => 
     const down = await receiver();
     await down.close();
     const unreachable = await threeRounds({ OTEL_EXPORTER_OTLP_ENDPOINT: down.endpoint });
+    // One that takes the spans and never answers: the run still ends, the flush given up at its bound.
+    const silent = await receiver({ neverAnswer: true });
+    const unanswered = await threeRounds({ OTEL_EXPORTER_OTLP_ENDPOINT: silent.endpoint });
+    expect(silent.requests()).toBeGreaterThan(0);
     // What varies from run to run (the run id, how long a verify command took) aside.
     const steady = (text: string): string =>
       text.replace(/after \d+(\.\d+)?m?s/g, 'after <time>').replace(/run \S+/g, 'run <id>');
-    for (const traced of [refused, unreachable]) {
+    for (const traced of [refused, unreachable, unanswered]) {
       expect(traced.finished.code).toBe(plain.finished.code);
       expect(steady(traced.finished.stderr)).toBe(steady(plain.finished.stderr));
       expect(steady(traced.finished.stdout)).toBe(steady(plain.finished.stdout));

@@ -115,14 +115,18 @@ const bodyOf = (request: IncomingMessage): Promise<string> =>
 
 /**
  * Starts a receiver on 127.0.0.1 (a free port) that decodes what the OTLP/HTTP exporter POSTs to /v1/traces, JSON
- * encoded. With `refuseWith`, it answers every request with that HTTP status instead and keeps nothing.
+ * encoded. With `refuseWith`, it answers every request with that HTTP status instead and keeps nothing; with
+ * `neverAnswer`, it reads every request and never answers (until closed).
  */
-export async function startOtlpReceiver(options: { refuseWith?: number } = {}): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(
+  options: { refuseWith?: number; neverAnswer?: boolean } = {},
+): Promise<OtlpReceiver> {
   const received: ReceivedSpan[] = [];
   let requests = 0;
   const server = createServer((request, response) => {
     requests += 1;
     void bodyOf(request).then((text) => {
+      if (options.neverAnswer === true) return;
       if (options.refuseWith !== undefined) {
         response.writeHead(options.refuseWith).end();
         return;
