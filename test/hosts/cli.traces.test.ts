@@ -34,7 +34,7 @@ async function folder(): Promise<string> {
   return dir;
 }
 
-async function receiver(options: { refuseWith?: number } = {}): Promise<OtlpReceiver> {
+async function receiver(options: Parameters<typeof startOtlpReceiver>[0] = {}): Promise<OtlpReceiver> {
   const started = await startOtlpReceiver(options);
   receivers.push(started);
   return started;
