@@ -24,7 +24,17 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   workspace: ['contract', 'process'],
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
-  hosts: ['contract', 'render', 'machines', 'inspect', 'process', 'workspace', 'providers', 'actors'],
+  hosts: [
+    'contract',
+    'render',
+    'machines',
+    'inspect',
+    'process',
+    'workspace',
+    'providers',
+    'actors',
+    'trace',
+  ],
   fleet: [
     'contract',
     'machines',

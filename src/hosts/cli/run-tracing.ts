@@ -1,5 +1,6 @@
 import type { RalphProgressEvent, SubagentProvider } from '../../contract/types.js';
 import { createRunTracer, type RunOutcome } from '../../trace/run-tracer.js';
+import { createRunsTracer, type RunsTracer } from '../../trace/runs-tracer.js';
 import { startTracesIfAsked } from '../../trace/start-traces.js';
 
 /** The trace of one `ralph run`, when the environment asks for traces (OTEL_EXPORTER_OTLP_ENDPOINT and kin). */
@@ -41,4 +42,22 @@ export function alsoTo(
     tracing.onProgress(event);
     onProgress(event);
   };
+}
+
+/** The traces of `ralph mcp`: every call's run, each its own trace. */
+export interface McpTracing {
+  runs: RunsTracer;
+  /** Sends what is left, within the flush bound; never rejects. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts `ralph mcp`'s traces, or returns undefined (having loaded nothing) when the environment asks for none. */
+export async function startMcpTracing(
+  stderr: NodeJS.WritableStream,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<McpTracing | undefined> {
+  const exported = await startTracesIfAsked(env, (line) => stderr.write(`ralph mcp: ${line}\n`));
+  return exported === undefined
+    ? undefined
+    : { runs: createRunsTracer(exported), shutdown: exported.shutdown };
 }
