@@ -10,7 +10,8 @@
 // SDK and the AI SDK stay external: they load only for the commands that use them, from the installed dependencies;
 // so does @viz-js/viz (Graphviz as 1 MB of WASM), which only `ralph viz` loads, and the DBOS SDK, which only the
 // fleet's commands (worker, submit, status, wait, cancel, runs) load, and yaml, which only `ralph batch` with a YAML
-// tasks file loads (inlined, it would add 115 kB, a seventh, to every command's bundle).
+// tasks file loads (inlined, it would add 115 kB, a seventh, to every command's bundle). The OpenTelemetry SDK loads
+// only for a run whose environment asks for traces (OTEL_EXPORTER_OTLP_ENDPOINT; src/trace/).
 // No source map: the 2 MB map would point at sources the package does not ship (src/, node_modules), and CLI
 // failures are reported as messages, not stack traces.
 import { createHash } from 'node:crypto';
@@ -19,7 +20,18 @@ import { build } from 'esbuild';
 
 const bundle = 'dist/hosts/cli/ralph.cjs';
 
-const externals = ['@modelcontextprotocol/sdk', 'ai', '@viz-js/viz', '@dbos-inc/dbos-sdk', 'yaml'];
+const externals = [
+  '@modelcontextprotocol/sdk',
+  'ai',
+  '@viz-js/viz',
+  '@dbos-inc/dbos-sdk',
+  '@opentelemetry/api',
+  '@opentelemetry/core',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  'yaml',
+];
 const built = await build({
   entryPoints: ['src/hosts/cli/main.ts'],
   outfile: bundle,

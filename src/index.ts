@@ -91,3 +91,11 @@ export {
 export { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from './render/cards.js';
 export { renderFullResultText, renderResultText, resultLabel, resultNote } from './render/result-text.js';
 export { truncateText } from './render/truncate.js';
+export {
+  createRunTracer,
+  type RunOutcome,
+  type RunTraceOptions,
+  type RunTracer,
+  type TraceApi,
+  type TraceTools,
+} from './trace/run-tracer.js';

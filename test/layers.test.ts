@@ -20,10 +20,21 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   inspect: ['contract', 'machines', 'package-root'],
   visualize: ['contract', 'render', 'machines', 'inspect'],
   process: ['contract'],
+  trace: ['contract'],
   workspace: ['contract', 'process'],
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
-  hosts: ['contract', 'render', 'machines', 'inspect', 'process', 'workspace', 'providers', 'actors'],
+  hosts: [
+    'contract',
+    'render',
+    'machines',
+    'inspect',
+    'process',
+    'workspace',
+    'providers',
+    'actors',
+    'trace',
+  ],
   fleet: [
     'contract',
     'machines',
@@ -34,6 +45,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'actors',
     'hosts',
     'package-root',
+    'trace',
   ],
   'hosts/cli': [
     'contract',
@@ -48,6 +60,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'hosts',
     'fleet',
     'package-root',
+    'trace',
   ],
 };
 

@@ -44,6 +44,11 @@ export interface ChildStartOptions {
   signal: AbortSignal;
   /** How long a stopping child may take before it is killed (ms). */
   terminationGraceMs: number;
+  /**
+   * Environment a host adds for this child only (a traced run's `TRACEPARENT`, so an agent that traces joins the
+   * run's trace); a provider that starts a process puts it under its own variables. Absent: nothing is added.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A started child. `report` resolves with the raw structured output, rejects on an ordinary child failure,

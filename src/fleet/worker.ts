@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { errorText } from '../contract/error-text.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
+import { startTracesIfAsked } from '../trace/start-traces.js';
 import {
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,
@@ -127,6 +128,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
   await assertDatabaseReachable(databaseUrl, NOTICE);
   const { DBOS } = await loadDbos();
+  // The worker's own TRACEPARENT is no run's parent: each run's trace is its own, on every worker (fleetTraceIdOf).
+  const traces = await startTracesIfAsked({ ...process.env, TRACEPARENT: '', TRACESTATE: '' }, (line) =>
+    notice(`${NOTICE}: ${line}`),
+  );
   // Creates the database, DBOS's tables and ralph's on the first launch; refuses a database of another release.
   await prepareFleetDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), NOTICE);
 
@@ -178,6 +183,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
         workerId,
+        ...(traces === undefined ? {} : { traces }),
         steps: {
           runStep: (body, name) => DBOS.runStep(body, { name }),
           cancelSignal: () => DBOS.stepStatus?.cancelSignal,
@@ -277,6 +283,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     if (handOver) await leases.expire(workerId, holder).catch(() => {});
     reaper?.stop();
     await pool.end().catch(() => {});
+    // What the runs' spans still hold in the buffer, within the flush bound.
+    await traces?.shutdown();
   };
 
   function fence(reason: string) {

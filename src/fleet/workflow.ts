@@ -2,6 +2,9 @@ import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
 import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
+import type { TraceExport } from '../trace/otlp-export.js';
+import { createRunTracer, type RunTracer } from '../trace/run-tracer.js';
+import { fleetTraceIdOf } from '../trace/start-traces.js';
 import { isDirectory } from '../workspace/directory.js';
 import { type DurableSteps, durableProvider } from './durable-provider.js';
 import {
@@ -39,6 +42,7 @@ export async function runFleetRun(
     providerFor,
     allowVerify = false,
     workerId,
+    traces,
   }: {
     workflowId: string;
     steps: DurableSteps;
@@ -46,12 +50,21 @@ export async function runFleetRun(
     /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
     allowVerify?: boolean;
     workerId: string;
+    /** The worker's trace exporter, when its environment asks for traces: the run's spans go there. */
+    traces?: TraceExport;
   },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
+  // One trace per run whichever worker runs it: its id comes from the run's (see fleetTraceIdOf).
+  const tracer: RunTracer | undefined =
+    traces === undefined
+      ? undefined
+      : createRunTracer(traces, { runId: workflowId, traceId: fleetTraceIdOf(workflowId) });
   try {
     if (!isDirectory(input.cwd)) throw fleetWorkspaceRefused(input.cwd, `on worker ${workerId}`);
-    const real = providerFor(input.agent);
+    const made = providerFor(input.agent);
+    // Traced inside the durable wrapper: a round replayed from its step starts no child, so it gets no child span.
+    const real = tracer === undefined ? made : tracer.traceProvider(made);
     const providers = createProviderRegistry();
     providers.register(
       durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
@@ -86,9 +99,13 @@ export async function runFleetRun(
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
       ...(startedAt === undefined ? {} : { startedAt }),
+      ...(tracer === undefined ? {} : { onProgress: tracer.onProgress }),
     });
-    return { ok: true, envelope: { ...envelope, runId: workflowId } };
+    const outcome = { ...envelope, runId: workflowId };
+    tracer?.finish({ envelope: outcome });
+    return { ok: true, envelope: outcome };
   } catch (error) {
+    tracer?.finish({ error });
     if (!isRalphError(error)) throw error;
     const { runId: _runId, ...failure } = error.toJSON();
     return { ok: false, failure };

@@ -115,9 +115,17 @@ export function passThrough(options: CommandPresetOptions): Partial<CommandProvi
   return out;
 }
 
+/** How a command child's process ended: its exit code, or the signal that ended it. */
+export interface CommandExit {
+  code: number | null;
+  signal: string | null;
+}
+
 /** A started command child: the run plus the process id (also the id of its process group). */
 export interface CommandChildRun extends ChildRun {
   pid: number;
+  /** How its process ended, once it did (before `report` settles); null while it runs. */
+  exit(): CommandExit | null;
 }
 
 /**
@@ -311,7 +319,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
   const readUsage = options.readUsage ?? defaultUsageReader(maxOutputBytes);
   const shown = JSON.stringify(program);
 
-  async function start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions) {
+  async function start(request: ChildRequest, { signal, terminationGraceMs, env }: ChildStartOptions) {
     assertDepthAllowed(depthLimit, baseEnv);
     if (signal.aborted) throw new Error('the round was cancelled before its child started');
     assertDirectory(request.cwd);
@@ -331,6 +339,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           ...baseEnv,
           ...options.env,
           ...roundEnv,
+          ...env,
           RALPH_RUN_ID: request.runId,
           RALPH_ROUND: String(request.round),
           RALPH_MAX_ROUNDS: String(request.maxRounds),
@@ -357,8 +366,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
 
     /** What the child said it used, once it exited (whether or not it reported). */
     let usage: RalphUsage | null = null;
+    let exit: CommandExit | null = null;
     // The round is over only when its whole group is: `exited` waits for that, within a bound.
     const report = child.exited.then(async ({ code, signal: killedBy, stdout, stderr }) => {
+      exit = { code, signal: killedBy };
       try {
         const outputs: CommandOutputs = {
           reportFile,
@@ -392,6 +403,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       pid: child.pid,
       report,
       usage: () => usage,
+      exit: () => exit,
     };
     return run;
   }

@@ -37,6 +37,7 @@ import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { pauseAfterLandForTests } from './batch-test-hooks.js';
+import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -131,6 +132,7 @@ async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
 export async function batchCommand(tasksFile: string | undefined, options: BatchOptions): Promise<number> {
   const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
   const say = (text: string) => progress.line(text);
+  let tracing: BatchTracing | undefined;
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
@@ -161,6 +163,11 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       say,
     );
     const { batchId, folder, recorder, recordingPath } = session;
+    tracing = await startBatchTracing(batchId, say);
+    const traced = tracing;
+    /** One merge step, in a span of its own when the batch is traced. */
+    const step = <T>(name: string, taskId: string, body: () => Promise<T>): Promise<T> =>
+      traced === undefined ? body() : traced.mergeStep(name, taskId, body);
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -189,6 +196,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       branchOf: (taskId) => taskBranch(batchId, taskId),
       options,
       say: (taskId, text) => say(`${taskId}: ${text}`),
+      ...(traced === undefined ? {} : { tracing: traced }),
       onUsage: (_taskId, usage) => {
         if (usage.costUsd !== undefined) spentUsd = (spentUsd ?? 0) + usage.costUsd;
         if (batchCostUsd !== null && spentUsd !== null && spentUsd >= batchCostUsd)
@@ -199,15 +207,17 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     const landings = new LandingLog();
     const queue = mergeQueueMachine.provide({
       actors: {
-        bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) => bringOntoTarget(merge, input)),
+        bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) =>
+          step('rebase', input.taskId, () => bringOntoTarget(merge, input)),
+        ),
         resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(({ input, signal }) =>
-          resolveConflicts(merge, loopSetup, input, signal),
+          step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
         ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          verifyCombined(merge, input, signal),
+          step('verify', input.taskId, () => verifyCombined(merge, input, signal)),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
-          const landing = landOnTarget(merge, input);
+          const landing = step('land', input.taskId, () => landOnTarget(merge, input));
           landings.track(input.taskId, input.head, landing);
           await landing;
           await pauseAfterLandForTests(input.taskId);
@@ -226,6 +236,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     // A resumed batch's settled tasks were said before: only what changes now is.
     const seen = new Map<string, string>([...session.settled].map(([id, task]) => [id, task.status]));
     actor.subscribe((snapshot) => {
+      traced?.onTasks(snapshot.context.tasks);
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
@@ -280,9 +291,12 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
-    return exitCodeOf(output, output.cancelReason);
+    const code = exitCodeOf(output, output.cancelReason);
+    await traced?.end(code !== EXIT.complete);
+    return code;
   } catch (error) {
     progress.stop();
+    await tracing?.end(true);
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     if (error instanceof GitError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     return printFailure(error, false);

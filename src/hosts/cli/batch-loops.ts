@@ -12,6 +12,7 @@ import { commitLeftovers } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
 import { priorRun } from './batch-resume.js';
+import type { BatchTracing } from './batch-tracing.js';
 import { createCliTool } from './cli-tool.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
@@ -33,6 +34,8 @@ export interface LoopSetup {
   say(taskId: string, text: string): void;
   /** What a settled run said it used. */
   onUsage(taskId: string, usage: RalphUsage): void;
+  /** The batch's trace, when the environment asks for traces: each task's run is traced under it. */
+  tracing?: Pick<BatchTracing, 'runTracer'>;
 }
 
 /** The options of one task's loop: the batch's, with the task's own agent and verify command in their place. */
@@ -79,7 +82,11 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
   }
   const options = { ...taskOptions(setup, task), cwd: worktree };
-  const { tool, agent } = createCliTool(options, { agentId: `batch:${setup.batchId}:${task.id}` });
+  const tracer = setup.tracing?.runTracer(task.id);
+  const { tool, agent } = createCliTool(options, {
+    agentId: `batch:${setup.batchId}:${task.id}`,
+    ...(tracer === undefined ? {} : { traceProvider: tracer.traceProvider }),
+  });
   const maxRounds =
     task.maxRounds ?? (options.maxRounds === undefined ? undefined : parseNumberOption(options.maxRounds));
   mkdirSync(join(setup.folder, 'runs'), { recursive: true });
@@ -90,6 +97,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       : `started in ${worktree} on ${setup.branchOf(task.id)}`,
   );
   let runId: string | null = null;
+  let used: RalphUsage | undefined;
   try {
     const args =
       prior.kind === 'resume'
@@ -103,11 +111,16 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       signal,
       record: runRecordingPath(setup.folder, task.id),
       onProgress: (event) => {
+        tracer?.onProgress(event);
         runId = event.runId;
         if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
       },
-      onUsage: (usage) => setup.onUsage(task.id, usage),
+      onUsage: (usage) => {
+        used = usage;
+        setup.onUsage(task.id, usage);
+      },
     });
+    tracer?.finish({ envelope, ...(used === undefined ? {} : { usage: used }) });
     runId = envelope.runId;
     const { status, rounds } = envelope.result;
     const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId));
@@ -119,6 +132,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       note: envelope.result.report.blocker ?? envelope.result.report.summary,
     };
   } catch (error) {
+    tracer?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
     // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.
     await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId)).catch(() => undefined);
     if (error instanceof RalphError && error.code === 'cancelled') return { kind: 'cancelled' };

@@ -94,7 +94,16 @@ export function assertAgentStartable(provider: SubagentProvider, options: AgentO
  */
 export function createCliTool(
   options: AgentOptions & GuardRailOptions,
-  { agentId, deploymentMaxRounds }: { agentId: string; deploymentMaxRounds?: string },
+  {
+    agentId,
+    deploymentMaxRounds,
+    traceProvider,
+  }: {
+    agentId: string;
+    deploymentMaxRounds?: string;
+    /** Wraps the provider so that its children are traced (a `ralph run` whose environment asks for traces). */
+    traceProvider?: (provider: SubagentProvider) => SubagentProvider;
+  },
 ): CliTool {
   const provider = providerFor(options);
   const cwd = workspaceFor(options);
@@ -102,7 +111,7 @@ export function createCliTool(
   removeFleetUrls();
   const guardRails = guardRailConfig(options);
   const providers = createProviderRegistry();
-  providers.register(provider);
+  providers.register(traceProvider === undefined ? provider : traceProvider(provider));
   let tool: RalphTool;
   try {
     tool = createRalphTool(

@@ -6,6 +6,7 @@ import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
+import { type McpTracing, startMcpTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph mcp`. */
@@ -77,10 +78,13 @@ function untilStopped(killChildren: () => void): { stopped: Promise<void>; relea
 export async function mcpCommand(options: McpOptions): Promise<number> {
   let hosted: ReturnType<typeof createCliTool>;
   let maxConcurrentRuns: number | undefined;
+  let traces: McpTracing | undefined;
   try {
     maxConcurrentRuns = concurrentRunsOf(options);
+    traces = await startMcpTracing(process.stderr);
     hosted = createCliTool(options, {
       agentId: `mcp:${process.pid}`,
+      ...(traces === undefined ? {} : { traceProvider: traces.runs.traceProvider }),
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
     });
     // Every call would fail its round 1 on an agent that cannot start: refused here, before anything is served.
@@ -88,6 +92,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   } catch (error) {
     const detail = isRalphError(error) && error.detail !== undefined ? `${error.detail}\n` : '';
     process.stderr.write(`${errorText(error)}\n${detail}`);
+    await traces?.shutdown();
     return isRalphError(error) ? exitCodeForError(error.code) : EXIT.failed;
   }
 
@@ -101,6 +106,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     agent: hosted.agent,
     version: packageVersion(),
     ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),
+    ...(traces === undefined ? {} : { trace: traces.runs }),
   });
   const { stopped, release } = untilStopped(hosted.killChildren);
   // A message past MAX_MESSAGE_BYTES is skipped and its request answered with an error; the connection stays.
@@ -123,6 +129,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   await stopped;
   await mcp.shutdown();
   await mcp.server.close();
+  await traces?.shutdown();
   release();
   process.stdin.destroy();
   return EXIT.complete;

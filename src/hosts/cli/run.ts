@@ -27,6 +27,7 @@ import { type InspectOptions, openRunInspector, type RunInspector } from './insp
 import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
+import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
@@ -107,12 +108,16 @@ export async function runCommand(
 ): Promise<number> {
   const json = options.json === true;
   let inspector: RunInspector | undefined;
+  let tracing: RunTracing | undefined;
+  let used: RalphUsage | undefined;
   try {
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
     assertDepthAllowed(DEFAULT_DEPTH_LIMIT);
+    tracing = await startRunTracing(process.stderr);
     const { tool, agent, killChildren, preflight } = createCliTool(options, {
       agentId: `cli:${process.pid}`,
+      ...(tracing === undefined ? {} : { traceProvider: tracing.traceProvider }),
     });
     const args: Record<string, unknown> = continued?.args ?? {};
     if (continued === undefined) {
@@ -125,9 +130,9 @@ export async function runCommand(
 
     inspector = await openRunInspector(options, process.stderr);
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
-    const onProgress = noteBeforeFirstRound(
-      progress,
-      continued === undefined ? roundCapNote(options) : undefined,
+    const onProgress = alsoTo(
+      tracing,
+      noteBeforeFirstRound(progress, continued === undefined ? roundCapNote(options) : undefined),
     );
     const controller = new AbortController();
     const exitCancelled = () => {
@@ -149,7 +154,6 @@ export async function runCommand(
         forced = setTimeout(exitCancelled, FORCED_SETTLE_MS);
       },
     });
-    let used: RalphUsage | undefined;
     try {
       const envelope = await tool.execute(args, {
         agent,
@@ -172,6 +176,8 @@ export async function runCommand(
       progress.stop();
       const text = json ? terminalJson(envelope) : stripControl(tool.render.result(args, envelope).text);
       process.stdout.write(`${text}\n`);
+      // After the result is out: a slow receiver delays the exit, within the flush bound, never the answer.
+      await tracing?.end({ envelope, ...(used === undefined ? {} : { usage: used }) });
       return exitCodeForStatus(envelope.result.status);
     } finally {
       clearTimeout(forced);
@@ -180,10 +186,12 @@ export async function runCommand(
       recording?.close();
     }
   } catch (error) {
-    return printFailure(
+    const code = printFailure(
       continued === undefined ? withHint(error, callArgumentHint(options.maxRounds)) : error,
       json,
     );
+    await tracing?.end({ error, ...(used === undefined ? {} : { usage: used }) });
+    return code;
   } finally {
     // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
     await inspector?.finish();

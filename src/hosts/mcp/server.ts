@@ -3,8 +3,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
-import type { AgentRef } from '../../contract/types.js';
+import type { AgentRef, RalphProgressEvent } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
+import type { RunsTracer } from '../../trace/runs-tracer.js';
 import type { RalphTool } from '../tool.js';
 import { callProgress, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
@@ -18,6 +19,8 @@ export interface RalphMcpServerOptions {
   version?: string;
   /** How many calls may run at once (default DEFAULT_MAX_CONCURRENT_RUNS); one more is refused, starting nothing. */
   maxConcurrentRuns?: number;
+  /** Traces the calls' runs (a `ralph mcp` whose environment asks for traces): their progress and outcomes. */
+  trace?: Pick<RunsTracer, 'onProgress' | 'finish'>;
 }
 
 /**
@@ -51,6 +54,20 @@ const PROGRESS_ROUND_TRIP_TIMEOUT_MS = 10_000;
 
 /** A deep copy of a frozen schema, typed as the SDK's schema slot it fills. */
 const plainSchema = <T>(schema: unknown): T => structuredClone(schema) as T;
+
+/** The call's onProgress: the client's progress, the trace's, both, or none. */
+function onProgressOf(...listeners: (((event: RalphProgressEvent) => void) | undefined)[]): {
+  onProgress?: (event: RalphProgressEvent) => void;
+} {
+  const present = listeners.filter((listener) => listener !== undefined);
+  if (present.length === 0) return {};
+  if (present.length === 1) return { onProgress: present[0] };
+  return {
+    onProgress: (event) => {
+      for (const listener of present) listener(event);
+    },
+  };
+}
 
 /** The ralph tool as `tools/list` shows it: the guidance as description, the tool's own input schema. */
 export function ralphToolDefinition(tool: RalphTool): Tool {
@@ -126,11 +143,21 @@ export async function createRalphMcpServer(
       .execute(args, {
         agent: options.agent,
         signal,
-        ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
+        ...onProgressOf(progress?.onProgress, options.trace?.onProgress),
         onUsage: (total) => {
           used = total;
         },
       })
+      .then(
+        (envelope) => {
+          options.trace?.finish({ envelope, ...(used === undefined ? {} : { usage: used }) });
+          return envelope;
+        },
+        (error: unknown) => {
+          options.trace?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
+          throw error;
+        },
+      )
       .then((envelope): CallToolResult => {
         const { text } = tool.render.result(args, envelope);
         // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
