@@ -21,9 +21,9 @@ const html = (text: string): string =>
 const attributes = (attrs: [string, string][]): string =>
   attrs.map(([name, value]) => `${name}=${value.startsWith('<') ? value : quoted(value)}`).join(', ');
 
-/** The node's label: the state's key, what it runs, its tags, then its description in small print. */
+/** The node's (or box's) label: the state's key, what it runs, its tags, then its description in small print. */
 function stateLabel(state: GraphState): string {
-  const rows = [`<b>${html(state.key)}</b>`];
+  const rows = [`<b>${html(state.name)}</b>`];
   const small = (text: string, color: string) => `<font point-size="9" color="${color}">${html(text)}</font>`;
   for (const invoke of state.invokes) rows.push(small(`invoke ${invoke.src}`, '#1d4ed8'));
   if (state.entry.length > 0)
@@ -36,7 +36,16 @@ function stateLabel(state: GraphState): string {
   return `<${rows.join('<br/>')}>`;
 }
 
-function stateNode(state: GraphState): string {
+/** Whether a state is a box of other states (a compound state), drawn as a Graphviz cluster. */
+const isCompound = (state: GraphState): boolean => state.initial !== null;
+
+/** The DOT name of a compound state's cluster (Graphviz draws a subgraph as a box when its name starts `cluster`). */
+const clusterName = (key: string): string => `cluster_${key}`;
+
+/** The DOT name of a compound state's start point: the dot its entry arrow leaves from, and where edges to the box end. */
+const startPoint = (key: string): string => `${key}.[*]`;
+
+function stateNode(state: GraphState, indent: string): string {
   const classes = ['state', state.final ? 'final' : 'atomic', ...state.tags.map((tag) => `tag-${tag}`)];
   const attrs: [string, string][] = [
     ['id', state.elementId],
@@ -45,7 +54,86 @@ function stateNode(state: GraphState): string {
     ['tooltip', state.description ?? state.key],
   ];
   if (state.final) attrs.push(['peripheries', '2'], ['fillcolor', '#f1f5f9']);
-  return `  ${quoted(state.key)} [${attributes(attrs)}];`;
+  return `${indent}${quoted(state.key)} [${attributes(attrs)}];`;
+}
+
+/** Box fills by depth, lightest outside, so that nested boxes read apart. */
+const BOX_FILLS = ['#f8fafc', '#eef2f7', '#e2e8f0'];
+
+/**
+ * A compound state as a cluster: a box with the state's label and tooltip (the SVG group `state-<key>`, class `state
+ * compound`), its start point with the entry arrow to its initial child, then its children, boxes in boxes.
+ */
+function stateCluster(state: GraphState, graph: MachineGraph, depth: number): string[] {
+  const indent = '  '.repeat(depth + 1);
+  const initial = state.initial as string;
+  const classes = ['state', 'compound', ...state.tags.map((tag) => `tag-${tag}`)];
+  const attrs: [string, string][] = [
+    ['id', state.elementId],
+    ['class', classes.join(' ')],
+    ['label', stateLabel(state)],
+    ['tooltip', state.description ?? state.key],
+    ['style', 'rounded,filled'],
+    ['fillcolor', BOX_FILLS[Math.min(depth, BOX_FILLS.length - 1)] as string],
+    ['color', '#64748b'],
+    ['labeljust', 'l'],
+    ['fontsize', '13'],
+  ];
+  const start: [string, string][] = [
+    ['id', `initial-${state.key}`],
+    ['class', 'initial'],
+    ['shape', 'circle'],
+    ['style', 'filled'],
+    ['fillcolor', '#0f172a'],
+    ['label', ''],
+    ['width', '0.14'],
+    ['tooltip', `${state.key} starts in ${initial}`],
+  ];
+  const entry: [string, string][] = [
+    ['id', `edge-initial-${state.key}-0`],
+    ['class', `initial from-initial-${state.key} to-${initial}`],
+    ...headOf(graph, initial, state.key),
+  ];
+  return [
+    `${indent}subgraph ${quoted(clusterName(state.key))} {`,
+    `${indent}  graph [${attributes(attrs)}];`,
+    `${indent}  ${quoted(startPoint(state.key))} [${attributes(start)}];`,
+    `${indent}  ${quoted(startPoint(state.key))} -> ${quoted(endpoint(graph, initial))} [${attributes(entry)}];`,
+    ...statesIn(graph, state.key, depth + 1),
+    `${indent}}`,
+  ];
+}
+
+/** The states whose parent is `parent` (null: the root's), each a node or a cluster. */
+function statesIn(graph: MachineGraph, parent: string | null, depth: number): string[] {
+  return graph.states
+    .filter((state) => state.parent === parent)
+    .flatMap((state) =>
+      isCompound(state) ? stateCluster(state, graph, depth) : [stateNode(state, '  '.repeat(depth + 1))],
+    );
+}
+
+/** The DOT node an edge to or from a state is drawn at: the state's node, or a compound state's start point. */
+function endpoint(graph: MachineGraph, key: string): string {
+  const state = graph.states.find((s) => s.key === key);
+  return state !== undefined && isCompound(state) ? startPoint(key) : key;
+}
+
+/** Whether `key` is `box` or inside it. */
+const isWithin = (key: string, box: string): boolean => key === box || key.startsWith(`${box}.`);
+
+/** Graphviz attributes that end an edge to a compound state at its box (unless it comes from inside the box). */
+function headOf(graph: MachineGraph, target: string, source: string): [string, string][] {
+  return endpoint(graph, target) !== target && !isWithin(source, target)
+    ? [['lhead', clusterName(target)]]
+    : [];
+}
+
+/** Graphviz attributes that start an edge from a compound state at its box (unless it goes inside the box). */
+function tailOf(graph: MachineGraph, source: string, target: string): [string, string][] {
+  return endpoint(graph, source) !== source && !isWithin(target, source)
+    ? [['ltail', clusterName(source)]]
+    : [];
 }
 
 function transitionEdge(t: GraphTransition, graph: MachineGraph): string {
@@ -59,28 +147,38 @@ function transitionEdge(t: GraphTransition, graph: MachineGraph): string {
     ['class', `${kind} from-${t.source} to-${target}`],
     ['label', label],
     ['tooltip', actions === '' ? transitionLabel(t) : `${transitionLabel(t)} / ${actions}`],
+    ...tailOf(graph, t.source, target),
+    ...headOf(graph, target, t.source),
   ];
   if (t.event.kind === 'always') attrs.push(['style', 'dashed']);
-  return `  ${quoted(t.source)} -> ${quoted(target)} [${attributes(attrs)}];`;
+  return `  ${quoted(endpoint(graph, t.source))} -> ${quoted(endpoint(graph, target))} [${attributes(attrs)}];`;
 }
 
 /**
  * The machine as a Graphviz digraph. Every state node carries `id="state-<key>"` and class `state`, every edge
  * `id="edge-<source>-<n>"` and classes `transition from-<source> to-<target>`: Graphviz copies them into the SVG, where
- * the run report highlights the path a run took with CSS alone. Eventless transitions are dashed.
+ * the run report highlights the path a run took with CSS alone. Eventless transitions are dashed. A compound state is
+ * a box (a cluster, `id="state-<key>"`, class `state compound`) around its children, with a start point of its own;
+ * an edge to or from it ends at the box's border.
  */
 export function toDot(graph: MachineGraph): string {
   const out = [
     `// ${graph.id}: generated by ralph viz from the machine; do not edit`,
     `digraph ${quoted(graph.id)} {`,
-    '  graph [rankdir="LR", nodesep="0.35", ranksep="0.55", fontname="Helvetica", bgcolor="white"];',
+    `  graph [rankdir="LR", nodesep="0.35", ranksep="0.55", fontname="Helvetica", bgcolor="white"${graph.states.some(isCompound) ? ', compound="true"' : ''}];`,
     '  node [shape="box", style="rounded,filled", fillcolor="#ffffff", color="#334155", fontname="Helvetica", fontsize="13", margin="0.15,0.08"];',
     '  edge [color="#475569", fontname="Helvetica", fontsize="9", fontcolor="#0f172a", arrowsize="0.7"];',
     '',
     '  "[*]" [id="initial", class="initial", shape="circle", style="filled", fillcolor="#0f172a", label="", width="0.18", tooltip="start"];',
-    `  "[*]" -> ${quoted(graph.initial)} [id="edge-initial-0", class="initial from-initial to-${graph.initial}"];`,
+    `  "[*]" -> ${quoted(endpoint(graph, graph.initial))} [id="edge-initial-0", class="initial from-initial to-${graph.initial}"${headOf(
+      graph,
+      graph.initial,
+      '',
+    )
+      .map(([name, value]) => `, ${name}=${quoted(value)}`)
+      .join('')}];`,
     '',
-    ...graph.states.map(stateNode),
+    ...statesIn(graph, null, 0),
     ...(graph.transitions.some((t) => t.source === graph.id)
       ? [
           `  ${quoted(graph.id)} [id="machine-root", class="root", shape="note", fillcolor="#fefce8", label="any state", tooltip="transitions of the machine itself, taken in whichever state the run is in"];`,

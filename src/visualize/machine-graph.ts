@@ -15,7 +15,9 @@ export type GraphEvent =
   | { kind: 'event'; type: string }
   | { kind: 'done'; invokeId: string; src: string }
   | { kind: 'error'; invokeId: string; src: string }
-  | { kind: 'after'; delay: string | number };
+  | { kind: 'after'; delay: string | number }
+  /** A compound state's `onDone`: one of its final children was reached. */
+  | { kind: 'stateDone' };
 
 /** One invoked actor of a state. */
 export interface GraphInvoke {
@@ -25,10 +27,19 @@ export interface GraphInvoke {
 
 /** One state of the machine, as a diagram shows it. */
 export interface GraphState {
+  /** The state's path from the root, dot-separated (`running.round.awaitingReport`), as recordings key states. */
   key: string;
-  /** `state-<key>`: the id of the state's node in the SVG. */
+  /** The state's own key, the last part of its path (`awaitingReport`). */
+  name: string;
+  /** The path of the compound state it is in; null for a state of the root. */
+  parent: string | null;
+  /** Its XState id when the machine gave it one (`id: 'x'`); null for the default, `<machine id>.<path>`. */
+  customId: string | null;
+  /** `state-<key>`: the id of the state's node (or box, for a compound state) in the SVG. */
   elementId: string;
   final: boolean;
+  /** For a compound state, the path of the child it starts in; null for an atomic or final state. */
+  initial: string | null;
   description: string | null;
   tags: string[];
   entry: NamedImplementation[];
@@ -41,7 +52,7 @@ export interface GraphTransition {
   /** `edge-<source>-<n>`, n counting the source's transitions in order: the id of its edge in the SVG. */
   elementId: string;
   source: string;
-  /** The target state's key, or null for a transition that stays in its state. */
+  /** The target state's key (its path), or null for a transition that stays in its state. */
   target: string | null;
   /** The event type as XState names it ('' for an eventless transition). */
   eventType: string;
@@ -55,9 +66,10 @@ export interface GraphTransition {
 }
 
 /**
- * The machine's states and transitions as plain data, in the machine's own order (stable run to run). A transition
- * whose source is the machine's id is the root's own (the run's wall clock): it is taken in whichever state the run
- * is in, and it never changes the state.
+ * The machine's states and transitions as plain data, in the machine's own order (stable run to run): each state
+ * before its children, depth first. A transition whose source is the machine's id is the root's own (the run's wall
+ * clock): it is taken in whichever state the run is in. A transition whose source is a compound state is taken in
+ * any state inside it, and leaves the whole box.
  */
 export interface MachineGraph {
   id: string;
@@ -72,6 +84,9 @@ export const stateElementId = (key: string): string => `state-${key}`;
 
 /** The SVG id of the n-th transition (from 0) leaving `source`. */
 export const edgeElementId = (source: string, n: number): string => `edge-${source}-${n}`;
+
+/** A state node's path from the root, dot-separated: its key in a graph and in a recording. */
+const pathOf = (node: AnyStateNode): string => node.path.join('.');
 
 function isPlainData(value: unknown): value is PlainData {
   if (value === null || ['boolean', 'number', 'string'].includes(typeof value)) return true;
@@ -108,6 +123,7 @@ function namedActions(where: string, actions: readonly unknown[]): NamedImplemen
 
 function eventOf(t: AnyTransitionDefinition, node: AnyStateNode): GraphEvent {
   if (t.eventType === '') return { kind: 'always' };
+  if (t.eventType === `xstate.done.state.${node.id}`) return { kind: 'stateDone' };
   for (const invoke of node.invoke) {
     const src = typeof invoke.src === 'string' ? invoke.src : invoke.id;
     if (t.eventType === `xstate.done.actor.${invoke.id}`) return { kind: 'done', invokeId: invoke.id, src };
@@ -116,7 +132,7 @@ function eventOf(t: AnyTransitionDefinition, node: AnyStateNode): GraphEvent {
   const after = node.after.find((a) => a.eventType === t.eventType);
   if (after !== undefined) {
     if (typeof after.delay === 'function')
-      throw new Error(`visualize: state ${node.key} has an inline delay; name it in setup()`);
+      throw new Error(`visualize: state ${pathOf(node)} has an inline delay; name it in setup()`);
     return { kind: 'after', delay: after.delay };
   }
   return { kind: 'event', type: t.eventType };
@@ -135,6 +151,8 @@ export function eventLabel(event: GraphEvent): string {
       return `error: ${event.src}`;
     case 'after':
       return typeof event.delay === 'number' ? `after ${event.delay}ms` : `after ${event.delay}`;
+    case 'stateDone':
+      return 'onDone';
   }
 }
 
@@ -143,28 +161,31 @@ export function transitionLabel(t: Pick<GraphTransition, 'eventLabel' | 'guard'>
   return t.guard === null ? t.eventLabel : `${t.eventLabel} [${t.guard.type}]`;
 }
 
-function targetOf(t: AnyTransitionDefinition, where: string, node: AnyStateNode): string | null {
+function targetOf(t: AnyTransitionDefinition, where: string): string | null {
   const targets = t.target ?? [];
   if (targets.length === 0) return null;
-  if (node.parent === undefined)
-    throw new Error(
-      `visualize: ${where} is the root's and has a target; only targetless root transitions are drawn`,
-    );
   const [target] = targets;
-  if (target === undefined || targets.length > 1 || target.parent !== node.parent) {
+  if (target === undefined || targets.length > 1)
     throw new Error(
-      `visualize: ${where} targets ${targets.map((s) => s.id).join(', ')}: only sibling targets are drawn`,
+      `visualize: ${where} targets ${targets.map((s) => s.id).join(', ')}: only one target is drawn`,
     );
-  }
-  return target.key;
+  if (target.parent === undefined)
+    throw new Error(`visualize: ${where} targets the machine root; only its states are drawn`);
+  return pathOf(target);
 }
 
 function graphState(node: AnyStateNode): GraphState {
-  const where = `state ${node.key}`;
+  const key = pathOf(node);
+  const where = `state ${key}`;
+  const defaultId = [node.machine.id, ...node.path].join('.');
   return {
-    key: node.key,
-    elementId: stateElementId(node.key),
+    key,
+    name: node.key,
+    parent: node.parent?.parent === undefined ? null : pathOf(node.parent),
+    customId: node.id === defaultId ? null : node.id,
+    elementId: stateElementId(key),
     final: node.type === 'final',
+    initial: node.type === 'compound' ? (initialOf(node) ?? null) : null,
     description: node.description ?? null,
     tags: [...node.tags],
     entry: namedActions(`${where} (entry)`, node.entry),
@@ -177,16 +198,26 @@ function graphState(node: AnyStateNode): GraphState {
   };
 }
 
-/** A state's transitions in the machine's order: each event's branches (`on`, invoke done/error, `after`), then `always`. */
+/** A compound node's initial child, by path. */
+function initialOf(node: AnyStateNode): string | undefined {
+  const target = node.initial?.target[0];
+  return target === undefined ? undefined : pathOf(target);
+}
+
+/**
+ * A state's transitions in the machine's order: each event's branches (`on`, invoke done/error, `after`, a compound
+ * state's `onDone`), then `always`. The root's are keyed by the machine's id.
+ */
 function graphTransitions(node: AnyStateNode): GraphTransition[] {
+  const source = node.parent === undefined ? node.machine.id : pathOf(node);
   const all = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
   return all.map((t, n) => {
-    const where = `a transition of ${node.key} (#${n})`;
+    const where = `a transition of ${source} (#${n})`;
     const event = eventOf(t, node);
     return {
-      elementId: edgeElementId(node.key, n),
-      source: node.key,
-      target: targetOf(t, where, node),
+      elementId: edgeElementId(source, n),
+      source,
+      target: targetOf(t, where),
       eventType: t.eventType,
       event,
       eventLabel: eventLabel(event),
@@ -198,19 +229,30 @@ function graphTransitions(node: AnyStateNode): GraphTransition[] {
   });
 }
 
+/** The states under a node, each before its own children, in the machine's order; parallel and history refused. */
+function descendants(node: AnyStateNode): AnyStateNode[] {
+  return Object.values(node.states).flatMap((child) => {
+    if (child.type === 'parallel' || child.type === 'history')
+      throw new Error(
+        `visualize: state ${pathOf(child)} is ${child.type}; only atomic, final and compound states are drawn`,
+      );
+    return [child, ...descendants(child)];
+  });
+}
+
 /**
- * The machine read from its runtime state nodes (not its source text), for the diagrams and the Stately code. Only
- * a flat machine is drawn: one level of states under the root; a nested or parallel one is refused, not drawn wrong.
+ * The machine read from its runtime state nodes (not its source text), for the diagrams and the Stately code.
+ * Compound states are read at any depth, each state keyed by its path; a flat machine's keys are its states' keys.
+ * Parallel and history states are refused, not drawn wrong.
  */
 export function machineGraph(machine: AnyStateMachine): MachineGraph {
   const root = machine.root;
-  const nodes = Object.values(root.states);
-  const nested = nodes.find((node) => node.type !== 'atomic' && node.type !== 'final');
-  if (nested !== undefined)
-    throw new Error(`visualize: state ${nested.key} is ${nested.type}; only flat machines are drawn`);
-  if (root.type !== 'compound' || root.always !== undefined)
-    throw new Error('visualize: the machine root has eventless transitions; only flat machines are drawn');
-  const initial = root.initial?.target[0]?.key;
+  if (root.type !== 'compound')
+    throw new Error(`visualize: the machine root is ${root.type}; only a compound root is drawn`);
+  if (root.always !== undefined)
+    throw new Error('visualize: the machine root has eventless transitions; they are not drawn');
+  const nodes = descendants(root);
+  const initial = initialOf(root);
   if (initial === undefined) throw new Error('visualize: the machine has no initial state');
   return {
     id: machine.id,

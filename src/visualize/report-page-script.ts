@@ -1,8 +1,9 @@
 /**
  * The run page's one inline script, plain ES2017 for any browser. It reads the run model from
- * `<script id="run-model" type="application/json">` and marks the path on the statechart; on a live page it follows
- * the server's `run` events (Server-Sent Events), each carrying the new model and the page's re-rendered regions,
- * swapping them in place and keeping the rounds a person opened or closed as they were. Once the model has an ending
+ * `<script id="run-model" type="application/json">` and marks the path on the statechart (a nested state with the
+ * boxes around it); on a live page it follows the server's `run` events (Server-Sent Events), each carrying the new
+ * model and the page's re-rendered regions, swapping them in place and keeping the rounds a person opened or closed
+ * as they were. Once the model has an ending
  * it stops listening, so a server that stops with the run leaves no reconnect errors behind.
  */
 export const RUN_PAGE_SCRIPT = `(function () {
@@ -15,6 +16,27 @@ export const RUN_PAGE_SCRIPT = `(function () {
     return ending.result.failure.code === 'cancelled' ? 'muted' : 'bad';
   }
 
+  // A state of the path is its key in the recording: a path, dot-separated, for a nested machine (running.round.x),
+  // a bare key for a flat one. A bare key that the diagram draws inside a box (a recording made before the machine
+  // was nested) is found by its last part, when only one state ends with it.
+  function resolve(svg, state) {
+    if (document.getElementById('state-' + state)) return state;
+    var found = Array.prototype.filter.call(svg.querySelectorAll('[id^="state-"]'), function (element) {
+      return element.id.slice(-state.length - 1) === '.' + state;
+    });
+    return found.length === 1 ? found[0].id.slice('state-'.length) : state;
+  }
+
+  // A state and the boxes around it, outermost first: running, running.round, running.round.x.
+  function lineage(state) {
+    var parts = state.split('.');
+    return parts.map(function (_, index) { return parts.slice(0, index + 1).join('.'); });
+  }
+
+  function hasClass(element, prefix, states) {
+    return states.some(function (state) { return element.classList.contains(prefix + state); });
+  }
+
   function mark(model) {
     var svg = document.querySelector('.chart-box svg');
     if (!svg) return;
@@ -25,24 +47,41 @@ export const RUN_PAGE_SCRIPT = `(function () {
     });
     var path = model ? model.path : [];
     var edges = svg.querySelectorAll('.edge, .transition');
-    // The diagram's initial pseudo-state (id "initial") leads to the first state the run entered.
-    var states = path.length > 0 ? ['initial'].concat(path.map(function (entry) { return entry.state; })) : [];
+    var visit = function (id) {
+      var element = document.getElementById(id);
+      if (element) element.classList.add('visited');
+    };
+    // The diagram's initial pseudo-state (id "initial") leads to the first state the run entered. A step marks the
+    // state it entered and every box around it, and takes the edges from the state it left, or else the innermost
+    // box around it that has some, to the state it entered or a box around it (an edge to a box enters at the box's
+    // start); entering a box through its start takes the box's entry arrow too.
+    var states = path.length > 0 ? ['initial'].concat(path.map(function (entry) { return resolve(svg, entry.state); })) : [];
     states.forEach(function (state, index) {
-      var node = document.getElementById(index === 0 ? 'initial' : 'state-' + state);
-      if (node) node.classList.add('visited');
-      if (index === 0) return;
-      var from = 'from-' + states[index - 1];
-      var to = 'to-' + state;
-      Array.prototype.forEach.call(edges, function (edge) {
-        if (edge.classList.contains(from) && edge.classList.contains(to)) edge.classList.add('taken');
+      if (index === 0) return visit('initial');
+      var into = lineage(state);
+      into.forEach(function (box) { visit('state-' + box); });
+      var left = states[index - 1] === 'initial' ? ['initial'] : lineage(states[index - 1]);
+      // As XState tries the innermost state's transitions first, the innermost source with an edge there is the one.
+      for (var depth = left.length - 1; depth >= 0; depth -= 1) {
+        var taken = Array.prototype.filter.call(edges, function (edge) {
+          return hasClass(edge, 'from-', [left[depth]]) && hasClass(edge, 'to-', into);
+        });
+        taken.forEach(function (edge) { edge.classList.add('taken'); });
+        if (taken.length > 0) break;
+      }
+      into.forEach(function (box) {
+        var entry = document.getElementById('edge-initial-' + box + '-0');
+        if (left.indexOf(box) >= 0 || !entry || !hasClass(entry, 'to-', into)) return;
+        visit('initial-' + box);
+        entry.classList.add('taken');
       });
     });
     svg.classList.toggle('has-path', path.length > 0);
     if (model && model.ending) {
-      var final = document.getElementById('state-' + model.ending.finalState);
+      var final = document.getElementById('state-' + resolve(svg, model.ending.finalState));
       if (final) final.classList.add('run-final', 'tone-' + toneOf(model.ending));
     } else if (path.length > 0) {
-      var current = document.getElementById('state-' + path[path.length - 1].state);
+      var current = document.getElementById('state-' + states[states.length - 1]);
       if (current) current.classList.add('current');
     }
   }

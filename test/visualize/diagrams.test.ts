@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { getStateNodes } from 'xstate/graph';
 import { ralphMachine } from '../../src/machines/ralph.machine.js';
 import { generateVisualizations } from '../../src/visualize/visualizations.js';
 import { stateNodeIds, transitionKeys } from '../model/coverage.js';
@@ -9,26 +10,41 @@ const dot = files['ralph.dot'] as string;
 const svg = files['ralph.svg'] as string;
 const stately = files['ralph.stately.ts'] as string;
 
-const stateKeys = stateNodeIds(ralphMachine).map((id) => id.replace(/^ralph\./, ''));
+/** Every state of the machine at any depth, by its path (`awaitingReport`; `running.round.awaitingReport` nested). */
+const nodes = getStateNodes(ralphMachine.root);
+const keyOfId = new Map(nodes.map((node) => [node.id, node.path.join('.')]));
+const stateKeys = stateNodeIds(ralphMachine).map((id) => keyOfId.get(id) as string);
+/** The boxes: compound states, drawn as clusters. */
+const boxes = new Set(nodes.filter((node) => node.type === 'compound').map((node) => node.path.join('.')));
+const depthOf = (key: string): number => key.split('.').length - 1;
+/** A state's name in Mermaid: its own key where it is unique, else its path with `_` for `.`. */
+const mermaidName = (key: string): string => {
+  const own = key.split('.').at(-1) as string;
+  return stateKeys.filter((k) => k.split('.').at(-1) === own).length === 1 ? own : key.replace(/\./g, '_');
+};
+/** The DOT node an edge to or from a state is drawn at: its own, or a box's start point. */
+const endpoint = (key: string): string => (boxes.has(key) ? `${key}.[*]` : key);
+const pattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Every transition of the machine as the model tests name it (`ralph.round on done:startChild #0 → ralph.awaitingReport`),
- * read back into what a diagram must say: source, target, event as people read it, guard.
+ * read back into what a diagram must say: source, target (by path), event as people read it, guard.
  */
 const transitions = transitionKeys(ralphMachine).map((key) => {
-  const match = /^ralph\.(\w+) on (\S+) #(\d+)(?: \[(\w+)\])? → ralph\.(\w+)$/.exec(key);
-  if (match === null) throw new Error(`unexpected transition key ${key}`);
-  const [, source, event, , guard, target] = match as unknown as [
-    string,
-    string,
-    string,
-    string,
-    string | undefined,
-    string,
-  ];
+  const match = /^(\S+) on (\S+) #(\d+)(?: \[(\w+)\])? → (\S+)$/.exec(key);
+  const [source, target] = [keyOfId.get(match?.[1] ?? ''), keyOfId.get(match?.[5] ?? '')];
+  if (match === null || source === undefined || target === undefined)
+    throw new Error(`unexpected transition key ${key}`);
+  const [, , event, , guard] = match as unknown as [string, string, string, string, string | undefined];
   const [kind, name] = event.split(':') as [string, string | undefined];
-  const label =
-    kind === 'done' || kind === 'error' ? `${kind}: ${name}` : kind === 'after' ? `after ${name}` : event;
+  // A box's `onDone` is the event XState raises when one of its final children is reached.
+  const label = event.startsWith('xstate.done.state.')
+    ? 'onDone'
+    : kind === 'done' || kind === 'error'
+      ? `${kind}: ${name}`
+      : kind === 'after'
+        ? `after ${name}`
+        : event;
   return { source, target, label: guard === undefined ? label : `${label} [${guard}]` };
 });
 
@@ -40,28 +56,50 @@ describe('the diagrams show the whole machine', () => {
 
   it('Mermaid: every transition with its event and guard, the initial state and every final state', () => {
     expect(mmd.startsWith('stateDiagram-v2\n')).toBe(true);
-    for (const t of transitions) expect(mmd).toContain(`\n  ${t.source} --> ${t.target}: ${t.label}\n`);
+    for (const t of transitions)
+      expect(mmd).toMatch(
+        new RegExp(`\\n +${pattern(`${mermaidName(t.source)} --> ${mermaidName(t.target)}: ${t.label}`)}\\n`),
+      );
     expect(mmd).toContain('\n  [*] --> validating\n');
     for (const node of Object.values(ralphMachine.root.states).filter((n) => n.type === 'final'))
       expect(mmd).toContain(`\n  ${node.key} --> [*]\n`);
-    for (const key of stateKeys) expect(mmd).toMatch(new RegExp(`\\n  (\\[\\*\\] --> )?${key}\\b`));
+    for (const key of stateKeys)
+      expect(mmd).toMatch(
+        depthOf(key) === 0
+          ? new RegExp(`\\n  (\\[\\*\\] --> |state )?${key}\\b`)
+          : new RegExp(`\\n +(\\[\\*\\] --> |state )?${mermaidName(key)}\\b`),
+      );
   });
 
   it('DOT: every state a node with id state-<key>, every transition an edge with its label, source and target', () => {
-    for (const key of stateKeys)
-      expect(dot).toMatch(new RegExp(`\\n  "${key}" \\[id="state-${key}", class="state `));
+    for (const key of stateKeys) {
+      const indent = '  '.repeat(depthOf(key) + 1);
+      expect(dot).toMatch(
+        boxes.has(key)
+          ? new RegExp(
+              `\\n${indent}subgraph "cluster_${pattern(key)}" \\{\\n${indent}  graph \\[id="state-${pattern(key)}", class="state compound`,
+            )
+          : new RegExp(`\\n${indent}"${pattern(key)}" \\[id="state-${pattern(key)}", class="state `),
+      );
+    }
     for (const t of transitions)
       expect(dot).toMatch(
         new RegExp(
-          `\\n  "${t.source}" -> "${t.target}" \\[id="edge-${t.source}-\\d+", class="transition from-${t.source} to-${t.target}", label="${t.label.replace(/[[\]]/g, '\\$&')}"`,
+          `\\n  "${pattern(endpoint(t.source))}" -> "${pattern(endpoint(t.target))}" \\[id="edge-${pattern(t.source)}-\\d+", class="transition from-${pattern(t.source)} to-${pattern(t.target)}", label="${pattern(t.label)}"`,
         ),
       );
   });
 
   it('SVG: every state is a group state-<key> of class state, every transition an edge group the report can highlight', () => {
     for (const key of stateKeys)
-      expect(svg).toMatch(new RegExp(`<g id="state-${key}" class="node state[ "]`));
-    const edges = [...svg.matchAll(/<g id="(edge-(\w+)-\d+)" class="edge transition from-(\w+) to-(\w+)">/g)];
+      expect(svg).toMatch(
+        new RegExp(
+          `<g id="state-${pattern(key)}" class="${boxes.has(key) ? 'cluster state compound' : 'node state'}[ "]`,
+        ),
+      );
+    const edges = [
+      ...svg.matchAll(/<g id="(edge-([\w.]+)-\d+)" class="edge transition from-([\w.]+) to-([\w.]+)">/g),
+    ];
     expect(edges).toHaveLength(transitions.length);
     expect(edges.every(([, , source, from]) => source === from)).toBe(true);
     expect(new Set(edges.map(([, id]) => id)).size).toBe(edges.length);
@@ -70,10 +108,17 @@ describe('the diagrams show the whole machine', () => {
   });
 
   it('Stately code: every state and every guard by name', () => {
-    for (const key of stateKeys) expect(stately).toMatch(new RegExp(`\\n    ${key}: \\{`));
+    for (const key of stateKeys) {
+      const own = key.split('.').at(-1) as string;
+      expect(stately).toMatch(
+        depthOf(key) === 0
+          ? new RegExp(`\\n    ${key}: \\{`)
+          : new RegExp(`(\\n${'    '.repeat(depthOf(key) + 1)}|\\{ |, )${own}: \\{`),
+      );
+    }
     for (const t of transitions) {
       const guard = /\[(\w+)\]$/.exec(t.label)?.[1];
-      if (guard !== undefined) expect(stately).toContain(`guard: '${guard}'`);
+      if (guard !== undefined) expect(stately).toMatch(new RegExp(`guard: (\\{ type: )?'${guard}'`));
     }
   });
 });

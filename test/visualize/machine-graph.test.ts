@@ -4,6 +4,7 @@ import { toDot } from '../../src/visualize/dot.js';
 import { machineGraph } from '../../src/visualize/machine-graph.js';
 import { toMermaid } from '../../src/visualize/mermaid.js';
 import { toStatelyCode } from '../../src/visualize/stately-code.js';
+import { nestedMachine } from '../fixtures/machine/nested.machine.js';
 import { evaluateStatelyCode } from './evaluate-stately.js';
 
 // A machine with what ralphMachine may grow: descriptions, tags, explicit invoke ids, a guarded event with params,
@@ -77,7 +78,7 @@ describe('the machine graph', () => {
     expect(graph.transitions[2]?.reenter).toBe(true);
   });
 
-  it('refuses what no diagram can name: an inline guard, an inline action, a nested state', () => {
+  it('refuses what no diagram can name or draw: an inline guard, an inline action, a parallel state', () => {
     const inlineGuard = createMachine({
       initial: 'a',
       states: { a: { on: { GO: { guard: () => true, target: 'b' } } }, b: {} },
@@ -87,9 +88,26 @@ describe('the machine graph', () => {
     );
     const inlineAction = createMachine({ initial: 'a', states: { a: { entry: () => {} } } });
     expect(() => machineGraph(inlineAction)).toThrow('visualize: state a (entry) has an inline action');
-    const nested = createMachine({ initial: 'a', states: { a: { initial: 'b', states: { b: {} } } } });
-    expect(() => machineGraph(nested)).toThrow(
-      'visualize: state a is compound; only flat machines are drawn',
+    const parallel = createMachine({
+      initial: 'a',
+      states: { a: { initial: 'b', states: { b: { type: 'parallel', states: { c: {}, d: {} } } } } },
+    });
+    expect(() => machineGraph(parallel)).toThrow(
+      'visualize: state a.b is parallel; only atomic, final and compound states are drawn',
+    );
+    const history = createMachine({
+      initial: 'a',
+      states: { a: { initial: 'b', states: { b: {}, before: { type: 'history' } } } },
+    });
+    expect(() => machineGraph(history)).toThrow(
+      'visualize: state a.before is history; only atomic, final and compound states are drawn',
+    );
+    const twoTargets = createMachine({
+      type: 'parallel',
+      states: { x: { initial: 'a', states: { a: {} } }, y: { initial: 'b', states: { b: {} } } },
+    });
+    expect(() => machineGraph(twoTargets)).toThrow(
+      'visualize: the machine root is parallel; only a compound root is drawn',
     );
   });
 });
@@ -120,5 +138,66 @@ describe('the outputs of a machine graph', () => {
       '"heating" -> "broken" [id="edge-heating-3", class="transition from-heating to-broken", label="after 60000ms [below]"',
     );
     expect(dot).toContain('tooltip="Waits to be switched on; it won\'t heat an empty kettle."');
+  });
+});
+
+describe('the graph of a nested machine', () => {
+  const nested = machineGraph(nestedMachine);
+
+  it('keys each state by its path, each before its children, with its box and, for a box, its initial child', () => {
+    expect(nested.initial).toBe('validating');
+    expect(nested.states.map((s) => [s.key, s.name, s.parent, s.initial, s.final])).toEqual([
+      ['validating', 'validating', null, null, false],
+      ['running', 'running', null, 'running.round', false],
+      ['running.round', 'round', 'running', 'running.round.starting', false],
+      ['running.round.starting', 'starting', 'running.round', null, false],
+      ['running.round.awaitingReport', 'awaitingReport', 'running.round', null, false],
+      ['running.deciding', 'deciding', 'running', 'running.deciding.checking', false],
+      ['running.deciding.checking', 'checking', 'running.deciding', null, false],
+      ['running.deciding.complete', 'complete', 'running.deciding', null, true],
+      ['running.deciding.exhausted', 'exhausted', 'running.deciding', null, true],
+      ['cancelling', 'cancelling', null, null, false],
+      ['cancelled', 'cancelled', null, null, true],
+      ['done', 'done', null, null, true],
+      ['failed', 'failed', null, null, true],
+    ]);
+    expect(nested.states.map((s) => s.elementId)).toContain('state-running.round.awaitingReport');
+    const running = nested.states[1];
+    expect([running?.description, running?.tags]).toEqual([
+      'Owns CANCEL and the wall clock once, for every state inside.',
+      ['busy'],
+    ]);
+    expect(nested.states[2]?.entry).toEqual([{ type: 'countRound' }]);
+    expect(nested.states.filter((s) => s.customId !== null).map((s) => [s.key, s.customId])).toEqual([
+      ['cancelling', 'cancel'],
+    ]);
+  });
+
+  it("reads a box's own transitions (on, after, onDone) as leaving the whole box, and every way of writing a target", () => {
+    expect(
+      nested.transitions.map((t) => [t.elementId, t.eventLabel, t.guard?.type ?? null, t.target]),
+    ).toEqual([
+      ['edge-validating-0', 'START', null, 'running'],
+      ['edge-running-0', 'CANCEL', null, 'cancelling'], // a sibling's key
+      ['edge-running-1', 'RETRY', null, 'running.round'], // `.round`: a child
+      ['edge-running-2', 'after wallClock', null, 'cancelling'], // `#cancel`: a custom id
+      ['edge-running.round-0', 'after roundTimeout', null, 'running.deciding'], // `#loop.running.deciding`
+      ['edge-running.round.starting-0', 'done: startChild', null, 'running.round.awaitingReport'],
+      ['edge-running.round.starting-1', 'error: startChild', null, 'failed'],
+      ['edge-running.round.awaitingReport-0', 'REPORT', null, 'running.deciding'],
+      ['edge-running.deciding-0', 'onDone', null, 'done'],
+      ['edge-running.deciding.checking-0', 'always', 'reportIsComplete', 'running.deciding.complete'],
+      ['edge-running.deciding.checking-1', 'always', 'roundsRemain', 'running.round'],
+      ['edge-running.deciding.checking-2', 'always', null, 'running.deciding.exhausted'],
+      ['edge-cancelling-0', 'STOPPED', null, 'cancelled'],
+    ]);
+    expect(nested.transitions[8]?.event).toEqual({ kind: 'stateDone' });
+    expect(nested.transitions[2]?.reenter).toBe(true);
+  });
+
+  it('keeps a flat machine as it was: each key its own name, no box', () => {
+    expect(graph.states.map((s) => [s.key, s.name, s.parent, s.initial, s.customId])).toEqual(
+      ['idle', 'heating', 'boiled', 'broken'].map((key) => [key, key, null, null, null]),
+    );
   });
 });

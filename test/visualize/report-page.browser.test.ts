@@ -6,10 +6,12 @@ import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunModel } from '../../src/inspect/run-model.js';
+import { buildRunModel } from '../../src/inspect/run-model-builder.js';
 import { renderRunPage } from '../../src/visualize/report-page.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
 import { pngSize } from '../support/png.js';
 import { budgetLimitedRun, demoRun, failedRun, hostileRun } from '../support/run-models.js';
+import { nestedSvg, recordNestedRun } from './nested-recording.js';
 
 const MACHINE_SVG = readFileSync(new URL('../fixtures/machine/ralph-like.svg', import.meta.url), 'utf8');
 
@@ -29,9 +31,9 @@ describe.skipIf(NO_BROWSER !== undefined)(
     });
 
     /** Writes the report of `model` to a file and opens it as a person would, watching for errors and requests. */
-    async function open(name: string, model: RunModel) {
+    async function open(name: string, model: RunModel, machineSvg = MACHINE_SVG) {
       const file = join(dir, `${name}.html`);
-      await writeFile(file, renderRunPage(model, { machineSvg: MACHINE_SVG }));
+      await writeFile(file, renderRunPage(model, { machineSvg }));
       const url = pathToFileURL(file).href;
       const watched = await openWatchedPage(browser, (requested) => requested === url);
       await watched.page.goto(url);
@@ -132,7 +134,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
 
       const labelPx = () =>
         page
-          .locator('#state-round text')
+          .locator('#chart svg g.node.state text')
           .first()
           .evaluate((element) => element.getBoundingClientRect().height);
       expect(await labelPx()).toBeLessThan(8); // drawn to fit: why the list is there
@@ -151,6 +153,84 @@ describe.skipIf(NO_BROWSER !== undefined)(
         /\brun-final\b.*\btone-bad\b/,
       );
       expect(await page.locator('#round-2 .badge').textContent()).toBe('failed');
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('highlights a recorded run of a nested machine by path: the state, the boxes around it, the edges it took', async () => {
+      const model = buildRunModel(await recordNestedRun());
+      expect(model.path.map((entry) => entry.state)).toEqual([
+        'validating',
+        'running.round.starting',
+        'running.round.awaitingReport',
+        'running.deciding.checking',
+        'running.round.starting',
+        'running.round.awaitingReport',
+        'cancelling',
+      ]);
+      const { page, faults } = await open('nested', model, await nestedSvg());
+      const classes = (id: string) => page.locator(`[id="${id}"]`).getAttribute('class');
+      for (const key of [
+        'validating',
+        'running',
+        'running.round',
+        'running.round.starting',
+        'running.round.awaitingReport',
+        'running.deciding',
+        'running.deciding.checking',
+      ])
+        expect(await classes(`state-${key}`)).toMatch(/\bvisited\b/);
+      expect(await classes('state-running')).toMatch(/^cluster state compound\b/);
+      expect(await classes('state-cancelling')).toMatch(/\bvisited\b.*\bcurrent\b/);
+      for (const key of [
+        'running.deciding.complete',
+        'running.deciding.exhausted',
+        'done',
+        'failed',
+        'cancelled',
+      ])
+        expect(await classes(`state-${key}`)).not.toMatch(/\bvisited\b/);
+      for (const id of ['initial-running', 'initial-running.round', 'initial-running.deciding'])
+        expect(await classes(id)).toMatch(/\bvisited\b/);
+      for (const id of [
+        'edge-validating-0', // START, into the running box
+        'edge-initial-running-0', // its start, into the round box
+        'edge-initial-running.round-0', // the round box's start
+        'edge-running.round.starting-0',
+        'edge-running.round.awaitingReport-0', // REPORT, into the deciding box
+        'edge-initial-running.deciding-0',
+        'edge-running.deciding.checking-1', // back to the round box: rounds remain
+        'edge-running-0', // CANCEL, out of the running box
+      ])
+        expect(await classes(id)).toMatch(/\btaken\b/);
+      for (const id of [
+        'edge-running.round-0', // the round timer: REPORT, the inner state's own edge, was taken instead
+        'edge-running.round.starting-1',
+        'edge-running.deciding-0',
+        'edge-running.deciding.checking-0',
+      ])
+        expect(await classes(id)).not.toMatch(/\btaken\b/);
+      expect(faults).toEqual({ errors: [], requests: [] });
+      await page.close();
+    });
+
+    it('highlights a flat recording (states by their own keys) on the nested diagram, boxes included', async () => {
+      const model = buildRunModel(await recordNestedRun());
+      const flat = {
+        ...model,
+        path: model.path.map((entry) => ({ ...entry, state: entry.state.split('.').at(-1) as string })),
+      };
+      const { page, faults } = await open('nested-flat', flat, await nestedSvg());
+      const classes = (id: string) => page.locator(`[id="${id}"]`).getAttribute('class');
+      for (const key of [
+        'running',
+        'running.round',
+        'running.round.awaitingReport',
+        'running.deciding.checking',
+      ])
+        expect(await classes(`state-${key}`)).toMatch(/\bvisited\b/);
+      expect(await classes('edge-running.round.awaitingReport-0')).toMatch(/\btaken\b/);
+      expect(await classes('state-cancelling')).toMatch(/\bcurrent\b/);
       expect(faults).toEqual({ errors: [], requests: [] });
       await page.close();
     });

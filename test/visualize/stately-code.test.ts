@@ -1,16 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
+import { getStateNodes } from 'xstate/graph';
 import { ralphMachine } from '../../src/machines/ralph.machine.js';
 import { machineGraph } from '../../src/visualize/machine-graph.js';
 import { toStatelyCode } from '../../src/visualize/stately-code.js';
 import { machine as committed } from '../../visualizations/ralph.stately.js';
-import { stateNodeIds, transitionKeys } from '../model/coverage.js';
+import { rootTransitionKeys, stateNodeIds, transitionKeys } from '../model/coverage.js';
 import { evaluateStatelyCode } from './evaluate-stately.js';
 
-/** What each state shows besides its transitions: kind, description, tags, invokes, entry and exit actions. */
+/**
+ * What each state, at any depth, shows besides its transitions: kind, description, tags, invokes, entry and exit
+ * actions, and for a box the child it starts in.
+ */
 const statesOf = (machine: AnyStateMachine) =>
-  Object.values(machine.root.states).map((node) => ({
-    key: node.key,
+  getStateNodes(machine.root).map((node) => ({
+    key: node.path.join('.'),
+    initial: node.initial?.target.map((n) => n.id),
     type: node.type,
     description: node.description,
     tags: node.tags,
@@ -19,9 +24,9 @@ const statesOf = (machine: AnyStateMachine) =>
     exit: node.exit.filter((a) => typeof a !== 'function').map((a) => (typeof a === 'string' ? a : a.type)),
   }));
 
-/** Every transition with its actions by name, in the machine's order. */
+/** Every transition, at any depth and the root's own, with its actions by name, in the machine's order. */
 const actionsOf = (machine: AnyStateMachine) =>
-  Object.values(machine.root.states).flatMap((node) =>
+  [machine.root, ...getStateNodes(machine.root)].flatMap((node) =>
     [...[...node.transitions.values()].flat(), ...(node.always ?? [])].map((t) =>
       t.actions.map((a) => (typeof a === 'string' ? a : (a as { type: string }).type)),
     ),
@@ -42,6 +47,7 @@ describe.each([
 
   it('with the same transitions: event, guard, order and target, and the same actions by name', () => {
     expect(transitionKeys(machine)).toEqual(transitionKeys(ralphMachine));
+    expect(rootTransitionKeys(machine)).toEqual(rootTransitionKeys(ralphMachine));
     expect(actionsOf(machine)).toEqual(actionsOf(ralphMachine));
   });
 });
