@@ -88,4 +88,38 @@ describe('ralph run --record with guard rails, then ralph replay', () => {
       'failed',
     ]);
   });
+
+  it("a round stopped by the time limit: the replay takes the root's wall clock and ends the run alike", async () => {
+    const ws = await makeWorkspace(['hang']);
+    cleanups.push(ws.cleanup);
+    const logs = await folder('ralph-guard-logs-');
+    const file = join(logs, 'run.jsonl');
+    const live = await ralph([
+      'run',
+      'Tick the box',
+      '--agent-command',
+      PLAN_AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+      '--max-time',
+      '1s',
+      '--grace-ms',
+      '100',
+      '--record',
+      file,
+    ]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toContain('time limit');
+    // The wall clock is the root's own transition: its microstep's source is the root, around every state.
+    const replay = await ralph(['replay', file]);
+    expect(replay.stderr).toBe(live.stderr);
+    expect(replay.stdout).toBe(live.stdout);
+    expect(replay.code).toBe(1);
+    const model = buildRunModel(await readFile(file, 'utf8'));
+    expect(model.path.map((entry) => entry.state).slice(-3)).toEqual([
+      'stoppingRound',
+      'roundStopped',
+      'failed',
+    ]);
+  });
 });
