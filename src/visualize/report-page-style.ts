@@ -2,7 +2,8 @@
  * The run page's whole stylesheet, inlined: system fonts only, nothing fetched. Tones: good (complete), warn (blocked,
  * out of rounds), bad (failed, refused), muted (cancelled), live (running). The statechart is Graphviz's SVG; the
  * script marks its groups `visited`, `current`, `run-final` and `taken` (not `final`: the SVG's own class for every
- * final state of the machine), and this sheet paints them over Graphviz's presentation attributes.
+ * final state of the machine), and this sheet paints them over Graphviz's presentation attributes. A visited box (a
+ * compound state, a Graphviz cluster) gets the border only, so that the boxes inside it still read apart.
  */
 export const RUN_PAGE_STYLE = `
 :root {
@@ -71,7 +72,7 @@ li { margin: 2px 0; word-break: break-word; }
 svg.has-path :is(.state, .initial):not(.visited) { opacity: .35; }
 svg.has-path .edge:not(.taken) { opacity: .25; }
 svg .visited :is(path, polygon, ellipse) { stroke: var(--live); stroke-width: 2; }
-svg .visited :is(path, polygon, ellipse):not([fill="none"]) { fill: var(--live-bg); }
+svg .visited:not(.cluster) :is(path, polygon, ellipse):not([fill="none"]) { fill: var(--live-bg); }
 svg .state.current :is(path, polygon, ellipse):not([fill="none"]) { fill: var(--live); }
 svg .state.current text { fill: #fff; }
 svg .state.run-final :is(path, polygon, ellipse) { stroke-width: 3; }

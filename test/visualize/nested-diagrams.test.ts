@@ -185,6 +185,10 @@ describe("a root's transition with a target", () => {
     expect(toDot(stoppableGraph)).toContain(
       '\n  "stoppable" -> "stopped" [id="edge-stoppable-0", class="root-transition from-stoppable to-stopped", label="STOP"',
     );
+    // The machine starts in a box: its entry arrow ends at the box's border.
+    expect(toDot(stoppableGraph)).toContain(
+      '\n  "[*]" -> "busy.[*]" [id="edge-initial-0", class="initial from-initial to-busy", lhead="cluster_busy"];',
+    );
     expect(toMermaid(stoppableGraph)).toContain('\n  stoppable --> stopped: STOP\n');
     const code = toStatelyCode(stoppableGraph, 'test');
     expect(code).toContain("on: { STOP: { target: '.stopped' } }");

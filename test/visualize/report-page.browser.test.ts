@@ -181,6 +181,13 @@ describe.skipIf(NO_BROWSER !== undefined)(
       ])
         expect(await classes(`state-${key}`)).toMatch(/\bvisited\b/);
       expect(await classes('state-running')).toMatch(/^cluster state compound\b/);
+      // A visited box is marked by its border; its own fill stays, so that the boxes inside it read apart.
+      const paint = (id: string) =>
+        page.evaluate(
+          `(() => { const style = getComputedStyle(document.getElementById(${JSON.stringify(id)}).querySelector('path')); return [style.stroke, style.fill]; })()`,
+        );
+      expect(await paint('state-running')).toEqual(['rgb(9, 105, 218)', 'rgb(248, 250, 252)']);
+      expect(await paint('state-running.round')).toEqual(['rgb(9, 105, 218)', 'rgb(238, 242, 247)']);
       expect(await classes('state-cancelling')).toMatch(/\bvisited\b.*\bcurrent\b/);
       for (const key of [
         'running.deciding.complete',
