@@ -3,7 +3,8 @@
 // (renderRoundPrompt, provider.start, await the report, checkReport, handoff size check). Side by side, interleaved,
 // medians. Run: npm run build && node bench/in-process.mjs [--runs 20 --rounds 256 --pairs 7] [--tool-only]
 // [--before DIR]: DIR is another build's dist/ (e.g. of the base commit); its tool runs in the same pairs, interleaved,
-// so a change is measured against its base side by side.
+// so a change is measured against its base side by side. [--cpu]: the process's CPU time (user + system,
+// `process.cpuUsage`) instead of wall time: on a loaded machine it moves far less with the other processes.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -15,7 +16,15 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../dist/index.js';
-import { finish, log, median, now, numberFlag, row, stringFlag } from './lib.mjs';
+import { finish, log, median, numberFlag, row, stringFlag, now as wallNow } from './lib.mjs';
+
+/** Milliseconds of the clock the figures are read on: wall time, or with --cpu this process's CPU time. */
+const now = process.argv.includes('--cpu')
+  ? () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    }
+  : wallNow;
 
 const beforeDir = stringFlag('before');
 const before =

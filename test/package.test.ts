@@ -166,7 +166,7 @@ describe('the package as published', () => {
       expect(await readFile(join(out, name)), name).toEqual(shipped);
     }
     expect(await readFile(join(out, 'ralph.svg'), 'utf8')).toContain(
-      '<g id="state-awaitingReport" class="node state',
+      '<g id="state-running.round.awaitingReport" class="node state',
     );
   });
 

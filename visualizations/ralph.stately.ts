@@ -64,148 +64,173 @@ export const machine = createMachine({
           guard: 'resumePointIsInvalid',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
         },
-        { target: 'round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
-        { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
-        { target: 'round', actions: 'acceptCall' },
+        { target: '#ralph.running.round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
+        { target: '#ralph.running.fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
+        { target: '#ralph.running.round', actions: 'acceptCall' },
       ],
     },
-    round: {
-      description: 'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
-      tags: ['childRunning'],
-      entry: ['beginRound', 'announceRound'],
-      invoke: {
-        id: 'startChild',
-        src: 'startChild',
-        onDone: { target: 'awaitingReport', actions: ['recordChildStarted', 'announceChild'] },
-        onError: { target: 'failed', actions: 'failProviderStart' },
-      },
-      on: { CANCEL: { target: 'cancelling' } },
-      after: {
-        roundTimeout: { target: 'stoppingRound', guard: 'roundTimeoutIsSet', actions: 'stopRoundForTimeout' },
-      },
-      always: { target: 'stoppingRound', guard: 'timeBudgetIsSpent', actions: 'stopRoundForTimeLimit' },
-    },
-    awaitingReport: {
-      description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
-      tags: ['childRunning'],
-      invoke: {
-        id: 'awaitReport',
-        src: 'awaitReport',
-        onDone: [
-          {
-            target: 'waitingForLimit',
-            guard: 'roundHitLimitAndWaits',
-            actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+    running: {
+      description: 'An accepted call at work: rounds, the decision after each report and the guard rails between rounds. CANCEL ends it here at once unless something of the run is still running (a round, a verify command), which is stopped first.',
+      on: { CANCEL: { target: 'cancelled' } },
+      initial: 'round',
+      states: {
+        round: {
+          description: 'One round: one fresh child started, then its report awaited, under one round timer; a round the timer or the run\'s time limit ends is stopped.',
+          tags: ['childRunning'],
+          entry: ['beginRound', 'announceRound'],
+          on: { CANCEL: { target: '#ralph.cancelling.child' } },
+          after: {
+            roundTimeout: {
+              target: '#ralph.stoppingRound',
+              guard: 'roundTimeoutIsSet',
+              actions: 'stopRoundForTimeout',
+            },
           },
-          { target: 'failed', guard: 'roundHitLimit', actions: ['recordUsage', 'failUsageLimit'] },
-          { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
-        ],
-        onError: { target: 'failed', actions: ['recordUsage', 'failChild'] },
-      },
-      on: { CANCEL: { target: 'cancelling' } },
-      after: {
-        roundTimeout: { target: 'stoppingRound', guard: 'roundTimeoutIsSet', actions: 'stopRoundForTimeout' },
-      },
-      always: { target: 'stoppingRound', guard: 'timeBudgetIsSpent', actions: 'stopRoundForTimeLimit' },
-    },
-    reviewingReport: {
-      description: 'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
-      always: [
-        { target: 'failed', guard: 'reportIsMissing', actions: 'failMissingReport' },
-        { target: 'failed', guard: 'reportIsMalformed', actions: 'failMalformedReport' },
-        { target: 'failed', guard: 'reportExceedsHandoffCap', actions: 'failOversizedReport' },
-        {
-          target: 'verifying',
-          guard: 'completionNeedsVerifying',
-          actions: ['acceptReport', 'announceReport'],
+          always: {
+            target: '#ralph.stoppingRound',
+            guard: 'timeBudgetIsSpent',
+            actions: 'stopRoundForTimeLimit',
+          },
+          initial: 'starting',
+          states: {
+            starting: {
+              description: 'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
+              invoke: {
+                id: 'startChild',
+                src: 'startChild',
+                onDone: { target: 'awaitingReport', actions: ['recordChildStarted', 'announceChild'] },
+                onError: { target: '#ralph.failed', actions: 'failProviderStart' },
+              },
+            },
+            awaitingReport: {
+              description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
+              invoke: {
+                id: 'awaitReport',
+                src: 'awaitReport',
+                onDone: [
+                  {
+                    target: '#ralph.running.waitingForLimit',
+                    guard: 'roundHitLimitAndWaits',
+                    actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+                  },
+                  {
+                    target: '#ralph.failed',
+                    guard: 'roundHitLimit',
+                    actions: ['recordUsage', 'failUsageLimit'],
+                  },
+                  { target: '#ralph.running.reviewingReport', actions: ['recordUsage', 'reviewReport'] },
+                ],
+                onError: { target: '#ralph.failed', actions: ['recordUsage', 'failChild'] },
+              },
+            },
+          },
         },
-        {
-          target: 'complete',
-          guard: 'reportIsComplete',
-          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'complete' } }],
+        reviewingReport: {
+          description: 'The decision after a report, so that it is a state a diagram shows and the report is checked once: first whether the review accepted the report, then what follows it. Eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
+          initial: 'checking',
+          states: {
+            checking: {
+              description: 'A report the review refused fails the workflow; any other is accepted and announced, once.',
+              always: [
+                { target: '#ralph.failed', guard: 'reportIsMissing', actions: 'failMissingReport' },
+                { target: '#ralph.failed', guard: 'reportIsMalformed', actions: 'failMalformedReport' },
+                { target: '#ralph.failed', guard: 'reportExceedsHandoffCap', actions: 'failOversizedReport' },
+                { target: 'accepted', actions: ['acceptReport', 'announceReport'] },
+              ],
+            },
+            accepted: {
+              description: 'What follows an accepted report: its status, then the round cap, the cost budget and the idle watch decide between settling the run and another round.',
+              always: [
+                { target: '#ralph.running.verifying', guard: 'completionNeedsVerifying' },
+                {
+                  target: '#ralph.complete',
+                  guard: 'reportIsComplete',
+                  actions: { type: 'settle', params: { status: 'complete' } },
+                },
+                {
+                  target: '#ralph.blocked',
+                  guard: 'reportIsBlocked',
+                  actions: { type: 'settle', params: { status: 'blocked' } },
+                },
+                {
+                  target: '#ralph.budgetLimited',
+                  guard: 'roundCapReached',
+                  actions: { type: 'settle', params: { status: 'budget-limited' } },
+                },
+                { target: '#ralph.budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
+                { target: '#ralph.running.fingerprinting', guard: 'idleWatchIsOn' },
+                { target: '#ralph.running.round' },
+              ],
+            },
+          },
         },
-        {
-          target: 'blocked',
-          guard: 'reportIsBlocked',
-          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'blocked' } }],
+        verifying: {
+          description: 'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
+          entry: 'announceVerifyStarted',
+          invoke: {
+            id: 'runVerify',
+            src: 'runVerify',
+            onDone: [
+              {
+                target: '#ralph.complete',
+                guard: 'verifyPassed',
+                actions: ['announceVerifyPassed', 'settleVerified'],
+              },
+              {
+                target: '#ralph.budgetLimited',
+                guard: 'roundCapReached',
+                actions: ['rejectCompletion', { type: 'settle', params: { status: 'budget-limited' } }],
+              },
+              { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'rejectCompletion' },
+              { target: 'nextRound', actions: 'rejectCompletion' },
+            ],
+            onError: { target: '#ralph.failed', actions: 'failVerifyStart' },
+          },
+          on: { CANCEL: { target: '#ralph.cancelling.verifyCommand' } },
         },
-        {
-          target: 'budgetLimited',
-          guard: 'roundCapReached',
-          actions: [
-            'acceptReport',
-            'announceReport',
-            { type: 'settle', params: { status: 'budget-limited' } },
+        fingerprinting: {
+          description: 'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
+          invoke: {
+            id: 'fingerprintWorkspace',
+            src: 'fingerprintWorkspace',
+            onDone: [
+              {
+                target: '#ralph.budgetLimited',
+                guard: 'idleLimitReached',
+                actions: ['recordFingerprint', 'announceIdleRound', 'settleIdleLimited'],
+              },
+              {
+                target: 'nextRound',
+                guard: 'workspaceUnchanged',
+                actions: ['recordFingerprint', 'announceIdleRound'],
+              },
+              { target: 'nextRound', actions: 'recordFingerprint' },
+            ],
+            onError: { target: '#ralph.failed', actions: 'failFingerprint' },
+          },
+        },
+        nextRound: {
+          description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
+          always: [
+            {
+              target: '#ralph.failed',
+              guard: 'timeRanOutBeforeAnyReport',
+              actions: 'failTimeRanOutBeforeRounds',
+            },
+            { target: '#ralph.budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+            { target: '#ralph.budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
+            { target: 'round' },
           ],
         },
-        {
-          target: 'budgetLimited',
-          guard: 'costBudgetIsSpent',
-          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
+        waitingForLimit: {
+          description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.',
+          after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+          always: [
+            { target: '#ralph.failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutWaiting' },
+            { target: '#ralph.budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
+          ],
         },
-        { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: ['acceptReport', 'announceReport'] },
-        { target: 'round', actions: ['acceptReport', 'announceReport'] },
-      ],
-    },
-    verifying: {
-      description: 'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
-      entry: 'announceVerifyStarted',
-      invoke: {
-        id: 'runVerify',
-        src: 'runVerify',
-        onDone: [
-          { target: 'complete', guard: 'verifyPassed', actions: ['announceVerifyPassed', 'settleVerified'] },
-          {
-            target: 'budgetLimited',
-            guard: 'roundCapReached',
-            actions: ['rejectCompletion', { type: 'settle', params: { status: 'budget-limited' } }],
-          },
-          { target: 'fingerprinting', guard: 'idleWatchIsOn', actions: 'rejectCompletion' },
-          { target: 'nextRound', actions: 'rejectCompletion' },
-        ],
-        onError: { target: 'failed', actions: 'failVerifyStart' },
       },
-      on: { CANCEL: { target: 'cancellingVerify' } },
-    },
-    fingerprinting: {
-      description: 'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
-      invoke: {
-        id: 'fingerprintWorkspace',
-        src: 'fingerprintWorkspace',
-        onDone: [
-          {
-            target: 'budgetLimited',
-            guard: 'idleLimitReached',
-            actions: ['recordFingerprint', 'announceIdleRound', 'settleIdleLimited'],
-          },
-          {
-            target: 'nextRound',
-            guard: 'workspaceUnchanged',
-            actions: ['recordFingerprint', 'announceIdleRound'],
-          },
-          { target: 'nextRound', actions: 'recordFingerprint' },
-        ],
-        onError: { target: 'failed', actions: 'failFingerprint' },
-      },
-      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
-    },
-    nextRound: {
-      description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
-      always: [
-        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutBeforeRounds' },
-        { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
-        { target: 'budgetLimited', guard: 'costBudgetIsSpent', actions: 'settleCostLimited' },
-        { target: 'round' },
-      ],
-    },
-    waitingForLimit: {
-      description: 'The round\'s agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.',
-      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
-      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
-      always: [
-        { target: 'failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutWaiting' },
-        { target: 'budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
-      ],
     },
     stoppingRound: {
       description: 'A guard rail stopped the round (its timeout, or the run\'s time limit): holds the run open until the child has stopped, bounded like a cancellation, so that no child outlives the run.',
@@ -226,26 +251,31 @@ export const machine = createMachine({
         { target: 'budgetLimited', actions: 'settleTimeLimited' },
       ],
     },
-    cancellingVerify: {
-      description: 'The run was cancelled while its verify command ran: holds it open until the command has stopped, bounded like a cancelled child.',
-      invoke: {
-        id: 'awaitVerifyStopped',
-        src: 'awaitVerifyStopped',
-        onDone: { target: 'cancelled', actions: 'settleCancelled' },
-        onError: { target: 'cancelled', actions: 'settleCancelled' },
-      },
-      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
-    },
     cancelling: {
-      description: 'Holds the run open until the aborted child has stopped, so that no child outlives a cancelled run.',
-      tags: ['childRunning'],
-      invoke: {
-        id: 'awaitChildStopped',
-        src: 'awaitChildStopped',
-        onDone: { target: 'cancelled', actions: 'settleCancelled' },
-        onError: { target: 'cancelled', actions: 'settleCancelled' },
+      description: 'The run was cancelled while something of it ran: holds it open until that has stopped (the aborted child, or the verify command), bounded by the cancel deadline, so that nothing outlives a cancelled run.',
+      after: { cancelDeadline: { target: 'cancelled' } },
+      initial: 'child',
+      states: {
+        child: {
+          description: 'Waits until the round\'s aborted child has stopped.',
+          tags: ['childRunning'],
+          invoke: {
+            id: 'awaitChildStopped',
+            src: 'awaitChildStopped',
+            onDone: { target: '#ralph.cancelled' },
+            onError: { target: '#ralph.cancelled' },
+          },
+        },
+        verifyCommand: {
+          description: 'Waits until the aborted verify command\'s process group is gone.',
+          invoke: {
+            id: 'awaitVerifyStopped',
+            src: 'awaitVerifyStopped',
+            onDone: { target: '#ralph.cancelled' },
+            onError: { target: '#ralph.cancelled' },
+          },
+        },
       },
-      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     complete: {
       type: 'final',
@@ -276,6 +306,7 @@ export const machine = createMachine({
       type: 'final',
       description: 'The run was cancelled and its child has stopped (or was abandoned after the deadline).',
       tags: ['settled', 'failure'],
+      entry: 'settleCancelled',
     },
   },
 });

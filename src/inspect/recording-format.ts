@@ -156,3 +156,11 @@ export function stateKey(value: unknown): string {
   }
   return '';
 }
+
+/**
+ * Whether the state at dot path `path` is `state` or one of its substates (`running.round.awaitingReport` is in
+ * `running.round`); every state is in the root, whose path is empty.
+ */
+export function isInState(path: string, state: string): boolean {
+  return state === '' || path === state || path.startsWith(`${state}.`);
+}

@@ -19,6 +19,7 @@ import {
 import { machineHash } from './machine-hash.js';
 import {
   FORCED_EXIT_TYPE,
+  isInState,
   type RecordedEventObject,
   type RecordedMicrostepLine,
   type RecordedSnapshotLine,
@@ -186,7 +187,8 @@ function checkMicrosteps(
       );
     const value = stateKey(step.line.value);
     const sources = step.line.transitions.map((transition) => transition.source);
-    if (value !== state || sources.some((source) => source !== before))
+    // A transition's source is the state that declares it: the state the run was in, or one of its ancestors.
+    if (value !== state || sources.some((source) => !isInState(before, source)))
       throw new RecordingError(
         step.number,
         `the microstep goes from ${sources.join(', ') || 'nowhere'} to ${value}; the machine goes from ${before} to ${state}`,

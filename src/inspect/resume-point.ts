@@ -1,6 +1,11 @@
 import { usageOf } from '../contract/usage.js';
 import type { RalphMachineInput, RalphResumePoint } from '../machines/ralph.machine.js';
-import type { RecordedEventLine, RecordedSnapshotLine, RecordingHeader } from './recording-format.js';
+import {
+  type RecordedEventLine,
+  type RecordedSnapshotLine,
+  type RecordingHeader,
+  stateKey,
+} from './recording-format.js';
 import { RecordingError, readRecording } from './recording-reader.js';
 
 /** What a recording of an unsettled run says it takes to continue it. */
@@ -10,7 +15,10 @@ export interface RecordedResume {
   args: unknown;
   /** Where the run picks up. */
   point: RalphResumePoint;
-  /** The state the run was last in (`round`, `awaitingReport`, `cancelling`), or `none` before its first rest. */
+  /**
+   * The state the run was last in, as a dot path (`running.round.awaitingReport`, `cancelling.child`; a recording of
+   * the flat machine before it nested says `round`, `awaitingReport` or `cancelling`), or `none` before its first rest.
+   */
   lastState: string;
   /** Whether the host ended its process before the run settled (a forced exit). */
   forcedExit: boolean;
@@ -29,8 +37,18 @@ export class RunSettledError extends Error {
   }
 }
 
-/** The states a run rests in while a round is going on; the round they name is the one to run again. */
-const ROUND_STATES = new Set(['round', 'awaitingReport', 'cancelling']);
+/**
+ * The states a run rests in while a round is going on; the round they name is the one to run again. The flat
+ * machine's names (before the chart nested its states) are kept, so that its recordings resume as they did.
+ */
+const ROUND_STATES = new Set([
+  'running.round.starting',
+  'running.round.awaitingReport',
+  'cancelling.child',
+  'round',
+  'awaitingReport',
+  'cancelling',
+]);
 
 interface RootContext {
   round?: unknown;
@@ -60,7 +78,7 @@ function wholeLines(text: string): string[] {
 /**
  * Reads where an unsettled run stopped, from its recording: its run id and call (the root's `xstate.init` input),
  * and from its last snapshot the rounds it finished, its last accepted report, the children it started and what its
- * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a `round`, `awaitingReport` or `cancelling` snapshot) is run again from its start.
+ * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a snapshot in the round or cancelling its child) is run again from its start.
  * Throws a RunSettledError for a settled run and a RecordingError for a recording that does not read.
  */
 export function resumePointOf(text: string): RecordedResume {
@@ -85,7 +103,7 @@ export function resumePointOf(text: string): RecordedResume {
     return { ...base, point: { round: 0, handoff: null, agentsStarted: 0 }, lastState: 'none' };
 
   const snapshot = last.snapshot as { status: string; value?: unknown; context?: RootContext };
-  const state = typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value);
+  const state = stateKey(snapshot.value);
   if (snapshot.status !== 'active') throw new RunSettledError(header.runId, state);
   if (!ROUND_STATES.has(state))
     throw new RecordingError(Number(last.id), `the run rested in ${state}, which is no round boundary`);

@@ -5,6 +5,7 @@ import type { RalphReport } from '../contract/types.js';
 import { usageOf, usageOfFailure } from '../contract/usage.js';
 import {
   FORCED_EXIT_TYPE,
+  isInState,
   type RecordedLine,
   type RecordedSnapshotLine,
   type RecordingHeader,
@@ -112,9 +113,11 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     model.ending = ending;
     const running = model.rounds.at(-1);
     if (running === undefined || running.endedAt !== null) return;
-    // A forced exit leaves the run in `cancelling`: its round was cancelled, though the machine never said so.
-    const outcome =
-      ending.finalState === 'cancelling' ? 'cancelled' : (FINAL_OUTCOMES[ending.finalState] ?? 'failed');
+    // A forced exit leaves the run in `cancelling` (`cancelling.child` since the chart nested it; the flat machine's
+    // recordings say `cancelling`): its round was cancelled, though the machine never said so.
+    const outcome = isInState(ending.finalState, 'cancelling')
+      ? 'cancelled'
+      : (FINAL_OUTCOMES[ending.finalState] ?? 'failed');
     end(running, outcome, ending.at, ending.result.ok ? ending.result.envelope.result.report : null);
   };
 

@@ -16,35 +16,37 @@ export * from './limit-wait.js';
 export * from './ralph.types.js';
 
 /**
- * The ralph run. A call is checked in `validating` (arguments, ceilings, calling agent, provider capabilities:
- * the first failing check speaks) and refused without starting anything. An accepted call runs rounds: `round`
- * asks the provider for one fresh child, `awaitingReport` waits for its structured report and reviews it once,
- * and in `reviewingReport` that review and the round cap decide whether another round starts or the run settles
- * as complete, blocked or budget-limited. A provider that cannot start, or a report that is missing, malformed or
- * over the handoff cap, fails the workflow; a child that fails before reporting fails the run with the last good
- * handoff. Nothing is retried. Cancellation is a state: it aborts the child and waits, bounded, until the child
- * stopped.
+ * The ralph run, as nested boxes. A call is checked in `validating` (arguments, ceilings, calling agent, provider
+ * capabilities: the first failing check speaks) and refused without starting anything. An accepted call is
+ * `running`: each `round` starts one fresh child (`starting`) and waits for its structured report
+ * (`awaitingReport`); `reviewingReport` is the decision after a report: `checking` refuses a missing, malformed or
+ * oversized report (the workflow fails), or accepts and announces it once, and `accepted` lets its status and the
+ * round cap decide whether another round starts or the run settles as complete, blocked or budget-limited. A
+ * provider that cannot start fails the workflow; a child that fails before reporting fails the run with the last
+ * good handoff. Nothing is retried. Cancellation is written once, on `running`; where something of the run is still
+ * running, `cancelling` aborts it and waits, bounded, until it stopped (`child`, or the `verifyCommand`).
  *
  * The guard rails (`input.guardRails`) are opt-in; with all of them off every one of their guards is false and
  * no timer of theirs takes a transition, so the run is exactly the reference's:
- * - Round timeout: `round` and `awaitingReport` each have a guarded delayed transition (`roundTimeout`, so
- *   a child gets the timeout to start and again to report) to `stoppingRound`, which stops the child like a
- *   cancellation and then, through `roundStopped`, fails the run with the reference's child-failure message.
+ * - Round timeout: the `round` box holds one delayed transition (`roundTimeout`), timed from the round's start, for
+ *   the child's start and its report together, to `stoppingRound`, which stops the child like a cancellation and
+ *   then, through `roundStopped`, fails the run with the reference's child-failure message.
  * - Wall clock: a delayed transition of the root (`xstate.after.wallClock.ralph`), timed from the run's start,
- *   marks the budget spent; `round` and `awaitingReport` then leave for `stoppingRound` at once, and no round
- *   starts after it (`nextRound` checks it after a verify command or a fingerprint; a report cannot arrive once
- *   it ran out, since the round is stopped at once). The run ends budget-limited with the last good report,
- *   or failed when no round had reported yet (an envelope needs a report). A verify command or a fingerprint that
- *   is running is not interrupted: each is bounded on its own, and the next gate settles the run.
+ *   marks the budget spent; the `round` box then leaves for `stoppingRound` at once, and no round starts after it
+ *   (`nextRound` checks it after a verify command or a fingerprint; a report cannot arrive once it ran out, since
+ *   the round is stopped at once). The run ends budget-limited with the last good report, or failed when no round
+ *   had reported yet (an envelope needs a report). A verify command or a fingerprint that is running is not
+ *   interrupted: each is bounded on its own, and the next gate settles the run. The clock is the root's, not
+ *   `running`'s, so that it goes on while a round or a cancellation is being stopped.
  * - Verify: a complete report goes to `verifying`, which runs the command; exit 0 completes the run, anything
  *   else hands the report and the failure to the next round (within the round cap), and a command that cannot
- *   start fails the workflow. CANCEL there waits in `cancellingVerify` until the command has stopped.
+ *   start fails the workflow. CANCEL there waits in `cancelling.verifyCommand` until the command has stopped.
  * - Cost: with a cost budget (`guardRails.maxCostUsd`) a provider that does not declare `reportsCost` is refused in
- *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport` (after the
- *   round cap) and `nextRound` settle the run budget-limited instead of starting a round (`costBudgetIsSpent`).
- *   A round that is running is never stopped for cost: what it cost is known only once it reported. What a round's
- *   agent said it spent counts whether or not its report is accepted (`recordUsage` on a malformed report, a usage
- *   limit and a child failure too: a failed round's usage travels on its error).
+ *   `validating`; once the cost the rounds' agents reported has reached the budget, `reviewingReport.accepted`
+ *   (after the round cap) and `nextRound` settle the run budget-limited instead of starting a round
+ *   (`costBudgetIsSpent`). A round that is running is never stopped for cost: what it cost is known only once it
+ *   reported. What a round's agent said it spent counts whether or not its report is accepted (`recordUsage` on a
+ *   malformed report, a usage limit and a child failure too: a failed round's usage travels on its error).
  * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
  *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
  *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
@@ -54,9 +56,11 @@ export * from './ralph.types.js';
  * Every invoke has a literal id, the name of the actor it runs, so the events a run takes read
  * `xstate.done.actor.startChild`, `xstate.error.actor.awaitReport`, `xstate.done.actor.awaitChildStopped` and so
  * on, in a recording as in the inspector; the cancel deadline is `xstate.after.cancelDeadline.ralph.cancelling`.
- * Each state says why it exists in its `description`. Tags tell a host what it may rely on:
- * - `childRunning` (`round`, `awaitingReport`, `cancelling`, `stoppingRound`): a child may be running, being started, working or
- *   being stopped; the run must be cancelled, not dropped, while this holds.
+ * Targets outside a state's own box are written by id (`#ralph.failed`). Each state says why it exists in its
+ * `description`. Tags tell a host what it may rely on, whatever the state's path (a box's tag holds in every state
+ * inside it):
+ * - `childRunning` (`running.round`, `stoppingRound`, `cancelling.child`): a child may be running, being started,
+ *   working or being stopped; the run must be cancelled, not dropped, while this holds.
  * - `settled` (every final state): the run is over and its outcome is in the output; no child of it still runs
  *   (unless one that ignored its abort was abandoned past the cancel deadline).
  * - `succeeded` (`complete`, `blocked`, `budgetLimited`): the run ended with an envelope (`output.ok`); a blocked or
@@ -72,7 +76,7 @@ export const ralphMachine = ralphSetup.createMachine({
   initial: 'validating',
   output: ({ context }) => context.outcome as RalphOutput,
   // The wall clock runs from the start of the run to its end, whatever state it is in: a round running when it
-  // runs out is stopped (by `round` and `awaitingReport`, which watch outOfTime), and no round starts after it.
+  // runs out is stopped (the `round` box watches outOfTime), and no round starts after it.
   after: {
     wallClock: { guard: 'wallClockIsRunning', actions: ['markOutOfTime', 'announceTimeLimit'] },
   },
@@ -131,232 +135,251 @@ export const ralphMachine = ralphSetup.createMachine({
           target: 'rejected',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
         },
-        { guard: 'isResuming', target: 'round', actions: ['acceptCall', 'restoreProgress'] },
-        { guard: 'idleWatchIsOn', target: 'fingerprinting', actions: 'acceptCall' },
-        { target: 'round', actions: 'acceptCall' },
+        { guard: 'isResuming', target: 'running.round', actions: ['acceptCall', 'restoreProgress'] },
+        { guard: 'idleWatchIsOn', target: 'running.fingerprinting', actions: 'acceptCall' },
+        { target: 'running.round', actions: 'acceptCall' },
       ],
     },
-    round: {
+    running: {
       description:
-        'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
-      tags: ['childRunning'],
-      entry: ['beginRound', 'announceRound'],
-      invoke: {
-        id: 'startChild',
-        src: 'startChild',
-        input: childRequestOf,
-        onDone: {
-          target: 'awaitingReport',
-          actions: [
-            { type: 'recordChildStarted', params: ({ event }) => event.output },
-            { type: 'announceChild', params: ({ event }) => event.output },
+        'An accepted call at work: rounds, the decision after each report and the guard rails between rounds. CANCEL ends it here at once unless something of the run is still running (a round, a verify command), which is stopped first.',
+      initial: 'round',
+      on: { CANCEL: 'cancelled' },
+      states: {
+        round: {
+          description:
+            "One round: one fresh child started, then its report awaited, under one round timer; a round the timer or the run's time limit ends is stopped.",
+          tags: ['childRunning'],
+          initial: 'starting',
+          entry: ['beginRound', 'announceRound'],
+          on: { CANCEL: '#ralph.cancelling.child' },
+          after: {
+            roundTimeout: {
+              guard: 'roundTimeoutIsSet',
+              target: '#ralph.stoppingRound',
+              actions: 'stopRoundForTimeout',
+            },
+          },
+          always: {
+            guard: 'timeBudgetIsSpent',
+            target: '#ralph.stoppingRound',
+            actions: 'stopRoundForTimeLimit',
+          },
+          states: {
+            starting: {
+              description:
+                'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
+              invoke: {
+                id: 'startChild',
+                src: 'startChild',
+                input: childRequestOf,
+                onDone: {
+                  target: 'awaitingReport',
+                  actions: [
+                    { type: 'recordChildStarted', params: ({ event }) => event.output },
+                    { type: 'announceChild', params: ({ event }) => event.output },
+                  ],
+                },
+                onError: {
+                  target: '#ralph.failed',
+                  actions: { type: 'failProviderStart', params: ({ event }) => ({ error: event.error }) },
+                },
+              },
+            },
+            awaitingReport: {
+              description:
+                "Waits for the child's structured report and reviews it, once, on the way to the decision.",
+              invoke: {
+                id: 'awaitReport',
+                src: 'awaitReport',
+                input: roundRefOf,
+                // What the round's agent said it used is recorded first, whatever follows: the decision weighs it.
+                onDone: [
+                  {
+                    guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => event.output },
+                    target: '#ralph.running.waitingForLimit',
+                    actions: [
+                      { type: 'recordUsage', params: ({ event }) => event.output },
+                      { type: 'recordLimitWait', params: ({ event }) => event.output },
+                      { type: 'announceLimitWait', params: ({ event }) => event.output },
+                    ],
+                  },
+                  {
+                    guard: { type: 'roundHitLimit', params: ({ event }) => event.output },
+                    target: '#ralph.failed',
+                    actions: [
+                      { type: 'recordUsage', params: ({ event }) => event.output },
+                      { type: 'failUsageLimit', params: ({ event }) => event.output },
+                    ],
+                  },
+                  {
+                    target: '#ralph.running.reviewingReport',
+                    actions: [
+                      { type: 'recordUsage', params: ({ event }) => event.output },
+                      { type: 'reviewReport', params: ({ event }) => event.output },
+                    ],
+                  },
+                ],
+                // What the failed round's agent said it spent counts though no report came (it travels on the error).
+                onError: {
+                  target: '#ralph.failed',
+                  actions: [
+                    { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
+                    { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        reviewingReport: {
+          description:
+            'The decision after a report, so that it is a state a diagram shows and the report is checked once: first whether the review accepted the report, then what follows it. Eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
+          initial: 'checking',
+          states: {
+            checking: {
+              description:
+                'A report the review refused fails the workflow; any other is accepted and announced, once.',
+              always: [
+                { guard: 'reportIsMissing', target: '#ralph.failed', actions: 'failMissingReport' },
+                { guard: 'reportIsMalformed', target: '#ralph.failed', actions: 'failMalformedReport' },
+                { guard: 'reportExceedsHandoffCap', target: '#ralph.failed', actions: 'failOversizedReport' },
+                { target: 'accepted', actions: ['acceptReport', 'announceReport'] },
+              ],
+            },
+            accepted: {
+              description:
+                'What follows an accepted report: its status, then the round cap, the cost budget and the idle watch decide between settling the run and another round.',
+              always: [
+                { guard: 'completionNeedsVerifying', target: '#ralph.running.verifying' },
+                {
+                  guard: 'reportIsComplete',
+                  target: '#ralph.complete',
+                  actions: { type: 'settle', params: { status: 'complete' } },
+                },
+                {
+                  guard: 'reportIsBlocked',
+                  target: '#ralph.blocked',
+                  actions: { type: 'settle', params: { status: 'blocked' } },
+                },
+                {
+                  guard: 'roundCapReached',
+                  target: '#ralph.budgetLimited',
+                  actions: { type: 'settle', params: { status: 'budget-limited' } },
+                },
+                { guard: 'costBudgetIsSpent', target: '#ralph.budgetLimited', actions: 'settleCostLimited' },
+                { guard: 'idleWatchIsOn', target: '#ralph.running.fingerprinting' },
+                { target: '#ralph.running.round' },
+              ],
+            },
+          },
+        },
+        verifying: {
+          description:
+            'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
+          entry: 'announceVerifyStarted',
+          invoke: {
+            id: 'runVerify',
+            src: 'runVerify',
+            input: verifyRequestOf,
+            // A failed command hands the report and its failure to the next round (`rejectCompletion`).
+            onDone: [
+              {
+                guard: { type: 'verifyPassed', params: ({ event }) => event.output },
+                target: '#ralph.complete',
+                actions: [
+                  { type: 'announceVerifyPassed', params: ({ event }) => event.output },
+                  'settleVerified',
+                ],
+              },
+              {
+                guard: 'roundCapReached',
+                target: '#ralph.budgetLimited',
+                actions: [
+                  { type: 'rejectCompletion', params: ({ event }) => event.output },
+                  { type: 'settle', params: { status: 'budget-limited' } },
+                ],
+              },
+              {
+                guard: 'idleWatchIsOn',
+                target: 'fingerprinting',
+                actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
+              },
+              {
+                target: 'nextRound',
+                actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
+              },
+            ],
+            onError: {
+              target: '#ralph.failed',
+              actions: { type: 'failVerifyStart', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+          on: { CANCEL: '#ralph.cancelling.verifyCommand' },
+        },
+        fingerprinting: {
+          description:
+            'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
+          invoke: {
+            id: 'fingerprintWorkspace',
+            src: 'fingerprintWorkspace',
+            input: fingerprintRequestOf,
+            onDone: [
+              {
+                guard: { type: 'idleLimitReached', params: ({ event }) => ({ fingerprint: event.output }) },
+                target: '#ralph.budgetLimited',
+                actions: [
+                  { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
+                  'announceIdleRound',
+                  'settleIdleLimited',
+                ],
+              },
+              {
+                guard: { type: 'workspaceUnchanged', params: ({ event }) => ({ fingerprint: event.output }) },
+                target: 'nextRound',
+                actions: [
+                  { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
+                  'announceIdleRound',
+                ],
+              },
+              {
+                target: 'nextRound',
+                actions: {
+                  type: 'recordFingerprint',
+                  params: ({ event }) => ({ fingerprint: event.output }),
+                },
+              },
+            ],
+            onError: {
+              target: '#ralph.failed',
+              actions: { type: 'failFingerprint', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+        },
+        nextRound: {
+          description:
+            'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
+          always: [
+            {
+              guard: 'timeRanOutBeforeAnyReport',
+              target: '#ralph.failed',
+              actions: 'failTimeRanOutBeforeRounds',
+            },
+            { guard: 'timeBudgetIsSpent', target: '#ralph.budgetLimited', actions: 'settleTimeLimited' },
+            { guard: 'costBudgetIsSpent', target: '#ralph.budgetLimited', actions: 'settleCostLimited' },
+            { target: 'round' },
           ],
         },
-        onError: {
-          target: 'failed',
-          actions: { type: 'failProviderStart', params: ({ event }) => ({ error: event.error }) },
-        },
-      },
-      on: { CANCEL: 'cancelling' },
-      after: {
-        roundTimeout: { guard: 'roundTimeoutIsSet', target: 'stoppingRound', actions: 'stopRoundForTimeout' },
-      },
-      always: { guard: 'timeBudgetIsSpent', target: 'stoppingRound', actions: 'stopRoundForTimeLimit' },
-    },
-    awaitingReport: {
-      description:
-        "Waits for the child's structured report and reviews it, once, on the way to the decision.",
-      tags: ['childRunning'],
-      invoke: {
-        id: 'awaitReport',
-        src: 'awaitReport',
-        input: roundRefOf,
-        // What the round's agent said it used is recorded first, whatever follows: the decision weighs it.
-        onDone: [
-          {
-            guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => event.output },
-            target: 'waitingForLimit',
-            actions: [
-              { type: 'recordUsage', params: ({ event }) => event.output },
-              { type: 'recordLimitWait', params: ({ event }) => event.output },
-              { type: 'announceLimitWait', params: ({ event }) => event.output },
-            ],
-          },
-          {
-            guard: { type: 'roundHitLimit', params: ({ event }) => event.output },
-            target: 'failed',
-            actions: [
-              { type: 'recordUsage', params: ({ event }) => event.output },
-              { type: 'failUsageLimit', params: ({ event }) => event.output },
-            ],
-          },
-          {
-            target: 'reviewingReport',
-            actions: [
-              { type: 'recordUsage', params: ({ event }) => event.output },
-              { type: 'reviewReport', params: ({ event }) => event.output },
-            ],
-          },
-        ],
-        // What the failed round's agent said it spent counts though no report came (it travels on the error).
-        onError: {
-          target: 'failed',
-          actions: [
-            { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
-            { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+        waitingForLimit: {
+          description:
+            "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.",
+          after: { limitWait: { target: 'round', actions: 'repeatRound' } },
+          always: [
+            { guard: 'timeRanOutBeforeAnyReport', target: '#ralph.failed', actions: 'failTimeRanOutWaiting' },
+            { guard: 'timeBudgetIsSpent', target: '#ralph.budgetLimited', actions: 'settleTimeLimited' },
           ],
         },
       },
-      on: { CANCEL: 'cancelling' },
-      after: {
-        roundTimeout: { guard: 'roundTimeoutIsSet', target: 'stoppingRound', actions: 'stopRoundForTimeout' },
-      },
-      always: { guard: 'timeBudgetIsSpent', target: 'stoppingRound', actions: 'stopRoundForTimeLimit' },
-    },
-    reviewingReport: {
-      description:
-        'Where the review and the round cap decide what follows, so that the decision is a state a diagram shows and the report is checked once. Its transitions are eventless: a run never rests here, and nothing (CANCEL included) can arrive while it is here.',
-      // A report the review refused fails the workflow; every other branch first accepts and announces it.
-      always: [
-        { guard: 'reportIsMissing', target: 'failed', actions: 'failMissingReport' },
-        { guard: 'reportIsMalformed', target: 'failed', actions: 'failMalformedReport' },
-        { guard: 'reportExceedsHandoffCap', target: 'failed', actions: 'failOversizedReport' },
-        {
-          guard: 'completionNeedsVerifying',
-          target: 'verifying',
-          actions: ['acceptReport', 'announceReport'],
-        },
-        {
-          guard: 'reportIsComplete',
-          target: 'complete',
-          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'complete' } }],
-        },
-        {
-          guard: 'reportIsBlocked',
-          target: 'blocked',
-          actions: ['acceptReport', 'announceReport', { type: 'settle', params: { status: 'blocked' } }],
-        },
-        {
-          guard: 'roundCapReached',
-          target: 'budgetLimited',
-          actions: [
-            'acceptReport',
-            'announceReport',
-            { type: 'settle', params: { status: 'budget-limited' } },
-          ],
-        },
-        {
-          guard: 'costBudgetIsSpent',
-          target: 'budgetLimited',
-          actions: ['acceptReport', 'announceReport', 'settleCostLimited'],
-        },
-        {
-          guard: 'idleWatchIsOn',
-          target: 'fingerprinting',
-          actions: ['acceptReport', 'announceReport'],
-        },
-        { target: 'round', actions: ['acceptReport', 'announceReport'] },
-      ],
-    },
-    verifying: {
-      description:
-        'A round reported complete and a verify command is configured: the completion is accepted only if the command exits 0 in the workspace; otherwise the next round gets the report and the failure as its handoff, within the round cap.',
-      entry: 'announceVerifyStarted',
-      invoke: {
-        id: 'runVerify',
-        src: 'runVerify',
-        input: verifyRequestOf,
-        // A failed command hands the report and its failure to the next round (`rejectCompletion`).
-        onDone: [
-          {
-            guard: { type: 'verifyPassed', params: ({ event }) => event.output },
-            target: 'complete',
-            actions: [
-              { type: 'announceVerifyPassed', params: ({ event }) => event.output },
-              'settleVerified',
-            ],
-          },
-          {
-            guard: 'roundCapReached',
-            target: 'budgetLimited',
-            actions: [
-              { type: 'rejectCompletion', params: ({ event }) => event.output },
-              { type: 'settle', params: { status: 'budget-limited' } },
-            ],
-          },
-          {
-            guard: 'idleWatchIsOn',
-            target: 'fingerprinting',
-            actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
-          },
-          {
-            target: 'nextRound',
-            actions: { type: 'rejectCompletion', params: ({ event }) => event.output },
-          },
-        ],
-        onError: {
-          target: 'failed',
-          actions: { type: 'failVerifyStart', params: ({ event }) => ({ error: event.error }) },
-        },
-      },
-      on: { CANCEL: 'cancellingVerify' },
-    },
-    fingerprinting: {
-      description:
-        'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
-      invoke: {
-        id: 'fingerprintWorkspace',
-        src: 'fingerprintWorkspace',
-        input: fingerprintRequestOf,
-        onDone: [
-          {
-            guard: { type: 'idleLimitReached', params: ({ event }) => ({ fingerprint: event.output }) },
-            target: 'budgetLimited',
-            actions: [
-              { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
-              'announceIdleRound',
-              'settleIdleLimited',
-            ],
-          },
-          {
-            guard: { type: 'workspaceUnchanged', params: ({ event }) => ({ fingerprint: event.output }) },
-            target: 'nextRound',
-            actions: [
-              { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
-              'announceIdleRound',
-            ],
-          },
-          {
-            target: 'nextRound',
-            actions: { type: 'recordFingerprint', params: ({ event }) => ({ fingerprint: event.output }) },
-          },
-        ],
-        onError: {
-          target: 'failed',
-          actions: { type: 'failFingerprint', params: ({ event }) => ({ error: event.error }) },
-        },
-      },
-      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
-    },
-    nextRound: {
-      description:
-        'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
-      always: [
-        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutBeforeRounds' },
-        { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
-        { guard: 'costBudgetIsSpent', target: 'budgetLimited', actions: 'settleCostLimited' },
-        { target: 'round' },
-      ],
-    },
-    waitingForLimit: {
-      description:
-        "The round's agent hit a usage or rate limit and --wait-on-limits is on: waits until the limit resets (plus a margin; with no reset time, a backoff that doubles up to 30 minutes), then runs the round again with a fresh child, costing no round of the cap. No child runs here, so CANCEL ends the run at once; once the time limit is spent the run ends budget-limited with the last good report, or failed when none came yet.",
-      on: { CANCEL: { target: 'cancelled', actions: 'settleCancelled' } },
-      after: { limitWait: { target: 'round', actions: 'repeatRound' } },
-      always: [
-        { guard: 'timeRanOutBeforeAnyReport', target: 'failed', actions: 'failTimeRanOutWaiting' },
-        { guard: 'timeBudgetIsSpent', target: 'budgetLimited', actions: 'settleTimeLimited' },
-      ],
     },
     stoppingRound: {
       description:
@@ -380,30 +403,34 @@ export const ralphMachine = ralphSetup.createMachine({
         { target: 'budgetLimited', actions: 'settleTimeLimited' },
       ],
     },
-    cancellingVerify: {
-      description:
-        'The run was cancelled while its verify command ran: holds it open until the command has stopped, bounded like a cancelled child.',
-      invoke: {
-        id: 'awaitVerifyStopped',
-        src: 'awaitVerifyStopped',
-        input: roundRefOf,
-        onDone: { target: 'cancelled', actions: 'settleCancelled' },
-        onError: { target: 'cancelled', actions: 'settleCancelled' },
-      },
-      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
-    },
     cancelling: {
       description:
-        'Holds the run open until the aborted child has stopped, so that no child outlives a cancelled run.',
-      tags: ['childRunning'],
-      invoke: {
-        id: 'awaitChildStopped',
-        src: 'awaitChildStopped',
-        input: roundRefOf,
-        onDone: { target: 'cancelled', actions: 'settleCancelled' },
-        onError: { target: 'cancelled', actions: 'settleCancelled' },
+        'The run was cancelled while something of it ran: holds it open until that has stopped (the aborted child, or the verify command), bounded by the cancel deadline, so that nothing outlives a cancelled run.',
+      initial: 'child',
+      after: { cancelDeadline: 'cancelled' },
+      states: {
+        child: {
+          description: "Waits until the round's aborted child has stopped.",
+          tags: ['childRunning'],
+          invoke: {
+            id: 'awaitChildStopped',
+            src: 'awaitChildStopped',
+            input: roundRefOf,
+            onDone: '#ralph.cancelled',
+            onError: '#ralph.cancelled',
+          },
+        },
+        verifyCommand: {
+          description: "Waits until the aborted verify command's process group is gone.",
+          invoke: {
+            id: 'awaitVerifyStopped',
+            src: 'awaitVerifyStopped',
+            input: roundRefOf,
+            onDone: '#ralph.cancelled',
+            onError: '#ralph.cancelled',
+          },
+        },
       },
-      after: { cancelDeadline: { target: 'cancelled', actions: 'settleCancelled' } },
     },
     complete: {
       type: 'final',
@@ -436,6 +463,7 @@ export const ralphMachine = ralphSetup.createMachine({
     },
     cancelled: {
       type: 'final',
+      entry: 'settleCancelled',
       description: 'The run was cancelled and its child has stopped (or was abandoned after the deadline).',
       tags: ['settled', 'failure'],
     },

@@ -23,7 +23,7 @@ describe('a snapshot restored in the middle of a round', () => {
     first.start();
     await childStarted;
     const persisted = first.getPersistedSnapshot();
-    expect(persisted).toMatchObject({ value: 'awaitingReport' });
+    expect(persisted).toMatchObject({ value: { running: { round: 'awaitingReport' } } });
     // A snapshot is plain data: it survives being written out and read back.
     const restoredSnapshot = JSON.parse(JSON.stringify(persisted));
     first.stop();

@@ -7,6 +7,7 @@ import {
   RalphError,
   type RalphRun,
 } from '../../src/index.js';
+import { stateKey } from '../../src/inspect/recording-format.js';
 import { agentCommand, cleanEnv, isRunning, until, useScratch } from '../support/processes.js';
 
 const s = useScratch();
@@ -47,7 +48,7 @@ function watchedRun(fixture: string, env: Record<string, string> = {}): { run: R
   const seen: Seen[] = [];
   const look = () => {
     const snapshot = actor.getSnapshot();
-    seen.push({ state: String(snapshot.value), tags: [...snapshot.tags].sort(), alive: aliveChildren() });
+    seen.push({ state: stateKey(snapshot.value), tags: [...snapshot.tags].sort(), alive: aliveChildren() });
   };
   // The machine started inside `start`, so the first state is read here and every later one as it comes.
   look();
@@ -61,10 +62,10 @@ describe('the tags a host reads on a run of real child processes', () => {
     const envelope = await run.result;
     expect(envelope.result).toMatchObject({ status: 'complete', rounds: 2 });
     expect(seen.map(({ state, tags }) => ({ state, tags }))).toEqual([
-      { state: 'round', tags: ['childRunning'] },
-      { state: 'awaitingReport', tags: ['childRunning'] },
-      { state: 'round', tags: ['childRunning'] },
-      { state: 'awaitingReport', tags: ['childRunning'] },
+      { state: 'running.round.starting', tags: ['childRunning'] },
+      { state: 'running.round.awaitingReport', tags: ['childRunning'] },
+      { state: 'running.round.starting', tags: ['childRunning'] },
+      { state: 'running.round.awaitingReport', tags: ['childRunning'] },
       { state: 'complete', tags: ['settled', 'succeeded'] },
     ]);
     for (const look of seen)
@@ -79,7 +80,7 @@ describe('the tags a host reads on a run of real child processes', () => {
     await until(() => aliveChildren().length === 1, 'the child to be running');
     const [child] = aliveChildren();
     const snapshot = run.actor?.getSnapshot();
-    expect(snapshot?.value).toBe('awaitingReport');
+    expect(snapshot?.value).toEqual({ running: { round: 'awaitingReport' } });
     expect(snapshot?.hasTag('childRunning'), 'a host sees that a child runs').toBe(true);
     expect(snapshot?.hasTag('settled')).toBe(false);
 
@@ -89,9 +90,9 @@ describe('the tags a host reads on a run of real child processes', () => {
     expect((error as RalphError).code).toBe('cancelled');
     expect(isRunning(child as number), 'the child once the run is settled').toBe(false);
     expect(seen.map(({ state, tags }) => ({ state, tags }))).toEqual([
-      { state: 'round', tags: ['childRunning'] },
-      { state: 'awaitingReport', tags: ['childRunning'] },
-      { state: 'cancelling', tags: ['childRunning'] },
+      { state: 'running.round.starting', tags: ['childRunning'] },
+      { state: 'running.round.awaitingReport', tags: ['childRunning'] },
+      { state: 'cancelling.child', tags: ['childRunning'] },
       { state: 'cancelled', tags: ['failure', 'settled'] },
     ]);
     for (const look of seen)

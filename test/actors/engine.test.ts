@@ -103,7 +103,7 @@ describe('the engine', () => {
     });
     // Waits on the event, not on a timer: on a busy machine the child may take longer than any fixed pause.
     await started;
-    expect(run.actor?.getSnapshot().value).toBe('awaitingReport');
+    expect(run.actor?.getSnapshot().value).toEqual({ running: { round: 'awaitingReport' } });
     run.cancel();
     await expect(run.result).rejects.toThrow('Ralph workflow was cancelled');
     expect(run.actor?.getSnapshot().value).toBe('cancelled');

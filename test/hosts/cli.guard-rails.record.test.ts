@@ -51,8 +51,8 @@ describe('ralph run --record with guard rails, then ralph replay', () => {
     expect(replay.stderr).toContain('completion not accepted');
     expect(replay.stderr).toContain('left the workspace unchanged (1 of 2 idle rounds allowed in a row)');
     const model = buildRunModel(await readFile(file, 'utf8'));
-    expect(model.path.map((entry) => entry.state)).toContain('verifying');
-    expect(model.path.map((entry) => entry.state)).toContain('fingerprinting');
+    expect(model.path.map((entry) => entry.state)).toContain('running.verifying');
+    expect(model.path.map((entry) => entry.state)).toContain('running.fingerprinting');
     expect(model.ending?.finalState).toBe('complete');
   });
 
@@ -81,7 +81,41 @@ describe('ralph run --record with guard rails, then ralph replay', () => {
     expect(replay.stderr).toBe(live.stderr);
     expect(replay.code).toBe(1);
     const model = buildRunModel(await readFile(file, 'utf8'));
-    // The timeout may find the child still starting (round) or working (awaitingReport); either way it is stopped.
+    // The timeout may find the child still starting or working: the round's one timer stops it either way.
+    expect(model.path.map((entry) => entry.state).slice(-3)).toEqual([
+      'stoppingRound',
+      'roundStopped',
+      'failed',
+    ]);
+  });
+
+  it("a round stopped by the time limit: the replay takes the root's wall clock and ends the run alike", async () => {
+    const ws = await makeWorkspace(['hang']);
+    cleanups.push(ws.cleanup);
+    const logs = await folder('ralph-guard-logs-');
+    const file = join(logs, 'run.jsonl');
+    const live = await ralph([
+      'run',
+      'Tick the box',
+      '--agent-command',
+      PLAN_AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+      '--max-time',
+      '1s',
+      '--grace-ms',
+      '100',
+      '--record',
+      file,
+    ]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toContain('time limit');
+    // The wall clock is the root's own transition: its microstep's source is the root, around every state.
+    const replay = await ralph(['replay', file]);
+    expect(replay.stderr).toBe(live.stderr);
+    expect(replay.stdout).toBe(live.stdout);
+    expect(replay.code).toBe(1);
+    const model = buildRunModel(await readFile(file, 'utf8'));
     expect(model.path.map((entry) => entry.state).slice(-3)).toEqual([
       'stoppingRound',
       'roundStopped',

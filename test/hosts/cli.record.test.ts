@@ -158,7 +158,7 @@ describe('ralph run --record, then ralph replay: the replay prints what the run 
       expect(replay.stdout).toBe(live.stdout);
       expect(replay.code).toBe(130);
       const model = buildRunModel(readFileSync(file, 'utf8'));
-      expect(model.ending).toMatchObject({ finalState: 'cancelling', result: { ok: false } });
+      expect(model.ending).toMatchObject({ finalState: 'cancelling.child', result: { ok: false } });
       expect(model.rounds.map((round) => round.outcome)).toEqual(['cancelled']);
     } finally {
       // The grandchild left the agent's group on purpose: nothing but the test stops it.
@@ -265,7 +265,7 @@ describe('ralph replay refuses what it cannot replay (exit 2)', () => {
 
     expect(out.code).toBe(2);
     expect(out.stderr).toBe(
-      `ralph replay ${file}: line ${index + 1}: the event SKIP_TO_THE_END is impossible in state awaitingReport: ` +
+      `ralph replay ${file}: line ${index + 1}: the event SKIP_TO_THE_END is impossible in state running.round.awaitingReport: ` +
         'the machine has no transition for it there\n',
     );
     expect(out.stdout).toBe('');

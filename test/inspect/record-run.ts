@@ -9,6 +9,7 @@ import {
   type RalphProgressEvent,
   type SubagentProvider,
 } from '../../src/index.js';
+import { stateKey } from '../../src/inspect/recording-format.js';
 import { type FaultToolOptions, faultTool } from '../faults/harness.js';
 import { type Scratch, until } from '../support/processes.js';
 
@@ -30,7 +31,7 @@ export interface RecordOptions extends FaultToolOptions {
   args?: unknown;
   /** Cancel once this many processes have logged their pids (the round's child is in place). */
   cancelOnceLogged?: number;
-  /** Cancel once the machine rests in this state. */
+  /** Cancels once the run rests in this state (its dot path: `running.round.awaitingReport`). */
   cancelInState?: string;
   /** An inspector of the host's own, attached beside the recording. */
   inspect?: (event: InspectionEvent) => void;
@@ -66,7 +67,7 @@ export async function recordRun(s: Scratch, options: RecordOptions): Promise<Rec
   }
   if (options.cancelInState !== undefined) {
     const state = options.cancelInState;
-    await until(() => run.actor?.getSnapshot().value === state, `the run to rest in ${state}`);
+    await until(() => stateKey(run.actor?.getSnapshot().value) === state, `the run to rest in ${state}`);
     controller.abort();
   }
   let result: RecordedRun['result'];

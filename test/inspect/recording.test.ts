@@ -140,7 +140,9 @@ describe('a run recording', () => {
     await until(
       () =>
         fileLines().some(
-          (line) => line.includes('"type":"@xstate.snapshot"') && line.includes('"value":"awaitingReport"'),
+          (line) =>
+            line.includes('"type":"@xstate.snapshot"') &&
+            line.includes('"value":{"running":{"round":"awaitingReport"}}'),
         ),
       'the recording to reach awaitingReport',
     );

@@ -93,7 +93,7 @@ describe('replayRecording rebuilds a recorded run from its events alone', () => 
     const run = await recordRun(s, {
       provider: createScriptedProvider([{ hang: true, ignoreAbort: true }]),
       config: { terminationGraceMs: 10 },
-      cancelInState: 'awaitingReport',
+      cancelInState: 'running.round.awaitingReport',
     });
     expect(run.final.value).toBe('cancelled');
 
@@ -115,7 +115,10 @@ describe('replayRecording rebuilds a recorded run from its events alone', () => 
       },
       { record: { write: (line: string) => lines.push(line) } },
     );
-    await until(() => run.actor?.getSnapshot().value === 'awaitingReport', 'the child to run');
+    await until(
+      () => run.actor?.getSnapshot().matches({ running: { round: 'awaitingReport' } }) === true,
+      'the child to run',
+    );
     run.cancel();
     run.cancel();
     await run.result.catch(() => {});
@@ -162,7 +165,7 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     );
     expect(error.line).toBe(reportDone);
     expect(error.message).toBe(
-      `line ${reportDone}: the event FINISH is impossible in state awaitingReport: the machine has no transition for it there`,
+      `line ${reportDone}: the event FINISH is impossible in state running.round.awaitingReport: the machine has no transition for it there`,
     );
   });
 
@@ -181,7 +184,7 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     expect(error.line).toBe(secondStartNow);
     expect(error.message).toMatch(
       new RegExp(
-        `^line ${secondStartNow}: the event xstate\\.done\\.actor\\.\\S+ is impossible in state awaitingReport`,
+        `^line ${secondStartNow}: the event xstate\\.done\\.actor\\.\\S+ is impossible in state running\\.round\\.awaitingReport`,
       ),
     );
   });
@@ -200,11 +203,12 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
       };
       return { ...line, event: { ...event, output: { ...event.output, output: report } } };
     });
-    const turn = rootLines(text, '@xstate.microstep').filter((line) => line > (reportDone as number))[1];
+    // The report is checked, then accepted, then what follows it is decided: the third microstep turns away.
+    const turn = rootLines(text, '@xstate.microstep').filter((line) => line > (reportDone as number))[2];
     const error = refusal(text);
     expect(error.line).toBe(turn);
     expect(error.message).toBe(
-      `line ${turn}: the microstep goes from reviewingReport to round; the machine goes from reviewingReport to complete`,
+      `line ${turn}: the microstep goes from running.reviewingReport.accepted to running.round.starting; the machine goes from running.reviewingReport.accepted to complete`,
     );
   });
 
@@ -225,7 +229,9 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     const [, , third] = rootLines(run.text, '@xstate.microstep');
     const error = refusal(editLine(run.text, third as number, (line) => ({ ...line, value: 'blocked' })));
     expect(error.line).toBe(third);
-    expect(error.message).toContain('the machine goes from awaitingReport to reviewingReport');
+    expect(error.message).toContain(
+      'the machine goes from running.round.awaitingReport to running.reviewingReport.checking',
+    );
   });
 
   it('cut off before the run settled', async () => {

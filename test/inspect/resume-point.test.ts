@@ -40,9 +40,33 @@ describe('resumePointOf: where an unsettled run picks up', () => {
       args: { objective: 'Port the parser', maxRounds: 4 },
       // The scripted agents say nothing of what they used; round 2, going on, is what its spend is unknown of.
       point: { round: 1, handoff: first, agentsStarted: 1, usage: null, uncountedRounds: [2] },
-      lastState: 'round',
+      lastState: 'running.round.starting',
       forcedExit: false,
     });
+  });
+
+  it('resumes a recording of the flat machine (before the chart nested its states) as it did', async () => {
+    const { text, first } = await recordingCutAtRound(2);
+    // The flat machine recorded a round's states by their own names, at the root.
+    const flat = text
+      .replaceAll('{"running":{"round":"starting"}}', '"round"')
+      .replaceAll('{"running":{"round":"awaitingReport"}}', '"awaitingReport"');
+    expect(resumePointOf(flat)).toMatchObject({
+      point: { round: 1, handoff: first, agentsStarted: 1, usage: null, uncountedRounds: [2] },
+      lastState: 'round',
+    });
+    // Its last snapshot in `cancelling` instead: the round its child was stopped in is run again all the same.
+    const at = flat.lastIndexOf('"value":"round"');
+    const cancelling = `${flat.slice(0, at)}"value":"cancelling"${flat.slice(at + '"value":"round"'.length)}`;
+    expect(resumePointOf(cancelling)).toMatchObject({ point: { round: 1 }, lastState: 'cancelling' });
+  });
+
+  it('refuses a recording that rests where no round is going on, naming the state by its path', async () => {
+    const { text } = await recordingCutAtRound(2);
+    const verifying = text.replaceAll('{"running":{"round":"starting"}}', '{"running":"verifying"}');
+    expect(() => resumePointOf(verifying)).toThrow(
+      /the run rested in running\.verifying, which is no round boundary/,
+    );
   });
 
   it('drops a last line cut off mid-write, and refuses a settled run', async () => {

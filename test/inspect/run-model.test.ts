@@ -20,7 +20,9 @@ useOwnTmpdir();
 const s = useScratch();
 
 const states = (model: RunModel) => model.path.map((entry) => entry.state);
-const ROUND_TRIP = ['round', 'awaitingReport', 'reviewingReport'];
+const STARTED = ['running.round.starting', 'running.round.awaitingReport'];
+// A round that reported: started, then its report checked and accepted (the decision after a report).
+const ROUND_TRIP = [...STARTED, 'running.reviewingReport.checking', 'running.reviewingReport.accepted'];
 
 describe('the run model of a recording', () => {
   it('a three-round complete run: facts, the path with its eventless states, one entry per round, the ending', async () => {
@@ -101,15 +103,20 @@ describe('the run model of a recording', () => {
 
   it('a malformed report passes through reviewingReport on its way to failed; a crash does not', async () => {
     const malformed = buildRunModel((await recordRun(s, { plan: ['garbage-file'] })).text);
-    expect(states(malformed)).toEqual(['validating', ...ROUND_TRIP, 'failed']);
+    expect(states(malformed)).toEqual([
+      'validating',
+      ...STARTED,
+      'running.reviewingReport.checking',
+      'failed',
+    ]);
     const crashed = buildRunModel((await recordRun(s, { plan: ['crash'] })).text);
-    expect(states(crashed)).toEqual(['validating', 'round', 'awaitingReport', 'failed']);
+    expect(states(crashed)).toEqual(['validating', ...STARTED, 'failed']);
   });
 
   it('a cancelled run: its round was cancelled, the path goes through cancelling', async () => {
     const run = await recordRun(s, { plan: ['continue', 'hang'], cancelOnceLogged: 2 });
     const model = buildRunModel(run.text);
-    expect(states(model).slice(-2)).toEqual(['cancelling', 'cancelled']);
+    expect(states(model).slice(-2)).toEqual(['cancelling.child', 'cancelled']);
     expect(model.rounds.map((round) => round.outcome)).toEqual(['continue', 'cancelled']);
     expect(model.rounds[1]?.report).toBeNull();
     expect(model.ending).toMatchObject({
@@ -146,7 +153,7 @@ describe('a run of 256 rounds', () => {
     expect(model.rounds).toHaveLength(256);
     expect(model.rounds.filter((round) => round.outcome === 'continue')).toHaveLength(255);
     expect(model.rounds.at(-1)).toMatchObject({ round: 256, outcome: 'complete', report: completeAt(256) });
-    expect(model.path).toHaveLength(1 + 3 * 256 + 1);
+    expect(model.path).toHaveLength(1 + ROUND_TRIP.length * 256 + 1);
   });
 });
 
@@ -176,7 +183,7 @@ describe('the run model builder, fed live', () => {
     expect(model()?.ending).toBeNull();
     expect(model()?.rounds.map((round) => round.outcome)).toEqual(['continue', 'running']);
     expect(model()?.rounds[1]?.endedAt).toBeNull();
-    expect(model()?.path.at(-1)?.state).toBe('awaitingReport');
+    expect(model()?.path.at(-1)?.state).toBe('running.round.awaitingReport');
 
     controller.abort();
     await run.result.catch(() => {});

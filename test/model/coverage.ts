@@ -31,6 +31,11 @@ export function transitionKey(t: AnyTransitionDefinition): string {
   return `${t.source.id} on ${eventName(t)} #${siblings.indexOf(t)}${guard ? ` [${guard}]` : ''} → ${targets}`;
 }
 
+/** Every state node of a machine, nested ones included, in document order (the root excepted). */
+export function stateNodesOf(machine: AnyStateMachine): AnyStateMachine['root'][] {
+  return getStateNodes(machine.root);
+}
+
 /** Every state node of a machine (the root excepted). */
 export function stateNodeIds(machine: AnyStateMachine): string[] {
   return getStateNodes(machine.root).map((node) => node.id);

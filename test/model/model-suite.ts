@@ -1,6 +1,12 @@
 // Everything the model tests need from the package, in one module the test files load at run time (see load.ts).
 export { ralphMachine } from '../../src/machines/ralph.machine.js';
-export { CoverageLedger, rootTransitionKeys, stateNodeIds, transitionKeys } from './coverage.js';
+export {
+  CoverageLedger,
+  rootTransitionKeys,
+  stateNodeIds,
+  stateNodesOf,
+  transitionKeys,
+} from './coverage.js';
 export {
   ACCEPTED_CALLS,
   declaredProvider,

@@ -68,31 +68,31 @@ export interface OfferContext {
  * one before) unchanged, or fails, and the host may cancel.
  */
 export function expectedOffers(state: string, rails: OfferContext): string[] {
-  const timeout = (what: string) => (rails.roundTimeout ? [`round timeout while ${what}`] : []);
+  const timeout = rails.roundTimeout ? ['round timeout'] : [];
   const clock = rails.wallClockRunning ? ['time limit runs out'] : [];
   switch (state) {
-    case 'round':
-      return ['CANCEL', 'child started', 'provider fails to start', ...timeout('starting'), ...clock];
-    case 'awaitingReport':
+    case 'running.round.starting':
+      return ['CANCEL', 'child started', 'provider fails to start', ...timeout, ...clock];
+    case 'running.round.awaitingReport':
       return [
         'CANCEL',
         ...REPORT_VARIANTS.map((v) => `report: ${v.name}`),
         ...(rails.limitOffered ? [`report: ${USAGE_LIMIT_VARIANT}`] : []),
         'child fails',
-        ...timeout('working'),
+        ...timeout,
         ...clock,
       ];
-    case 'cancelling':
+    case 'cancelling.child':
       return ['child stops', 'stop fails', 'cancel deadline passes', ...clock];
     case 'stoppingRound':
       return ['child stops', 'stop fails', 'stop deadline passes', ...clock];
-    case 'verifying':
+    case 'running.verifying':
       return ['CANCEL', 'verify passes', 'verify fails', 'verify times out', 'verify cannot start', ...clock];
-    case 'waitingForLimit':
+    case 'running.waitingForLimit':
       return ['CANCEL', 'the limit resets', ...clock];
-    case 'cancellingVerify':
-      return ['verify stops', 'verify stop fails', 'verify stop deadline passes', ...clock];
-    case 'fingerprinting':
+    case 'cancelling.verifyCommand':
+      return ['verify stops', 'verify stop fails', 'cancel deadline passes', ...clock];
+    case 'running.fingerprinting':
       return [
         'CANCEL',
         ...(rails.fingerprinted ? ['workspace unchanged'] : []),
@@ -112,15 +112,15 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
  */
 export function expectedTags(state: string): string[] {
   switch (state) {
-    case 'round':
-    case 'awaitingReport':
-    case 'cancelling':
+    case 'running.round.starting':
+    case 'running.round.awaitingReport':
+    case 'cancelling.child':
     case 'stoppingRound':
       return ['childRunning'];
-    case 'verifying':
-    case 'cancellingVerify':
-    case 'fingerprinting':
-    case 'waitingForLimit':
+    case 'running.verifying':
+    case 'cancelling.verifyCommand':
+    case 'running.fingerprinting':
+    case 'running.waitingForLimit':
       return [];
     case 'complete':
     case 'blocked':
@@ -458,9 +458,9 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       case EVENT.stopFailed:
         return phase === 'stopping' ? roundStopped(false) : cancelled(false);
       case EVENT.cancelDeadline:
-        return cancelled(true);
-      case EVENT.startTimedOut:
-      case EVENT.reportTimedOut:
+        // A child past the deadline is abandoned; a verify command is stopped whole, whichever way it stops.
+        return cancelled(phase === 'cancelling');
+      case EVENT.roundTimedOut:
         stopReason = 'round-timeout';
         phase = 'stopping';
         progress.push({
@@ -529,7 +529,6 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         });
       case EVENT.verifyStopped:
       case EVENT.verifyStopFailed:
-      case EVENT.verifyStopDeadline:
         // No child runs while the verify command does: nothing is abandoned, whichever way it stops.
         return cancelled(false);
       case EVENT.fingerprinted: {

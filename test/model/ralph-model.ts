@@ -2,6 +2,7 @@ import { type ActorLogic, type AnyMachineSnapshot, fromPromise, type SnapshotFro
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
 import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
 import type { RalphUsage } from '../../src/contract/usage.js';
+import { stateKey } from '../../src/inspect/recording-format.js';
 import {
   type ChildStarted,
   type FingerprintRequest,
@@ -44,18 +45,17 @@ export const EVENT = {
   stopFailed: 'xstate.error.actor.awaitChildStopped',
   cancelDeadline: 'xstate.after.cancelDeadline.ralph.cancelling',
   // The guard rails' events: with every guard rail off, the machine takes none of them.
-  startTimedOut: 'xstate.after.roundTimeout.ralph.round',
-  reportTimedOut: 'xstate.after.roundTimeout.ralph.awaitingReport',
+  // One round timer for the whole round, while its child starts and while it works.
+  roundTimedOut: 'xstate.after.roundTimeout.ralph.running.round',
   wallClock: 'xstate.after.wallClock.ralph',
   roundStopDeadline: 'xstate.after.cancelDeadline.ralph.stoppingRound',
   verified: 'xstate.done.actor.runVerify',
   verifyCannotStart: 'xstate.error.actor.runVerify',
   verifyStopped: 'xstate.done.actor.awaitVerifyStopped',
   verifyStopFailed: 'xstate.error.actor.awaitVerifyStopped',
-  verifyStopDeadline: 'xstate.after.cancelDeadline.ralph.cancellingVerify',
   fingerprinted: 'xstate.done.actor.fingerprintWorkspace',
   fingerprintFailed: 'xstate.error.actor.fingerprintWorkspace',
-  limitWaitOver: 'xstate.after.limitWait.ralph.waitingForLimit',
+  limitWaitOver: 'xstate.after.limitWait.ralph.running.waitingForLimit',
 } as const;
 
 /** The variant name of a round that ended on a usage limit (a done event whose outcome carries the limit). */
@@ -136,15 +136,13 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
     { type: EVENT.cancelDeadline },
-    { type: EVENT.startTimedOut },
-    { type: EVENT.reportTimedOut },
+    { type: EVENT.roundTimedOut },
     { type: EVENT.wallClock },
     { type: EVENT.roundStopDeadline },
     ...VERIFY_OUTCOMES.map((v) => ({ type: EVENT.verified, output: v.outcome, variant: v.name })),
     { type: EVENT.verifyCannotStart, error: VERIFY_START_ERROR },
     { type: EVENT.verifyStopped },
     { type: EVENT.verifyStopFailed, error: STOP_ERROR },
-    { type: EVENT.verifyStopDeadline },
     // The workspace as the last fingerprint found it, or changed by the round just ended.
     ...(snapshot.context.fingerprint === null
       ? []
@@ -240,10 +238,8 @@ export function describeEvent(event: ModelEvent): string {
       return 'stop fails';
     case EVENT.cancelDeadline:
       return 'cancel deadline passes';
-    case EVENT.startTimedOut:
-      return 'round timeout while starting';
-    case EVENT.reportTimedOut:
-      return 'round timeout while working';
+    case EVENT.roundTimedOut:
+      return 'round timeout';
     case EVENT.wallClock:
       return 'time limit runs out';
     case EVENT.roundStopDeadline:
@@ -256,8 +252,6 @@ export function describeEvent(event: ModelEvent): string {
       return 'verify stops';
     case EVENT.verifyStopFailed:
       return 'verify stop fails';
-    case EVENT.verifyStopDeadline:
-      return 'verify stop deadline passes';
     case EVENT.fingerprinted:
       return `workspace ${event.variant}`;
     case EVENT.fingerprintFailed:
@@ -272,5 +266,5 @@ export function describeEvent(event: ModelEvent): string {
 /** A readable name of a path: its events, then the state it ends in. */
 export function describePath(path: RalphPath): string {
   const events = path.steps.map((step) => describeEvent(step.event)).join(' → ');
-  return `${events} ⇒ ${String(path.state.value)}`;
+  return `${events} ⇒ ${stateKey(path.state.value)}`;
 }

@@ -12,22 +12,31 @@ const MACHINE_FILE = 'src/machines/ralph.machine.ts';
 if (suite !== null && xstate !== null) {
   const { ralphMachine, stateNodeIds, transitionKeys } = suite;
 
-  test("the statechart has the design's states, starting in validating", () => {
+  /** Every state node of the chart, nested ones included, by its id relative to the root (`running.round`). */
+  const nodes = () =>
+    suite.stateNodesOf(ralphMachine).map((node) => ({ node, path: node.id.replace(/^ralph\./, '') }));
+
+  test("the statechart has the design's states, nested where they share behaviour, starting in validating", () => {
     expect(ralphMachine.id).toBe('ralph');
     expect(ralphMachine.root.initial?.target.map((node) => node.id)).toEqual(['ralph.validating']);
     expect(stateNodeIds(ralphMachine)).toEqual([
       'ralph.validating',
-      'ralph.round',
-      'ralph.awaitingReport',
-      'ralph.reviewingReport',
-      'ralph.verifying',
-      'ralph.fingerprinting',
-      'ralph.nextRound',
-      'ralph.waitingForLimit',
+      'ralph.running',
+      'ralph.running.round',
+      'ralph.running.round.starting',
+      'ralph.running.round.awaitingReport',
+      'ralph.running.reviewingReport',
+      'ralph.running.reviewingReport.checking',
+      'ralph.running.reviewingReport.accepted',
+      'ralph.running.verifying',
+      'ralph.running.fingerprinting',
+      'ralph.running.nextRound',
+      'ralph.running.waitingForLimit',
       'ralph.stoppingRound',
       'ralph.roundStopped',
-      'ralph.cancellingVerify',
       'ralph.cancelling',
+      'ralph.cancelling.child',
+      'ralph.cancelling.verifyCommand',
       'ralph.complete',
       'ralph.blocked',
       'ralph.budgetLimited',
@@ -35,8 +44,9 @@ if (suite !== null && xstate !== null) {
       'ralph.rejected',
       'ralph.cancelled',
     ]);
-    const finals = Object.values(ralphMachine.root.states).filter((node) => node.type === 'final');
-    expect(finals.map((node) => node.key)).toEqual([
+    // The endings are the root's own: a run's outcome never depends on how deep the state it ended from was.
+    const finals = nodes().filter(({ node }) => node.type === 'final');
+    expect(finals.map(({ path }) => path)).toEqual([
       'complete',
       'blocked',
       'budgetLimited',
@@ -58,125 +68,119 @@ if (suite !== null && xstate !== null) {
       'ralph.validating on always #7 [providerInheritsParentContext] → ralph.rejected',
       'ralph.validating on always #8 [costBudgetLacksCostReports] → ralph.rejected',
       'ralph.validating on always #9 [resumePointIsInvalid] → ralph.rejected',
-      'ralph.validating on always #10 [isResuming] → ralph.round',
-      'ralph.validating on always #11 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.validating on always #12 → ralph.round',
-      'ralph.round on CANCEL #0 → ralph.cancelling',
-      'ralph.round on done:startChild #0 → ralph.awaitingReport',
-      'ralph.round on error:startChild #0 → ralph.failed',
-      'ralph.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
-      'ralph.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
-      'ralph.awaitingReport on CANCEL #0 → ralph.cancelling',
-      'ralph.awaitingReport on done:awaitReport #0 [roundHitLimitAndWaits] → ralph.waitingForLimit',
-      'ralph.awaitingReport on done:awaitReport #1 [roundHitLimit] → ralph.failed',
-      'ralph.awaitingReport on done:awaitReport #2 → ralph.reviewingReport',
-      'ralph.awaitingReport on error:awaitReport #0 → ralph.failed',
-      'ralph.awaitingReport on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
-      'ralph.awaitingReport on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
-      'ralph.reviewingReport on always #0 [reportIsMissing] → ralph.failed',
-      'ralph.reviewingReport on always #1 [reportIsMalformed] → ralph.failed',
-      'ralph.reviewingReport on always #2 [reportExceedsHandoffCap] → ralph.failed',
-      'ralph.reviewingReport on always #3 [completionNeedsVerifying] → ralph.verifying',
-      'ralph.reviewingReport on always #4 [reportIsComplete] → ralph.complete',
-      'ralph.reviewingReport on always #5 [reportIsBlocked] → ralph.blocked',
-      'ralph.reviewingReport on always #6 [roundCapReached] → ralph.budgetLimited',
-      'ralph.reviewingReport on always #7 [costBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.reviewingReport on always #8 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.reviewingReport on always #9 → ralph.round',
-      'ralph.verifying on CANCEL #0 → ralph.cancellingVerify',
-      'ralph.verifying on done:runVerify #0 [verifyPassed] → ralph.complete',
-      'ralph.verifying on done:runVerify #1 [roundCapReached] → ralph.budgetLimited',
-      'ralph.verifying on done:runVerify #2 [idleWatchIsOn] → ralph.fingerprinting',
-      'ralph.verifying on done:runVerify #3 → ralph.nextRound',
-      'ralph.verifying on error:runVerify #0 → ralph.failed',
-      'ralph.fingerprinting on CANCEL #0 → ralph.cancelled',
-      'ralph.fingerprinting on done:fingerprintWorkspace #0 [idleLimitReached] → ralph.budgetLimited',
-      'ralph.fingerprinting on done:fingerprintWorkspace #1 [workspaceUnchanged] → ralph.nextRound',
-      'ralph.fingerprinting on done:fingerprintWorkspace #2 → ralph.nextRound',
-      'ralph.fingerprinting on error:fingerprintWorkspace #0 → ralph.failed',
-      'ralph.nextRound on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
-      'ralph.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.nextRound on always #2 [costBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.nextRound on always #3 → ralph.round',
-      'ralph.waitingForLimit on CANCEL #0 → ralph.cancelled',
-      'ralph.waitingForLimit on after:limitWait #0 → ralph.round',
-      'ralph.waitingForLimit on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
-      'ralph.waitingForLimit on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.validating on always #10 [isResuming] → ralph.running.round',
+      'ralph.validating on always #11 [idleWatchIsOn] → ralph.running.fingerprinting',
+      'ralph.validating on always #12 → ralph.running.round',
+      // CANCEL is written once for the run, and again only where something runs that must stop first.
+      'ralph.running on CANCEL #0 → ralph.cancelled',
+      // One round timer, and one check of the time limit, for the whole round: its start and its report.
+      'ralph.running.round on CANCEL #0 → ralph.cancelling.child',
+      'ralph.running.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
+      'ralph.running.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
+      'ralph.running.round.starting on done:startChild #0 → ralph.running.round.awaitingReport',
+      'ralph.running.round.starting on error:startChild #0 → ralph.failed',
+      'ralph.running.round.awaitingReport on done:awaitReport #0 [roundHitLimitAndWaits] → ralph.running.waitingForLimit',
+      'ralph.running.round.awaitingReport on done:awaitReport #1 [roundHitLimit] → ralph.failed',
+      'ralph.running.round.awaitingReport on done:awaitReport #2 → ralph.running.reviewingReport',
+      'ralph.running.round.awaitingReport on error:awaitReport #0 → ralph.failed',
+      // The decision after a report: refused or accepted (once), then what an accepted report leads to.
+      'ralph.running.reviewingReport.checking on always #0 [reportIsMissing] → ralph.failed',
+      'ralph.running.reviewingReport.checking on always #1 [reportIsMalformed] → ralph.failed',
+      'ralph.running.reviewingReport.checking on always #2 [reportExceedsHandoffCap] → ralph.failed',
+      'ralph.running.reviewingReport.checking on always #3 → ralph.running.reviewingReport.accepted',
+      'ralph.running.reviewingReport.accepted on always #0 [completionNeedsVerifying] → ralph.running.verifying',
+      'ralph.running.reviewingReport.accepted on always #1 [reportIsComplete] → ralph.complete',
+      'ralph.running.reviewingReport.accepted on always #2 [reportIsBlocked] → ralph.blocked',
+      'ralph.running.reviewingReport.accepted on always #3 [roundCapReached] → ralph.budgetLimited',
+      'ralph.running.reviewingReport.accepted on always #4 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.running.reviewingReport.accepted on always #5 [idleWatchIsOn] → ralph.running.fingerprinting',
+      'ralph.running.reviewingReport.accepted on always #6 → ralph.running.round',
+      'ralph.running.verifying on CANCEL #0 → ralph.cancelling.verifyCommand',
+      'ralph.running.verifying on done:runVerify #0 [verifyPassed] → ralph.complete',
+      'ralph.running.verifying on done:runVerify #1 [roundCapReached] → ralph.budgetLimited',
+      'ralph.running.verifying on done:runVerify #2 [idleWatchIsOn] → ralph.running.fingerprinting',
+      'ralph.running.verifying on done:runVerify #3 → ralph.running.nextRound',
+      'ralph.running.verifying on error:runVerify #0 → ralph.failed',
+      'ralph.running.fingerprinting on done:fingerprintWorkspace #0 [idleLimitReached] → ralph.budgetLimited',
+      'ralph.running.fingerprinting on done:fingerprintWorkspace #1 [workspaceUnchanged] → ralph.running.nextRound',
+      'ralph.running.fingerprinting on done:fingerprintWorkspace #2 → ralph.running.nextRound',
+      'ralph.running.fingerprinting on error:fingerprintWorkspace #0 → ralph.failed',
+      'ralph.running.nextRound on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
+      'ralph.running.nextRound on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.running.nextRound on always #2 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.running.nextRound on always #3 → ralph.running.round',
+      'ralph.running.waitingForLimit on after:limitWait #0 → ralph.running.round',
+      'ralph.running.waitingForLimit on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
+      'ralph.running.waitingForLimit on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
       'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
       'ralph.roundStopped on always #0 [stoppedForRoundTimeout] → ralph.failed',
       'ralph.roundStopped on always #1 [timeRanOutBeforeAnyReport] → ralph.failed',
       'ralph.roundStopped on always #2 → ralph.budgetLimited',
-      'ralph.cancellingVerify on done:awaitVerifyStopped #0 → ralph.cancelled',
-      'ralph.cancellingVerify on error:awaitVerifyStopped #0 → ralph.cancelled',
-      'ralph.cancellingVerify on after:cancelDeadline #0 → ralph.cancelled',
-      'ralph.cancelling on done:awaitChildStopped #0 → ralph.cancelled',
-      'ralph.cancelling on error:awaitChildStopped #0 → ralph.cancelled',
+      // One cancelling state and one deadline, whatever it waits for.
       'ralph.cancelling on after:cancelDeadline #0 → ralph.cancelled',
+      'ralph.cancelling.child on done:awaitChildStopped #0 → ralph.cancelled',
+      'ralph.cancelling.child on error:awaitChildStopped #0 → ralph.cancelled',
+      'ralph.cancelling.verifyCommand on done:awaitVerifyStopped #0 → ralph.cancelled',
+      'ralph.cancelling.verifyCommand on error:awaitVerifyStopped #0 → ralph.cancelled',
     ]);
   });
 
   test('every invoke has a literal id, named after the actor it runs', () => {
-    const invokes = Object.values(ralphMachine.root.states).flatMap((node) =>
-      node.invoke.map((invoke) => ({ state: node.key, id: invoke.id, src: invoke.src })),
+    const invokes = nodes().flatMap(({ node, path }) =>
+      node.invoke.map((invoke) => ({ state: path, id: invoke.id, src: invoke.src })),
     );
     expect(invokes).toEqual([
-      { state: 'round', id: 'startChild', src: 'startChild' },
-      { state: 'awaitingReport', id: 'awaitReport', src: 'awaitReport' },
-      { state: 'verifying', id: 'runVerify', src: 'runVerify' },
-      { state: 'fingerprinting', id: 'fingerprintWorkspace', src: 'fingerprintWorkspace' },
+      { state: 'running.round.starting', id: 'startChild', src: 'startChild' },
+      { state: 'running.round.awaitingReport', id: 'awaitReport', src: 'awaitReport' },
+      { state: 'running.verifying', id: 'runVerify', src: 'runVerify' },
+      { state: 'running.fingerprinting', id: 'fingerprintWorkspace', src: 'fingerprintWorkspace' },
       { state: 'stoppingRound', id: 'awaitChildStopped', src: 'awaitChildStopped' },
-      { state: 'cancellingVerify', id: 'awaitVerifyStopped', src: 'awaitVerifyStopped' },
-      { state: 'cancelling', id: 'awaitChildStopped', src: 'awaitChildStopped' },
+      { state: 'cancelling.child', id: 'awaitChildStopped', src: 'awaitChildStopped' },
+      { state: 'cancelling.verifyCommand', id: 'awaitVerifyStopped', src: 'awaitVerifyStopped' },
     ]);
     // Written in the config, not generated by XState (which would make them `0.ralph.round` and the like).
-    for (const { state, id } of invokes)
-      expect(ralphMachine.config.states?.[state]?.invoke, `the invoke of ${state}`).toMatchObject({ id });
+    for (const { state, id } of invokes) {
+      const config = state
+        .split('.')
+        .reduce<unknown>(
+          (node, key) => (node as { states?: Record<string, unknown> })?.states?.[key],
+          ralphMachine.config,
+        );
+      expect((config as { invoke?: unknown })?.invoke, `the invoke of ${state}`).toMatchObject({ id });
+    }
   });
 
-  test('the events a run takes are named after those ids, and the deadline after its delay and state', () => {
-    const events = Object.fromEntries(
-      Object.values(ralphMachine.root.states).map((node) => [node.key, [...node.transitions.keys()]]),
-    );
+  test('the events a run takes are named after those ids, and the timers after their delay and state', () => {
+    const events = Object.fromEntries(nodes().map(({ node, path }) => [path, [...node.transitions.keys()]]));
     expect(events).toEqual({
       validating: [],
-      round: [
-        'CANCEL',
-        'xstate.done.actor.startChild',
-        'xstate.error.actor.startChild',
-        'xstate.after.roundTimeout.ralph.round',
-      ],
-      awaitingReport: [
-        'CANCEL',
-        'xstate.done.actor.awaitReport',
-        'xstate.error.actor.awaitReport',
-        'xstate.after.roundTimeout.ralph.awaitingReport',
-      ],
-      reviewingReport: [],
-      verifying: ['CANCEL', 'xstate.done.actor.runVerify', 'xstate.error.actor.runVerify'],
-      fingerprinting: [
-        'CANCEL',
+      running: ['CANCEL'],
+      'running.round': ['CANCEL', 'xstate.after.roundTimeout.ralph.running.round'],
+      'running.round.starting': ['xstate.done.actor.startChild', 'xstate.error.actor.startChild'],
+      'running.round.awaitingReport': ['xstate.done.actor.awaitReport', 'xstate.error.actor.awaitReport'],
+      'running.reviewingReport': [],
+      'running.reviewingReport.checking': [],
+      'running.reviewingReport.accepted': [],
+      'running.verifying': ['CANCEL', 'xstate.done.actor.runVerify', 'xstate.error.actor.runVerify'],
+      'running.fingerprinting': [
         'xstate.done.actor.fingerprintWorkspace',
         'xstate.error.actor.fingerprintWorkspace',
       ],
-      nextRound: [],
-      waitingForLimit: ['CANCEL', 'xstate.after.limitWait.ralph.waitingForLimit'],
+      'running.nextRound': [],
+      'running.waitingForLimit': ['xstate.after.limitWait.ralph.running.waitingForLimit'],
       stoppingRound: [
         'xstate.done.actor.awaitChildStopped',
         'xstate.error.actor.awaitChildStopped',
         'xstate.after.cancelDeadline.ralph.stoppingRound',
       ],
       roundStopped: [],
-      cancellingVerify: [
+      cancelling: ['xstate.after.cancelDeadline.ralph.cancelling'],
+      'cancelling.child': ['xstate.done.actor.awaitChildStopped', 'xstate.error.actor.awaitChildStopped'],
+      'cancelling.verifyCommand': [
         'xstate.done.actor.awaitVerifyStopped',
         'xstate.error.actor.awaitVerifyStopped',
-        'xstate.after.cancelDeadline.ralph.cancellingVerify',
-      ],
-      cancelling: [
-        'xstate.done.actor.awaitChildStopped',
-        'xstate.error.actor.awaitChildStopped',
-        'xstate.after.cancelDeadline.ralph.cancelling',
       ],
       complete: [],
       blocked: [],
@@ -197,29 +201,32 @@ if (suite !== null && xstate !== null) {
   });
 
   test('the machine and every state say why they exist, in a description', () => {
-    const nodes = [ralphMachine.root, ...Object.values(ralphMachine.root.states)];
-    for (const node of nodes) {
+    for (const node of [ralphMachine.root, ...nodes().map(({ node }) => node)]) {
       expect(node.description, `the description of ${node.id}`).toMatch(/^[A-Z].{19,}\.$/s);
     }
   });
 
   test('the tags say what a host may rely on in each state', () => {
-    const tags = Object.fromEntries(
-      Object.values(ralphMachine.root.states).map((node) => [node.key, [...node.tags].sort()]),
-    );
+    // A state's tags are those of every state it is in: a parent's tag holds in each of its substates.
+    const tags = Object.fromEntries(nodes().map(({ node, path }) => [path, [...node.tags].sort()]));
     expect(tags).toEqual({
       validating: [],
-      round: ['childRunning'],
-      awaitingReport: ['childRunning'],
-      reviewingReport: [],
-      verifying: [],
-      fingerprinting: [],
-      nextRound: [],
-      waitingForLimit: [],
+      running: [],
+      'running.round': ['childRunning'],
+      'running.round.starting': [],
+      'running.round.awaitingReport': [],
+      'running.reviewingReport': [],
+      'running.reviewingReport.checking': [],
+      'running.reviewingReport.accepted': [],
+      'running.verifying': [],
+      'running.fingerprinting': [],
+      'running.nextRound': [],
+      'running.waitingForLimit': [],
       stoppingRound: ['childRunning'],
       roundStopped: [],
-      cancellingVerify: [],
-      cancelling: ['childRunning'],
+      cancelling: [],
+      'cancelling.child': ['childRunning'],
+      'cancelling.verifyCommand': [],
       complete: ['settled', 'succeeded'],
       blocked: ['settled', 'succeeded'],
       budgetLimited: ['settled', 'succeeded'],
@@ -227,8 +234,8 @@ if (suite !== null && xstate !== null) {
       rejected: ['failure', 'settled'],
       cancelled: ['failure', 'settled'],
     });
-    for (const node of Object.values(ralphMachine.root.states))
-      expect(node.tags.includes('settled'), `${node.key} is settled exactly when it is final`).toBe(
+    for (const { node, path } of nodes())
+      expect(node.tags.includes('settled'), `${path} is settled exactly when it is final`).toBe(
         node.type === 'final',
       );
   });
@@ -274,8 +281,8 @@ if (suite !== null && xstate !== null) {
   });
 
   test('the report is reviewed once, after its usage is recorded, on the way into reviewingReport, which takes no event and invokes nothing', () => {
-    const awaiting = ralphMachine.root.states.awaitingReport;
-    const reviewing = ralphMachine.root.states.reviewingReport;
+    const awaiting = ralphMachine.root.states.running?.states.round?.states.awaitingReport;
+    const reviewing = ralphMachine.root.states.running?.states.reviewingReport;
     if (awaiting === undefined || reviewing === undefined) throw new Error('a report state is missing');
     const done = [...awaiting.transitions.values()]
       .flat()
@@ -288,10 +295,23 @@ if (suite !== null && xstate !== null) {
       ['recordUsage', 'reviewReport'],
     ]);
     // Eventless only: a run never rests here, so CANCEL (or anything else) cannot arrive while it is here.
-    expect([...reviewing.transitions.keys()]).toEqual([]);
-    expect(reviewing.invoke).toEqual([]);
-    expect(reviewing.after).toEqual([]);
-    expect(reviewing.always?.length).toBe(10);
+    for (const node of [reviewing, ...Object.values(reviewing.states)]) {
+      expect([...node.transitions.keys()], node.id).toEqual([]);
+      expect(node.invoke, node.id).toEqual([]);
+      expect(node.after, node.id).toEqual([]);
+    }
+    expect(reviewing.always).toBeUndefined();
+    const { checking, accepted } = reviewing.states;
+    expect(checking?.always?.length).toBe(4);
+    expect(accepted?.always?.length).toBe(7);
+    // An accepted report is accepted and announced once, on the way into `accepted`, whatever follows it.
+    const actionName = (a: unknown) => (typeof a === 'string' ? a : (a as { type: string }).type);
+    expect(checking?.always?.map((t) => t.actions.map(actionName))).toEqual([
+      ['failMissingReport'],
+      ['failMalformedReport'],
+      ['failOversizedReport'],
+      ['acceptReport', 'announceReport'],
+    ]);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {

@@ -50,7 +50,7 @@ const transitions = transitionKeys(ralphMachine).map((key) => {
 
 describe('the diagrams show the whole machine', () => {
   it('the machine has states and transitions to show', () => {
-    expect(stateKeys).toContain('awaitingReport');
+    expect(stateKeys).toContain('running.round.awaitingReport');
     expect(transitions.length).toBeGreaterThan(20);
   });
 
