@@ -18,13 +18,16 @@ export class UsageLimitError extends Error {
     const when =
       limit.resetsAt === null
         ? 'it gave no reset time'
-        : `it resets at ${limit.resetsAt.toISOString()} (in ${formatDuration(Math.max(0, limit.resetsAt.getTime() - now.getTime()))})`;
+        : `it resets at ${limit.resetsAt.toISOString()} (in ${formatDuration(wholeSeconds(limit.resetsAt.getTime() - now.getTime()))})`;
     super(`${agent} hit a usage or rate limit: ${limit.said}; ${when}`);
     this.name = 'UsageLimitError';
     this.resetsAt = limit.resetsAt;
     this.retryInMs = limit.resetsAt === null ? null : Math.max(0, limit.resetsAt.getTime() - now.getTime());
   }
 }
+
+// "in 2h 5m", not "in 2h 4m 59s 999ms": a reset given as "in 2 hours 5 minutes" is read a few ms before this runs.
+const wholeSeconds = (ms: number): number => Math.max(0, Math.round(ms / 1000) * 1000);
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().slice(0, 500);
 

@@ -9,7 +9,12 @@ import {
   type SubagentProvider,
 } from '../../src/index.js';
 import { aiSdkProvider } from '../../src/providers/ai-sdk-provider.js';
-import { claudeLimitOf, codexLimitOf, retryAfterOf } from '../../src/providers/usage-limit.js';
+import {
+  claudeLimitOf,
+  codexLimitOf,
+  retryAfterOf,
+  UsageLimitError,
+} from '../../src/providers/usage-limit.js';
 import { binDir, cleanEnv, useScratch } from '../support/processes.js';
 import { scriptedModel } from './ai-sdk-mock-model.js';
 
@@ -61,6 +66,18 @@ async function childFailure(provider: SubagentProvider): Promise<RalphError> {
   }
   throw new Error('the run did not fail');
 }
+
+describe('the time until a reset is said in whole seconds', () => {
+  it('a reset read a few ms ago is still "in 2h 5m", not "in 2h 4m 59s 999ms"', () => {
+    const now = new Date('2026-12-01T18:00:00.000Z');
+    const resetsAt = new Date(now.getTime() + (2 * 60 + 5) * 60_000 - 3);
+    const error = new UsageLimitError('codex', { said: 'try again in 2 hours 5 minutes.', resetsAt }, now);
+    expect(error.message).toBe(
+      'codex hit a usage or rate limit: try again in 2 hours 5 minutes.; it resets at 2026-12-01T20:04:59.997Z (in 2h 5m)',
+    );
+    expect(error.retryInMs).toBe((2 * 60 + 5) * 60_000 - 3);
+  });
+});
 
 describe("a round that hit a usage limit is the reference's child failure, its detail naming the limit and its reset", () => {
   it('claude', async () => {
