@@ -37,11 +37,12 @@ import { resolveConflicts } from './batch-resolver.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
+import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { trapInterrupts } from './signals.js';
 
 /** The options of `ralph batch`. */
-export interface BatchOptions extends AgentOptions, GuardRailOptions {
+export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
   maxRounds?: string;
   parallel?: string;
   into?: string;
@@ -136,6 +137,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
       );
     checkTaskOptions(tasks, options, cwd);
+    const notifier = notifierFor(options);
     const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
     const batchCostUsd = guardRailConfig(options).maxCostUsd ?? null;
     const verifyTimeoutMs =
@@ -221,6 +223,10 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
         if (task.status !== 'waiting' && task.status !== 'running')
           say(`${task.id}: ${statusLine(task, session.target)}`);
+        if (task.status === 'needs-review') {
+          const line = statusLine(task, session.target);
+          notifyTaskNeedsReview(notifier, { batchId, taskId: task.id, line, recording: recordingPath });
+        }
       }
     });
     const release = trapInterrupts({
@@ -261,6 +267,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (output.cancelReason === 'cost') say(`the batch's --max-cost was reached ($${spentUsd.toFixed(2)})`);
     process.stdout.write(summary(output, folder, batchId, session.target, kept));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
+    // The tasks' notifications get a short while to arrive, and no longer.
+    await notifier.close();
     return exitCodeOf(output, output.cancelReason);
   } catch (error) {
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);

@@ -6,10 +6,11 @@ import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
+import { type NotifyOptions, notifierFor } from './notify-options.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph mcp`. */
-export interface McpOptions extends AgentOptions, GuardRailOptions {
+export interface McpOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */
@@ -77,8 +78,10 @@ function untilStopped(killChildren: () => void): { stopped: Promise<void>; relea
 export async function mcpCommand(options: McpOptions): Promise<number> {
   let hosted: ReturnType<typeof createCliTool>;
   let maxConcurrentRuns: number | undefined;
+  let notifier: ReturnType<typeof notifierFor>;
   try {
     maxConcurrentRuns = concurrentRunsOf(options);
+    notifier = notifierFor(options);
     hosted = createCliTool(options, {
       agentId: `mcp:${process.pid}`,
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
@@ -101,6 +104,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     agent: hosted.agent,
     version: packageVersion(),
     ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),
+    notifier,
   });
   const { stopped, release } = untilStopped(hosted.killChildren);
   // A message past MAX_MESSAGE_BYTES is skipped and its request answered with an error; the connection stays.
@@ -122,6 +126,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   process.stderr.write(`${mcpServing(process.argv.slice(2))}\n`);
   await stopped;
   await mcp.shutdown();
+  // The calls' last notifications get a short while to arrive, and no longer.
+  await notifier.close();
   await mcp.server.close();
   release();
   process.stdin.destroy();

@@ -7,12 +7,14 @@ import {
   requestedMaxRoundsOf,
 } from '../../contract/call.js';
 import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
+import { isRalphError, RalphError } from '../../contract/errors.js';
 import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
+import type { Notifier } from '../../notify/notifier.js';
+import { type RunNotifications, runNotifications } from '../../notify/run-notifications.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
 import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
@@ -24,13 +26,14 @@ import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
+import { NOTIFY_OPTION_KEYS, type NotifyOptions, notifierFor } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions {
+export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions, NotifyOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
@@ -43,7 +46,7 @@ export interface ContinuedRun {
 }
 
 /** The options of `ralph run` that are not about where its output goes: what `ralph resume` starts agents with. */
-const OUTPUT_OPTIONS = new Set(['json', 'record', 'inspect', 'inspectKeep']);
+const OUTPUT_OPTIONS = new Set<string>(['json', 'record', 'inspect', 'inspectKeep', ...NOTIFY_OPTION_KEYS]);
 
 /**
  * What a recording's header keeps for `ralph resume`: this process (so a resume can refuse while it still runs)
@@ -55,6 +58,12 @@ function recordingHostOf(options: RunOptions, resumed: boolean): Record<string, 
   run.cwd = resolve(options.cwd ?? process.cwd());
   // A resumed run printed no note about its cap: `ralph replay` reads this to print what the run printed.
   return { ralphRun: run, process: thisHost(), ...(resumed ? { resumed: true } : {}) };
+}
+
+/** The run's page a notification links to: the live page while it stays up, else the recording `ralph report` reads. */
+function notificationLink(options: RunOptions, inspector: RunInspector | undefined): string | undefined {
+  if (inspector !== undefined && options.inspectKeep === true) return inspector.url;
+  return options.record === undefined ? undefined : resolve(options.record);
 }
 
 /** True when the tool's own checks of the call (objective, round cap, ceiling) will pass. */
@@ -107,6 +116,8 @@ export async function runCommand(
 ): Promise<number> {
   const json = options.json === true;
   let inspector: RunInspector | undefined;
+  let notifier: Notifier | undefined;
+  let notes: RunNotifications | undefined;
   try {
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
@@ -114,6 +125,7 @@ export async function runCommand(
     const { tool, agent, killChildren, preflight } = createCliTool(options, {
       agentId: `cli:${process.pid}`,
     });
+    notifier = notifierFor(options);
     const args: Record<string, unknown> = continued?.args ?? {};
     if (continued === undefined) {
       if (objective !== undefined) args.objective = objective;
@@ -124,11 +136,17 @@ export async function runCommand(
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
+    const runNotes = runNotifications(notifier, notificationLink(options, inspector));
+    notes = runNotes;
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
-    const onProgress = noteBeforeFirstRound(
+    const showProgress = noteBeforeFirstRound(
       progress,
       continued === undefined ? roundCapNote(options) : undefined,
     );
+    const onProgress: typeof showProgress = (event) => {
+      runNotes.onProgress(event);
+      showProgress(event);
+    };
     const controller = new AbortController();
     const exitCancelled = () => {
       progress.stop();
@@ -157,6 +175,7 @@ export async function runCommand(
         onProgress,
         onUsage: (total) => {
           used = total;
+          runNotes.onUsage(total);
         },
         ...recordingOption(recording, inspector),
         ...(recording === undefined
@@ -170,6 +189,7 @@ export async function runCommand(
       const uncounted = continued?.resume.point.uncountedRounds ?? [];
       if (used !== undefined && uncounted.length > 0) progress.note(uncountedSpendNote(uncounted));
       progress.stop();
+      runNotes.settled(envelope, tool.config.maxResultChars);
       const text = json ? terminalJson(envelope) : stripControl(tool.render.result(args, envelope).text);
       process.stdout.write(`${text}\n`);
       return exitCodeForStatus(envelope.result.status);
@@ -180,11 +200,14 @@ export async function runCommand(
       recording?.close();
     }
   } catch (error) {
+    if (isRalphError(error)) notes?.failed(error);
     return printFailure(
       continued === undefined ? withHint(error, callArgumentHint(options.maxRounds)) : error,
       json,
     );
   } finally {
+    // After the result is out, the notifications still going get a short while to arrive, and no longer.
+    await notifier?.close();
     // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
     await inspector?.finish();
   }

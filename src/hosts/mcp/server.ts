@@ -3,8 +3,10 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
-import type { AgentRef } from '../../contract/types.js';
+import type { AgentRef, RalphProgressEvent } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
+import type { Notifier } from '../../notify/notifier.js';
+import { runNotifications } from '../../notify/run-notifications.js';
 import type { RalphTool } from '../tool.js';
 import { callProgress, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
@@ -18,6 +20,8 @@ export interface RalphMcpServerOptions {
   version?: string;
   /** How many calls may run at once (default DEFAULT_MAX_CONCURRENT_RUNS); one more is refused, starting nothing. */
   maxConcurrentRuns?: number;
+  /** Where each call's notifications go (run ended, blocked, waiting out a usage limit); none when omitted. */
+  notifier?: Notifier;
 }
 
 /**
@@ -121,21 +125,37 @@ export async function createRalphMcpServer(
         }),
       signal,
     });
+    const notes = options.notifier?.enabled === true ? runNotifications(options.notifier) : undefined;
+    const onProgress =
+      notes === undefined
+        ? progress?.onProgress
+        : (event: RalphProgressEvent) => {
+            notes.onProgress(event);
+            progress?.onProgress(event);
+          };
     let used: RalphUsage | undefined;
     const call = tool
       .execute(args, {
         agent: options.agent,
         signal,
-        ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
+        ...(onProgress === undefined ? {} : { onProgress }),
         onUsage: (total) => {
           used = total;
+          notes?.onUsage(total);
         },
       })
-      .then((envelope): CallToolResult => {
-        const { text } = tool.render.result(args, envelope);
-        // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
-        return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
-      }, errorResult)
+      .then(
+        (envelope): CallToolResult => {
+          notes?.settled(envelope, tool.config.maxResultChars);
+          const { text } = tool.render.result(args, envelope);
+          // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
+          return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
+        },
+        (error: unknown) => {
+          if (isRalphError(error)) notes?.failed(error);
+          return errorResult(error);
+        },
+      )
       .then(async (result) => {
         // What the run used travels beside the result, never in it: the envelope stays the reference's.
         if (used !== undefined) result._meta = { ...result._meta, [USAGE_META_KEY]: used };
