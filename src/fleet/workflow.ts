@@ -1,5 +1,6 @@
 import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
+import type { RalphExec } from '../hosts/tool.js';
 import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
 import { isDirectory } from '../workspace/directory.js';
@@ -39,6 +40,8 @@ export async function runFleetRun(
     providerFor,
     allowVerify = false,
     workerId,
+    onProgress,
+    onUsage,
   }: {
     workflowId: string;
     steps: DurableSteps;
@@ -46,6 +49,10 @@ export async function runFleetRun(
     /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
     allowVerify?: boolean;
     workerId: string;
+    /** The run's progress, as `ralph run` sees it (the worker's notifications). */
+    onProgress?: RalphExec['onProgress'];
+    /** What its rounds said they used, summed, once it is over. */
+    onUsage?: RalphExec['onUsage'];
   },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
@@ -86,6 +93,8 @@ export async function runFleetRun(
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
       ...(startedAt === undefined ? {} : { startedAt }),
+      ...(onProgress === undefined ? {} : { onProgress }),
+      ...(onUsage === undefined ? {} : { onUsage }),
     });
     return { ok: true, envelope: { ...envelope, runId: workflowId } };
   } catch (error) {

@@ -18,12 +18,20 @@ export interface RunNotifications {
   failed(error: RalphError): void;
 }
 
-/**
- * The notifications of one run, sent through `notifier` (nothing at all when it has no target). `link` is the
- * run's page or recording, when the host has one.
- */
-export function runNotifications(notifier: Notifier, link?: string): RunNotifications {
-  let runId = '';
+/** What a host knows of a run beyond its events. */
+export interface RunNotificationOptions {
+  /** The run's page or recording, when the host has one. */
+  link?: string;
+  /** The run's id as its host names it (a fleet run's is its workflow's), over the engine's. */
+  runId?: string;
+}
+
+/** The notifications of one run, sent through `notifier` (nothing at all when it has no target). */
+export function runNotifications(
+  notifier: Notifier,
+  { link, runId: fixedRunId }: RunNotificationOptions = {},
+): RunNotifications {
+  let runId = fixedRunId ?? '';
   let rounds: number | undefined;
   let costUsd: number | undefined;
   const send = (fields: Pick<Notification, 'event' | 'status' | 'text'> & Partial<Notification>) => {
@@ -40,7 +48,7 @@ export function runNotifications(notifier: Notifier, link?: string): RunNotifica
   };
   return {
     onProgress(event) {
-      runId = event.runId;
+      runId = fixedRunId ?? event.runId;
       rounds = Math.max(rounds ?? 0, event.round);
       if (event.type === 'report-accepted' && event.totalUsage?.costUsd !== undefined)
         costUsd = event.totalUsage.costUsd;
@@ -56,7 +64,7 @@ export function runNotifications(notifier: Notifier, link?: string): RunNotifica
     },
     settled(envelope, maxResultChars) {
       const { status } = envelope.result;
-      runId = envelope.runId;
+      runId = fixedRunId ?? envelope.runId;
       rounds = envelope.result.rounds;
       send({
         event: status === 'blocked' ? 'run.blocked' : 'run.ended',
@@ -66,7 +74,7 @@ export function runNotifications(notifier: Notifier, link?: string): RunNotifica
     },
     failed(error) {
       if (error.code === 'refused') return;
-      if (error.runId !== undefined) runId = error.runId;
+      runId = fixedRunId ?? error.runId ?? runId;
       const detail =
         error.detail === undefined || error.message.includes(error.detail) ? '' : `\n${error.detail}`;
       send({

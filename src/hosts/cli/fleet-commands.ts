@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
+import { addNotifyOptions } from './notify-options.js';
 import type { SubmitOptions } from './submit-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -36,7 +37,9 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
 const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
-their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify. A run asking for
+their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify.
+The worker's own --notify URLs and --notify-command get the notifications of every run it takes; a run's own --notify
+URLs (ralph submit --notify) are POSTed to only with --allow-notify. A run asking for
 anything else ends refused, starting nothing. Anyone who can write to the
 fleet's database can queue runs: give write access only to those you would let run these agents on every worker.
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
@@ -51,8 +54,12 @@ a takeover. --max-time counts from the run's start, --max-cost counts the rounds
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
-  withDatabase(
-    program.command('worker').description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
+  addNotifyOptions(
+    withDatabase(
+      program
+        .command('worker')
+        .description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
+    ),
   )
     .option(
       '--agent <name>',
@@ -74,6 +81,10 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--allow-verify',
       "also run a submitted run's --verify command: any command its submitter chose (else such a run is refused)",
     )
+    .option(
+      '--allow-notify',
+      "also POST a run's notifications to the URLs its submitter gave (ralph submit --notify); else they are not sent",
+    )
     .option('--worker-id <id>', "this worker's unique, stable id (default: <hostname>-<n>, the first free n)")
     .option(
       '--concurrency <n>',
@@ -89,15 +100,17 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addGuardRailOptions(
-    addAgentOptions(
-      program
-        .command('submit')
-        .description('enqueue a Ralph loop on a fleet and print its run id')
-        .argument('[objective]', 'the immutable objective every round works toward')
-        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-        .option(...DATABASE_URL)
-        .option(...DATABASE_URL_FILE),
+  addNotifyOptions(
+    addGuardRailOptions(
+      addAgentOptions(
+        program
+          .command('submit')
+          .description('enqueue a Ralph loop on a fleet and print its run id')
+          .argument('[objective]', 'the immutable objective every round works toward')
+          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+          .option(...DATABASE_URL)
+          .option(...DATABASE_URL_FILE),
+      ),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)

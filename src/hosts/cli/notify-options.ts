@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
-import { DEFAULT_DELIVERY } from '../../notify/delivery-policy.js';
+import { DEFAULT_DELIVERY, type DeliveryPolicy } from '../../notify/delivery-policy.js';
 import { notification } from '../../notify/notification.js';
 import { createNotifier, type Notifier, type NotifyTargets } from '../../notify/notifier.js';
+import { notifyUrl } from '../../notify/notify-url.js';
 
 /** The notification options: where a run's notifications go, and how long one attempt may take. */
 export interface NotifyOptions {
@@ -37,21 +38,6 @@ export function addNotifyOptions(command: Command): Command {
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
 
-/** A `--notify` URL, or a refusal: only http:// and https:// URLs are POSTed to. */
-export function notifyUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw refuse(`--notify takes an http:// or https:// URL (got ${JSON.stringify(text)})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw refuse(
-      `--notify takes an http:// or https:// URL, not ${url.protocol} (got ${JSON.stringify(text)})`,
-    );
-  return url;
-}
-
 /** Where the options send notifications; a bad URL or command line is refused (exit 2) before anything starts. */
 export function notifyTargetsOf(options: NotifyOptions): NotifyTargets {
   return {
@@ -60,11 +46,8 @@ export function notifyTargetsOf(options: NotifyOptions): NotifyTargets {
   };
 }
 
-/**
- * The notifier the options ask for (one with no target when they name none); checked when called, so a command
- * refuses a bad option before it starts anything.
- */
-export function notifierFor(options: NotifyOptions, targets = notifyTargetsOf(options)): Notifier {
+/** The delivery policy the options ask for: `--notify-timeout` per attempt; refused without a target to time. */
+export function notifyPolicyOf(options: NotifyOptions, targets: NotifyTargets): DeliveryPolicy {
   if (options.notifyTimeout !== undefined && targets.urls.length + targets.commands.length === 0)
     throw refuse(
       '--notify-timeout needs --notify or --notify-command: it is how long one notification may take',
@@ -73,7 +56,16 @@ export function notifierFor(options: NotifyOptions, targets = notifyTargetsOf(op
     options.notifyTimeout === undefined
       ? DEFAULT_DELIVERY.timeoutMs
       : parseDuration(options.notifyTimeout, '--notify-timeout');
-  return createNotifier(targets, { policy: { ...DEFAULT_DELIVERY, timeoutMs } });
+  return { ...DEFAULT_DELIVERY, timeoutMs };
+}
+
+/**
+ * The notifier the options ask for (one with no target when they name none); checked when called, so a command
+ * refuses a bad option before it starts anything.
+ */
+export function notifierFor(options: NotifyOptions): Notifier {
+  const targets = notifyTargetsOf(options);
+  return createNotifier(targets, { policy: notifyPolicyOf(options, targets) });
 }
 
 /** Sends `batch.task-needs-review` for a batch task: `line` is what the batch printed of it. */

@@ -136,7 +136,7 @@ export async function runCommand(
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
-    const runNotes = runNotifications(notifier, notificationLink(options, inspector));
+    const runNotes = runNotifications(notifier, { link: notificationLink(options, inspector) });
     notes = runNotes;
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
     const showProgress = noteBeforeFirstRound(

@@ -1,0 +1,18 @@
+import { RalphError } from '../contract/errors.js';
+
+const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
+
+/** A `--notify` URL, or a `refused` RalphError: only http:// and https:// URLs are POSTed to. */
+export function notifyUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse(`--notify takes an http:// or https:// URL (got ${JSON.stringify(text)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw refuse(
+      `--notify takes an http:// or https:// URL, not ${url.protocol} (got ${JSON.stringify(text)})`,
+    );
+  return url;
+}
