@@ -10,7 +10,9 @@ import {
   PLAN_AGENT_COMMAND,
   type PlanStep,
   ralph,
+  spawnRalph,
   type Workspace,
+  waitUntil,
 } from '../fixtures/cli-agents/harness.js';
 import {
   closedPortUrl,
@@ -99,6 +101,42 @@ describe('ralph run --notify: a message when the run ends', () => {
     expect(note?.text).toContain('Ralph round 1 child failed before producing a structured report.');
   });
 
+  it('a run that reaches its round cap: run.ended, status budget-limited; exit 4 as without', async () => {
+    const hook = await receiver();
+    const plain = await run((await workspace(['continue'])).dir, 'Never done', '--max-rounds', '2');
+    const ws = await workspace(['continue']);
+    const notified = await run(ws.dir, 'Never done', '--max-rounds', '2', '--notify', hook.url);
+
+    expect(notified.code).toBe(4);
+    expect(notified.stdout).toBe(plain.stdout);
+    expect(parsed(hook.accepted())).toMatchObject([
+      { event: 'run.ended', status: 'budget-limited', rounds: 2 },
+    ]);
+  });
+
+  it('a run cancelled with Ctrl-C: run.ended, status cancelled, once its agent has stopped; exit 130', async () => {
+    const hook = await receiver();
+    const ws = await workspace(['continue', 'hang']);
+    const spawned = spawnRalph([
+      'run',
+      'Hold on',
+      '--agent-command',
+      PLAN_AGENT_COMMAND,
+      '--cwd',
+      ws.dir,
+      '--notify',
+      hook.url,
+    ]);
+    await waitUntil(() => ws.pidOf(2), "round 2's agent to start");
+    spawned.child.kill('SIGINT');
+    const out = await spawned.finished;
+
+    expect(out.code).toBe(130);
+    expect(parsed(hook.accepted())).toMatchObject([
+      { event: 'run.ended', status: 'cancelled', text: 'Ralph workflow was cancelled' },
+    ]);
+  });
+
   it('every --notify URL gets it', async () => {
     const [one, two] = [await receiver(), await receiver()];
     const ws = await workspace(['complete']);
@@ -148,6 +186,31 @@ describe('a notification never blocks, slows or fails a run', () => {
       ),
     );
     expect(notified.stderr).not.toContain('secret-token');
+  });
+});
+
+describe('a webhook URL is a secret', () => {
+  it('a recording of a run keeps no notification option: neither the URL nor the command', async () => {
+    const hook = await receiver();
+    const ws = await workspace(['complete']);
+    const recording = join(ws.dir, 'run.jsonl');
+    const out = await run(
+      ws.dir,
+      'Done',
+      '--record',
+      recording,
+      '--notify',
+      hook.url,
+      '--notify-command',
+      'true',
+    );
+
+    expect(out.code).toBe(0);
+    expect(parsed(hook.accepted())).toMatchObject([{ event: 'run.ended', link: recording }]);
+    const text = readFileSync(recording, 'utf8');
+    expect(text).not.toContain('secret-token');
+    const header = JSON.parse(text.split('\n')[0] ?? '') as { host: { ralphRun: Record<string, unknown> } };
+    expect(Object.keys(header.host.ralphRun).sort()).toEqual(['agentCommand', 'cwd']);
   });
 });
 
