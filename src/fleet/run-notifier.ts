@@ -35,12 +35,13 @@ function submittedUrls(input: FleetRunInput, refused: (problem: string) => void)
 /**
  * The notifier of one fleet run on a worker: the worker's own targets, and the run's submitted URLs when the worker
  * allows them (else `say` gets one line that they are not sent). A submitted command is never run: `ralph submit`
- * refuses one, and the stored input has no field for it.
+ * refuses one, and the stored input has no field for it. `warn` gets the line of a notification not delivered.
  */
 export function fleetRunNotifier(
   input: FleetRunInput,
   notify: WorkerNotify | undefined,
   say: (text: string) => void,
+  warn: (line: string) => void,
 ): Notifier {
   const own = notify?.targets ?? { urls: [], commands: [] };
   const submitted = submittedUrls(input, (problem) => say(`a notify URL is left out: ${problem}`));
@@ -52,6 +53,6 @@ export function fleetRunNotifier(
   const urls = notify?.allowSubmitted === true ? [...own.urls, ...submitted] : own.urls;
   return createNotifier(
     { urls, commands: own.commands },
-    notify?.policy === undefined ? {} : { policy: notify.policy },
+    { warn, ...(notify?.policy === undefined ? {} : { policy: notify.policy }) },
   );
 }

@@ -181,8 +181,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     async (input: FleetRunInput) => {
       const runId = DBOS.workflowID ?? 'unknown';
       notice(`${NOTICE} ${workerId}: running ${runId}`);
-      const notifier = fleetRunNotifier(input, options.notify, (text) =>
-        notice(`${NOTICE} ${workerId}: ${runId}: ${text}`),
+      const notifier = fleetRunNotifier(
+        input,
+        options.notify,
+        (text) => notice(`${NOTICE} ${workerId}: ${runId}: ${text}`),
+        notice,
       );
       const notes = runNotifications(notifier, { runId });
       const outcome = await runFleetRun(input, {

@@ -129,14 +129,16 @@ describe('a notification that cannot be delivered is one line, and never more', 
 });
 
 describe('a chat webhook gets its own shape', () => {
-  it('a URL taken for Slack gets {text}: the headline, then the text', async () => {
-    const hook = await receiver();
+  it('a URL taken for Slack gets {text}, one taken for Discord {content}: the headline, then the text', async () => {
+    const [slack, discord] = [await receiver(), await receiver()];
     const notifier = createNotifier(
-      { urls: [new URL(hook.url)], commands: [] },
-      { policy: QUICK, shapeOf: () => 'slack', warn: () => {} },
+      { urls: [new URL(slack.url), new URL(discord.url)], commands: [] },
+      { policy: QUICK, shapeOf: (url) => (url.href === slack.url ? 'slack' : 'discord'), warn: () => {} },
     );
     notifier.send(ended());
     await notifier.close();
-    expect(hook.accepted()).toEqual([{ text: 'ralph run-1: complete after 2 rounds\nRalph complete: …' }]);
+    const message = 'ralph run-1: complete after 2 rounds\nRalph complete: …';
+    expect(slack.accepted()).toEqual([{ text: message }]);
+    expect(discord.accepted()).toEqual([{ content: message, allowed_mentions: { parse: [] } }]);
   });
 });

@@ -221,12 +221,10 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
         recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
-        if (task.status !== 'waiting' && task.status !== 'running')
-          say(`${task.id}: ${statusLine(task, session.target)}`);
-        if (task.status === 'needs-review') {
-          const line = statusLine(task, session.target);
+        const line = statusLine(task, session.target);
+        if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
+        if (task.status === 'needs-review')
           notifyTaskNeedsReview(notifier, { batchId, taskId: task.id, line, recording: recordingPath });
-        }
       }
     });
     const release = trapInterrupts({
