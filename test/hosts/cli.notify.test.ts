@@ -222,6 +222,10 @@ describe('--notify and --notify-command are checked before anything starts', () 
     ],
     [['--notify', 'not a url'], '--notify takes an http:// or https:// URL (got "not a url")'],
     [
+      ['--notify', 'https://me:hunter2@example.org/hook'],
+      "--notify takes a URL without a user name or password (https://example.org): put the receiver's token in its path or query",
+    ],
+    [
       ['--notify-command', 'notify-send "$TITLE"'],
       '--notify-command takes a program and its arguments, not a shell line (found "$TITLE"); wrap shell syntax in sh -c \'…\'',
     ],
