@@ -2,7 +2,6 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
-import { addNotifyOptions } from './notify-options.js';
 import type { SubmitOptions } from './submit-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -54,12 +53,8 @@ a takeover. --max-time counts from the run's start, --max-cost counts the rounds
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
-  addNotifyOptions(
-    withDatabase(
-      program
-        .command('worker')
-        .description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
-    ),
+  withDatabase(
+    program.command('worker').description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
   )
     .option(
       '--agent <name>',
@@ -81,10 +76,6 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--allow-verify',
       "also run a submitted run's --verify command: any command its submitter chose (else such a run is refused)",
     )
-    .option(
-      '--allow-notify',
-      "also POST a run's notifications to the URLs its submitter gave (ralph submit --notify); else they are not sent",
-    )
     .option('--worker-id <id>', "this worker's unique, stable id (default: <hostname>-<n>, the first free n)")
     .option(
       '--concurrency <n>',
@@ -100,17 +91,15 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addNotifyOptions(
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('submit')
-          .description('enqueue a Ralph loop on a fleet and print its run id')
-          .argument('[objective]', 'the immutable objective every round works toward')
-          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-          .option(...DATABASE_URL)
-          .option(...DATABASE_URL_FILE),
-      ),
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('submit')
+        .description('enqueue a Ralph loop on a fleet and print its run id')
+        .argument('[objective]', 'the immutable objective every round works toward')
+        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option(...DATABASE_URL)
+        .option(...DATABASE_URL_FILE),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)

@@ -36,6 +36,25 @@ export function addNotifyOptions(command: Command): Command {
     .option('--notify-timeout <duration>', 'how long one notification attempt may take (default 5s)');
 }
 
+/** The commands that run loops, each of which takes the notification options. */
+const NOTIFYING_COMMANDS = ['run', 'resume', 'mcp', 'batch', 'worker', 'submit'] as const;
+
+/**
+ * Adds the notification options to every command that runs loops, once they are all registered (kept here, in one
+ * place, rather than in each command's chain), and `--allow-notify` to `ralph worker`.
+ */
+export function addNotifyCommandOptions(program: Command): void {
+  for (const command of program.commands) {
+    if (!(NOTIFYING_COMMANDS as readonly string[]).includes(command.name())) continue;
+    addNotifyOptions(command);
+    if (command.name() === 'worker')
+      command.option(
+        '--allow-notify',
+        "also POST a run's notifications to the URLs its submitter gave (ralph submit --notify); else they are not sent",
+      );
+  }
+}
+
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
 
 /** Where the options send notifications; a bad URL or command line is refused (exit 2) before anything starts. */

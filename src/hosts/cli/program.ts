@@ -7,7 +7,7 @@ import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
-import { addNotifyOptions } from './notify-options.js';
+import { addNotifyCommandOptions } from './notify-options.js';
 import type { ReplayOptions } from './replay-command.js';
 import type { ReportOptions } from './report-command.js';
 import type { ReportToolCommandOptions } from './report-tool-command.js';
@@ -95,25 +95,23 @@ export async function runCli(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError('(run ralph --help for usage)');
 
-  const run = addNotifyOptions(
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('run')
-          .description('run a Ralph loop in the terminal')
-          .argument('[objective]', 'the immutable objective every round works toward')
-          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-          .option('--json', 'print the result envelope as JSON instead of the text')
-          .option(
-            '--record <file>',
-            'record the run (its inspection events, one JSON line each) for ralph replay',
-          )
-          .option(
-            '--inspect [port]',
-            'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
-          )
-          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
-      ),
+  const run = addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('run')
+        .description('run a Ralph loop in the terminal')
+        .argument('[objective]', 'the immutable objective every round works toward')
+        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option('--json', 'print the result envelope as JSON instead of the text')
+        .option(
+          '--record <file>',
+          'record the run (its inspection events, one JSON line each) for ralph replay',
+        )
+        .option(
+          '--inspect [port]',
+          'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+        )
+        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
     ),
   )
     .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP)
@@ -127,21 +125,19 @@ export async function runCli(argv: string[]): Promise<number> {
       write(text.startsWith('error: too many arguments') ? `${text}${quoteObjectiveHint(run.args)}\n` : text),
   });
 
-  addNotifyOptions(
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('mcp')
-          .description('serve the ralph tool over MCP (stdio)')
-          .option(
-            '--max-rounds <n>',
-            "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-          )
-          .option(
-            '--max-concurrent-runs <n>',
-            'how many calls may run at once; one more is refused (default 1)',
-          ),
-      ),
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('mcp')
+        .description('serve the ralph tool over MCP (stdio)')
+        .option(
+          '--max-rounds <n>',
+          "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+        )
+        .option(
+          '--max-concurrent-runs <n>',
+          'how many calls may run at once; one more is refused (default 1)',
+        ),
     ),
   )
     .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP)
@@ -150,23 +146,21 @@ export async function runCli(argv: string[]): Promise<number> {
       exitCode = await mcpCommand(options);
     });
 
-  addNotifyOptions(
-    addAgentOptions(
-      program
-        .command('resume')
-        .description(
-          'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
-        )
-        .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
-        .option('--json', 'print the result envelope as JSON instead of the text')
-        .option('--record <file>', 'record the resumed run here instead of in <file>')
-        .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
-        .option(
-          '--trust-recording',
-          'run the agent, binary paths and verify command the recording names (shown when refused without it)',
-        ),
-    ),
+  addAgentOptions(
+    program
+      .command('resume')
+      .description(
+        'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
+      )
+      .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+      .option('--json', 'print the result envelope as JSON instead of the text')
+      .option('--record <file>', 'record the resumed run here instead of in <file>')
+      .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
+      .option(
+        '--trust-recording',
+        'run the agent, binary paths and verify command the recording names (shown when refused without it)',
+      ),
   )
     .addHelpText('after', RESUME_EXAMPLES)
     .action(async (file: string, options: ResumeOptions) => {
@@ -231,37 +225,35 @@ export async function runCli(argv: string[]): Promise<number> {
       exitCode = await reportToolCommand(options);
     });
 
-  addNotifyOptions(
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('batch')
-          .description(
-            'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
-          )
-          .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON list of tasks')
-          .option('--parallel <n>', 'how many loops run at once (default 2)')
-          .option(
-            '--into <branch>',
-            'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
-          )
-          .option(
-            '--max-rounds <n>',
-            "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
-          )
-          .option(
-            '--resume <recording>',
-            'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
-          )
-          .option(
-            '--resolve-conflicts',
-            "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
-          )
-          .option(
-            '--rollback <id>',
-            "move batch <id>'s target back to the commit it started from, and run nothing",
-          ),
-      ),
+  addGuardRailOptions(
+    addAgentOptions(
+      program
+        .command('batch')
+        .description(
+          'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+        )
+        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON list of tasks')
+        .option('--parallel <n>', 'how many loops run at once (default 2)')
+        .option(
+          '--into <branch>',
+          'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+        )
+        .option(
+          '--max-rounds <n>',
+          "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+        )
+        .option(
+          '--resume <recording>',
+          'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
+        )
+        .option(
+          '--resolve-conflicts',
+          "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+        )
+        .option(
+          '--rollback <id>',
+          "move batch <id>'s target back to the commit it started from, and run nothing",
+        ),
     ),
   )
     .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
@@ -273,6 +265,7 @@ export async function runCli(argv: string[]): Promise<number> {
   addFleetCommands(program, (code) => {
     exitCode = code;
   });
+  addNotifyCommandOptions(program);
 
   try {
     await program.parseAsync(argv);
