@@ -43,6 +43,7 @@ export {
   ralphMachine,
   type VerifyRequest,
 } from './machines/ralph.machine.js';
+export * from './notify/index.js';
 export {
   assertDepthAllowed,
   currentDepth,

@@ -8,6 +8,19 @@ const src = fileURLToPath(new URL('../src/', import.meta.url));
 /** The package's entry points: the library's, the fleet's, the AI SDK's. Nothing inside src/ imports them. */
 const ENTRY_POINTS = new Set(['index.ts', 'fleet.ts', 'ai-sdk.ts']);
 
+/** The layers every host (the hosts, the fleet, the CLI) may build on. */
+const BENEATH_HOSTS = [
+  'contract',
+  'machines',
+  'inspect',
+  'process',
+  'workspace',
+  'providers',
+  'actors',
+  'notify',
+  'trace',
+];
+
 /**
  * Which layers each layer may import (its own modules aside): dependencies point one way, contract ← machines ←
  * actors ← hosts, with render on contract alone, and the CLI over everything.
@@ -24,44 +37,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   workspace: ['contract', 'process'],
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
-  hosts: [
-    'contract',
-    'render',
-    'machines',
-    'inspect',
-    'process',
-    'workspace',
-    'providers',
-    'actors',
-    'trace',
-  ],
-  fleet: [
-    'contract',
-    'machines',
-    'inspect',
-    'process',
-    'workspace',
-    'providers',
-    'actors',
-    'hosts',
-    'package-root',
-    'trace',
-  ],
-  'hosts/cli': [
-    'contract',
-    'render',
-    'machines',
-    'inspect',
-    'visualize',
-    'process',
-    'workspace',
-    'providers',
-    'actors',
-    'hosts',
-    'fleet',
-    'package-root',
-    'trace',
-  ],
+  notify: ['contract', 'render', 'process'],
+  hosts: [...BENEATH_HOSTS, 'render'],
+  fleet: [...BENEATH_HOSTS, 'hosts', 'package-root'],
+  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'package-root'],
 };
 
 /** Every module of src/, as a path relative to it. */

@@ -3,6 +3,7 @@ import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
 import type { VerifyOutcome } from '../contract/types.js';
 import type { VerifyRequest } from '../machines/ralph.machine.js';
+import { exitWithin } from '../process/exit-within.js';
 import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
 import { type ShellWordsProblem, splitShellWords } from '../process/shell-words.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
@@ -100,25 +101,16 @@ export async function runVerifyCommand(
     });
   }
 
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.stop();
-  }, timeoutMs);
-  try {
-    const exit = await child.exited;
-    // An abort also stopped the group (the runner listens to the signal); the caller asked for nothing else.
-    if (signal.aborted) throw abortReason(signal);
-    return {
-      exitCode: exit.code,
-      signal: exit.signal,
-      timedOut,
-      durationMs: Math.round(performance.now() - started),
-      outputTail: combinedTail(exit.stdout.text(), exit.stderr.text(), maxOutputChars),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const exit = await exitWithin(child, timeoutMs);
+  // An abort also stopped the group (the runner listens to the signal); the caller asked for nothing else.
+  if (signal.aborted) throw abortReason(signal);
+  return {
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut: exit.timedOut,
+    durationMs: Math.round(performance.now() - started),
+    outputTail: combinedTail(exit.stdout.text(), exit.stderr.text(), maxOutputChars),
+  };
 }
 
 /** The shell syntax a verify command line was refused for, as the line has it. */
@@ -139,20 +131,21 @@ function shellSyntaxFound(problem: Exclude<ShellWordsProblem, { kind: 'no-progra
  * Splits a verify command line such as `npm test -- --run` into argv by POSIX shell-word rules (quotes and
  * backslashes), without a shell and without the environment. Anything only a shell could do, an operator (`&&`,
  * `|`, `;`, `>`), a glob (`*`), a comment or a variable (`$X`), is refused with a `refused` RalphError saying what
- * it found; so is a line that names no program.
+ * it found; so is a line that names no program. `flag` names the option in the refusal (`--notify-command` reads
+ * its line by the same rules).
  */
-export function parseVerifyCommand(text: string): string[] {
+export function parseVerifyCommand(text: string, flag = '--verify'): string[] {
   const words = splitShellWords(text, () => undefined);
   if ('argv' in words) return words.argv;
   const { problem } = words;
   if (problem.kind === 'no-program') {
     throw new RalphError({
       code: 'refused',
-      message: `--verify must name a program to run (got ${JSON.stringify(text)})`,
+      message: `${flag} must name a program to run (got ${JSON.stringify(text)})`,
     });
   }
   throw new RalphError({
     code: 'refused',
-    message: `--verify takes a program and its arguments, not a shell line (found ${JSON.stringify(shellSyntaxFound(problem))}); wrap shell syntax in sh -c '…'`,
+    message: `${flag} takes a program and its arguments, not a shell line (found ${JSON.stringify(shellSyntaxFound(problem))}); wrap shell syntax in sh -c '…'`,
   });
 }

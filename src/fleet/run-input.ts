@@ -53,6 +53,11 @@ export interface FleetRunInput {
   agent: FleetJson;
   /** The workspace: an absolute path that must name the same folder on every worker (a shared volume). */
   cwd: string;
+  /**
+   * Where the run's notifications go (`ralph submit --notify`): POSTed to only by a worker started with
+   * `--allow-notify`. Whatever JSON was stored: the worker keeps only the http(s) URLs.
+   */
+  notify?: { urls?: FleetJson };
 }
 
 /** How a run's workflow ends: the envelope, or the failure the tool settled with. */

@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
 import { errorText } from '../contract/error-text.js';
+import { RalphError } from '../contract/errors.js';
+import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
@@ -24,6 +26,7 @@ import {
 import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
+import { fleetRunNotifier, type WorkerNotify } from './run-notifier.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
@@ -49,6 +52,11 @@ export interface RalphWorkerOptions {
    * it a run that carries one settles refused, starting nothing.
    */
   allowVerify?: boolean;
+  /**
+   * Where the notifications of every run it takes go (the worker's own targets), and whether it also sends them
+   * where a run's submitter chose; none when omitted.
+   */
+  notify?: WorkerNotify;
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
 }
@@ -178,7 +186,16 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     async (input: FleetRunInput) => {
       const runId = DBOS.workflowID ?? 'unknown';
       notice(`${NOTICE} ${workerId}: running ${runId}`);
+      const notifier = fleetRunNotifier(
+        input,
+        options.notify,
+        (text) => notice(`${NOTICE} ${workerId}: ${runId}: ${text}`),
+        notice,
+      );
+      const notes = runNotifications(notifier, { runId });
       const outcome = await runFleetRun(input, {
+        onProgress: notes.onProgress,
+        onUsage: notes.onUsage,
         workflowId: runId,
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
@@ -195,6 +212,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         if (cancelled.size > 256) cancelled.delete(cancelled.values().next().value as string);
       }
       notice(`${NOTICE} ${workerId}: ${runId} ${outcomeText(outcome)}`);
+      if (outcome.ok) notes.settled(outcome.envelope);
+      else notes.failed(new RalphError(outcome.failure, { runId }));
+      // Not awaited: the run is over, and its notifications never hold its outcome back (bounded, in the background).
+      void notifier.close();
       return outcome;
     },
     { name: FLEET_WORKFLOW },

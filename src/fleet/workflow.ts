@@ -1,5 +1,7 @@
 import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
+import { onProgressOf } from '../hosts/progress-listeners.js';
+import type { RalphExec } from '../hosts/tool.js';
 import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
 import type { TraceExport } from '../trace/otlp-export.js';
@@ -43,6 +45,8 @@ export async function runFleetRun(
     allowVerify = false,
     workerId,
     traces,
+    onProgress,
+    onUsage,
   }: {
     workflowId: string;
     steps: DurableSteps;
@@ -52,6 +56,10 @@ export async function runFleetRun(
     workerId: string;
     /** The worker's trace exporter, when its environment asks for traces: the run's spans go there. */
     traces?: TraceExport;
+    /** The run's progress, as `ralph run` sees it (the worker's notifications). */
+    onProgress?: RalphExec['onProgress'];
+    /** What its rounds said they used, summed, once it is over. */
+    onUsage?: RalphExec['onUsage'];
   },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
@@ -99,7 +107,8 @@ export async function runFleetRun(
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
       ...(startedAt === undefined ? {} : { startedAt }),
-      ...(tracer === undefined ? {} : { onProgress: tracer.onProgress }),
+      ...onProgressOf(tracer?.onProgress, onProgress),
+      ...(onUsage === undefined ? {} : { onUsage }),
     });
     const outcome = { ...envelope, runId: workflowId };
     tracer?.finish({ envelope: outcome });

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { startReceiver } from '../support/notify-receiver.js';
 import { cleanEnv, isRunning, until } from '../support/processes.js';
 
 const AGENT = fileURLToPath(new URL('../fixtures/cli-agents/resumable-agent.mjs', import.meta.url));
@@ -125,6 +126,25 @@ describe('ralph resume: a run whose host died goes on from its last accepted rep
     const again = await ralph(['resume', file, '--trust-recording'], { env: cleanEnv() });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`ralph resume ${file}: Ralph run ${runId} already settled (complete)`);
+  });
+
+  it("--notify goes with the command line, not the recording: the resumed run's ending reaches the URL given here", async () => {
+    const dir = await workspace();
+    const env = cleanEnv({ TMPDIR: await workspace() });
+    const [first, second] = [await startReceiver(), await startReceiver()];
+    onTestFinished(() => Promise.all([first.close(), second.close()]).then(() => {}));
+    const { file, host } = await hostHungInRound3(dir, ['--notify', first.url], env);
+    host.child.kill('SIGKILL');
+    await host.finished;
+    const runId = headerOf(file).runId;
+
+    const resumed = await ralph(['resume', file, '--trust-recording', '--notify', second.url], { env });
+
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(second.accepted()).toMatchObject([{ event: 'run.ended', runId, status: 'complete', rounds: 5 }]);
+    // The dead host sent nothing, and its URL was not in the recording for the resume to find.
+    expect(first.requests).toEqual([]);
+    expect(readFileSync(`${file}.1`, 'utf8')).not.toContain('secret-token');
   });
 
   it('a cost-limited run carries what its recording says was spent: $0.40 a round, $1 limit, killed in round 3', async () => {

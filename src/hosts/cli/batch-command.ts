@@ -41,12 +41,13 @@ import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
+import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
 import { trapInterrupts } from './signals.js';
 
 /** The options of `ralph batch`. */
-export interface BatchOptions extends AgentOptions, GuardRailOptions {
+export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
   maxRounds?: string;
   parallel?: string;
   into?: string;
@@ -143,6 +144,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
       );
     checkTaskOptions(tasks, options, cwd);
+    const notifier = notifierFor(options);
     const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
     const batchCostUsd = guardRailConfig(options).maxCostUsd ?? null;
     const verifyTimeoutMs =
@@ -241,8 +243,10 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
         recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
-        if (task.status !== 'waiting' && task.status !== 'running')
-          say(`${task.id}: ${statusLine(task, session.target)}`);
+        const line = statusLine(task, session.target);
+        if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
+        if (task.status === 'needs-review')
+          notifyTaskNeedsReview(notifier, { batchId, taskId: task.id, line, recording: recordingPath });
       }
       progress.update(snapshot.context.tasks, spentUsd);
     });
@@ -293,6 +297,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     const code = exitCodeOf(output, output.cancelReason);
     await traced?.end(code !== EXIT.complete);
+    // The tasks' notifications get a short while to arrive, and no longer.
+    await notifier.close();
     return code;
   } catch (error) {
     progress.stop();

@@ -36,7 +36,9 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
 const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
-their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify. A run asking for
+their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify.
+The worker's own --notify URLs and --notify-command get the notifications of every run it takes; a run's own --notify
+URLs (ralph submit --notify) are POSTed to only with --allow-notify. A run asking for
 anything else ends refused, starting nothing. Anyone who can write to the
 fleet's database can queue runs: give write access only to those you would let run these agents on every worker.
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).

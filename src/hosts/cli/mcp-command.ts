@@ -6,11 +6,12 @@ import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
+import { type NotifyOptions, notifierFor } from './notify-options.js';
 import { type McpTracing, startMcpTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph mcp`. */
-export interface McpOptions extends AgentOptions, GuardRailOptions {
+export interface McpOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */
@@ -79,8 +80,10 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   let hosted: ReturnType<typeof createCliTool>;
   let maxConcurrentRuns: number | undefined;
   let traces: McpTracing | undefined;
+  let notifier: ReturnType<typeof notifierFor>;
   try {
     maxConcurrentRuns = concurrentRunsOf(options);
+    notifier = notifierFor(options);
     traces = await startMcpTracing(process.stderr);
     hosted = createCliTool(options, {
       agentId: `mcp:${process.pid}`,
@@ -107,6 +110,7 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     version: packageVersion(),
     ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),
     ...(traces === undefined ? {} : { trace: traces.runs }),
+    notifier,
   });
   const { stopped, release } = untilStopped(hosted.killChildren);
   // A message past MAX_MESSAGE_BYTES is skipped and its request answered with an error; the connection stays.
@@ -128,6 +132,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
   process.stderr.write(`${mcpServing(process.argv.slice(2))}\n`);
   await stopped;
   await mcp.shutdown();
+  // The calls' last notifications get a short while to arrive, and no longer.
+  await notifier.close();
   await mcp.server.close();
   await traces?.shutdown();
   release();

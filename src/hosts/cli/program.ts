@@ -7,6 +7,7 @@ import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
+import { addNotifyCommandOptions } from './notify-options.js';
 import type { ReplayOptions } from './replay-command.js';
 import type { ReportOptions } from './report-command.js';
 import type { ReportToolCommandOptions } from './report-tool-command.js';
@@ -264,6 +265,7 @@ export async function runCli(argv: string[]): Promise<number> {
   addFleetCommands(program, (code) => {
     exitCode = code;
   });
+  addNotifyCommandOptions(program);
 
   try {
     await program.parseAsync(argv);

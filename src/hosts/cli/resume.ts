@@ -6,11 +6,12 @@ import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspe
 import { procStat, thisHost } from '../../process/process-identity.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import type { AgentOptions } from './agent-options.js';
+import { NOTIFY_OPTION_KEYS, type NotifyOptions } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { type RunOptions, runCommand } from './run.js';
 
 /** The options of `ralph resume`: where its output goes, and agent options that replace the recorded ones. */
-export interface ResumeOptions extends AgentOptions {
+export interface ResumeOptions extends AgentOptions, NotifyOptions {
   json?: boolean;
   record?: string;
   inspect?: string | boolean;
@@ -35,7 +36,14 @@ const RECORDED_COMMANDS = [
 ] as const;
 
 /** The options that say where output goes: never taken from a recording (ralph run does not record them). */
-const OUTPUT_OPTIONS = ['json', 'record', 'inspect', 'inspectKeep', 'trustRecording'] as const;
+const OUTPUT_OPTIONS = [
+  'json',
+  'record',
+  'inspect',
+  'inspectKeep',
+  'trustRecording',
+  ...NOTIFY_OPTION_KEYS,
+] as const;
 
 const refused = (path: string, problem: string) =>
   new RalphError({ code: 'refused', message: `ralph resume ${path}: ${problem}` });

@@ -7,12 +7,14 @@ import {
   requestedMaxRoundsOf,
 } from '../../contract/call.js';
 import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
+import { isRalphError, RalphError } from '../../contract/errors.js';
 import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
+import type { Notifier } from '../../notify/notifier.js';
+import { type RunNotifications, runNotifications } from '../../notify/run-notifications.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
 import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
@@ -24,6 +26,7 @@ import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
+import { NOTIFY_OPTION_KEYS, type NotifyOptions, notifierFor } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
@@ -31,7 +34,7 @@ import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions {
+export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions, NotifyOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
@@ -44,7 +47,7 @@ export interface ContinuedRun {
 }
 
 /** The options of `ralph run` that are not about where its output goes: what `ralph resume` starts agents with. */
-const OUTPUT_OPTIONS = new Set(['json', 'record', 'inspect', 'inspectKeep']);
+const OUTPUT_OPTIONS = new Set<string>(['json', 'record', 'inspect', 'inspectKeep', ...NOTIFY_OPTION_KEYS]);
 
 /**
  * What a recording's header keeps for `ralph resume`: this process (so a resume can refuse while it still runs)
@@ -56,6 +59,12 @@ function recordingHostOf(options: RunOptions, resumed: boolean): Record<string, 
   run.cwd = resolve(options.cwd ?? process.cwd());
   // A resumed run printed no note about its cap: `ralph replay` reads this to print what the run printed.
   return { ralphRun: run, process: thisHost(), ...(resumed ? { resumed: true } : {}) };
+}
+
+/** The run's page a notification links to: the live page while it stays up, else the recording `ralph report` reads. */
+function notificationLink(options: RunOptions, inspector: RunInspector | undefined): string | undefined {
+  if (inspector !== undefined && options.inspectKeep === true) return inspector.url;
+  return options.record === undefined ? undefined : resolve(options.record);
 }
 
 /** True when the tool's own checks of the call (objective, round cap, ceiling) will pass. */
@@ -110,6 +119,8 @@ export async function runCommand(
   let inspector: RunInspector | undefined;
   let tracing: RunTracing | undefined;
   let used: RalphUsage | undefined;
+  let notifier: Notifier | undefined;
+  let notes: RunNotifications | undefined;
   try {
     // A `ralph run` started by an agent inside a Ralph loop is refused here, before anything starts, rather than
     // failing its first round when the provider's own guard trips.
@@ -119,6 +130,7 @@ export async function runCommand(
       agentId: `cli:${process.pid}`,
       ...(tracing === undefined ? {} : { traceProvider: tracing.traceProvider }),
     });
+    notifier = notifierFor(options);
     const args: Record<string, unknown> = continued?.args ?? {};
     if (continued === undefined) {
       if (objective !== undefined) args.objective = objective;
@@ -129,11 +141,17 @@ export async function runCommand(
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
+    const runNotes = runNotifications(notifier, { link: notificationLink(options, inspector) });
+    notes = runNotes;
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
-    const onProgress = alsoTo(
-      tracing,
-      noteBeforeFirstRound(progress, continued === undefined ? roundCapNote(options) : undefined),
+    const showProgress = noteBeforeFirstRound(
+      progress,
+      continued === undefined ? roundCapNote(options) : undefined,
     );
+    const onProgress = alsoTo(tracing, (event) => {
+      runNotes.onProgress(event);
+      showProgress(event);
+    });
     const controller = new AbortController();
     const exitCancelled = () => {
       progress.stop();
@@ -161,6 +179,7 @@ export async function runCommand(
         onProgress,
         onUsage: (total) => {
           used = total;
+          runNotes.onUsage(total);
         },
         ...recordingOption(recording, inspector),
         ...(recording === undefined
@@ -174,6 +193,7 @@ export async function runCommand(
       const uncounted = continued?.resume.point.uncountedRounds ?? [];
       if (used !== undefined && uncounted.length > 0) progress.note(uncountedSpendNote(uncounted));
       progress.stop();
+      runNotes.settled(envelope, tool.config.maxResultChars);
       const text = json ? terminalJson(envelope) : stripControl(tool.render.result(args, envelope).text);
       process.stdout.write(`${text}\n`);
       // After the result is out: a slow receiver delays the exit, within the flush bound, never the answer.
@@ -186,6 +206,7 @@ export async function runCommand(
       recording?.close();
     }
   } catch (error) {
+    if (isRalphError(error)) notes?.failed(error);
     const code = printFailure(
       continued === undefined ? withHint(error, callArgumentHint(options.maxRounds)) : error,
       json,
@@ -193,6 +214,8 @@ export async function runCommand(
     await tracing?.end({ error, ...(used === undefined ? {} : { usage: used }) });
     return code;
   } finally {
+    // After the result is out, the notifications still going get a short while to arrive, and no longer.
+    await notifier?.close();
     // After the result is out: with --inspect-keep the page stays up until Ctrl-C.
     await inspector?.finish();
   }

@@ -11,10 +11,11 @@ import {
   withFleet,
 } from './fleet-cli.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
+import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The options of `ralph submit`. */
-export interface SubmitOptions extends AgentOptions, GuardRailOptions, FleetOptions {
+export interface SubmitOptions extends AgentOptions, GuardRailOptions, FleetOptions, NotifyOptions {
   maxRounds?: string;
 }
 
@@ -37,22 +38,30 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     maxIdleRounds: _maxIdleRounds,
     maxCost: _maxCost,
     waitOnLimits: _waitOnLimits,
+    notify,
+    notifyCommand: _notifyCommand,
+    notifyTimeout: _notifyTimeout,
     ...agent
   } = options;
   const provider = providerFor(options);
-  for (const [given, flag] of [
-    [options.claudePath, '--claude-path'],
-    [options.codexPath, '--codex-path'],
-    [options.qwenPath, '--qwen-path'],
-    [options.geminiPath, '--gemini-path'],
-    [options.opencodePath, '--opencode-path'],
-    [options.copilotPath, '--copilot-path'],
-    [options.droidPath, '--droid-path'],
+  const executable = "the executable is the worker's to choose";
+  // A notify command is a command: it runs on a worker only as that worker's operator wrote it.
+  const notifying = "notification commands and their timeout are the worker's to choose";
+  for (const [given, flag, whose] of [
+    [options.claudePath, '--claude-path', executable],
+    [options.codexPath, '--codex-path', executable],
+    [options.qwenPath, '--qwen-path', executable],
+    [options.geminiPath, '--gemini-path', executable],
+    [options.opencodePath, '--opencode-path', executable],
+    [options.copilotPath, '--copilot-path', executable],
+    [options.droidPath, '--droid-path', executable],
+    [options.notifyCommand, '--notify-command', notifying],
+    [options.notifyTimeout, '--notify-timeout', notifying],
   ] as const) {
     if (given !== undefined)
       throw new RalphError({
         code: 'refused',
-        message: `ralph submit ${flag}: the executable is the worker's to choose (ralph worker ${flag}); nothing was submitted`,
+        message: `ralph submit ${flag}: ${whose} (ralph worker ${flag}); nothing was submitted`,
       });
   }
   const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
@@ -63,6 +72,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     throw new RalphError({ code: 'refused', message });
   }
   if (Object.keys(guardRails).length > 0) submission.guardRails = guardRails;
+  if (notify !== undefined) submission.notify = { urls: notifyTargetsOf({ notify }).urls.map(String) };
   if (maxRounds !== undefined) submission.maxRounds = parseNumberOption(maxRounds);
   if (graceMs !== undefined) submission.terminationGraceMs = parseNumberOption(graceMs);
   return submission;

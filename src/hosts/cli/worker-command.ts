@@ -2,16 +2,19 @@ import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
+import { type NotifyOptions, notifyPolicyOf, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { type WorkerAgentOptions, workerProviderFactory } from './worker-agents.js';
 
 /** The options of `ralph worker`: the database, the worker's id and limits, and the agents it offers. */
-export interface WorkerOptions extends FleetOptions, WorkerAgentOptions {
+export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyOptions {
   workerId?: string;
   concurrency?: string;
   lease?: string;
   /** Whether it runs a submitted run's `--verify` command. */
   allowVerify?: boolean;
+  /** Whether it sends a run's notifications to the URLs its submitter gave (`ralph submit --notify`). */
+  allowNotify?: boolean;
 }
 
 /**
@@ -35,12 +38,15 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     }
     const leaseMs =
       options.lease === undefined ? undefined : parseDuration(options.lease, 'ralph worker --lease');
+    const notifyTargets = notifyTargetsOf(options);
+    const notifyPolicy = notifyPolicyOf(options, notifyTargets);
     const { startRalphWorker } = await import('../../fleet/worker.js');
     const worker = await startRalphWorker({
       databaseUrl,
       // A run's agent is what `ralph submit` stored; the worker runs it only if it offers it.
       providerFor,
       allowVerify: options.allowVerify === true,
+      notify: { targets: notifyTargets, policy: notifyPolicy, allowSubmitted: options.allowNotify === true },
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

@@ -5,7 +5,10 @@ import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
 import type { AgentRef, RalphProgressEvent } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
+import type { Notifier } from '../../notify/notifier.js';
+import { runNotifications } from '../../notify/run-notifications.js';
 import type { RunsTracer } from '../../trace/runs-tracer.js';
+import { onProgressOf } from '../progress-listeners.js';
 import type { RalphTool } from '../tool.js';
 import { callProgress, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
@@ -21,6 +24,8 @@ export interface RalphMcpServerOptions {
   maxConcurrentRuns?: number;
   /** Traces the calls' runs (a `ralph mcp` whose environment asks for traces): their progress and outcomes. */
   trace?: Pick<RunsTracer, 'onProgress' | 'finish'>;
+  /** Where each call's notifications go (run ended, blocked, waiting out a usage limit); none when omitted. */
+  notifier?: Notifier;
 }
 
 /**
@@ -54,20 +59,6 @@ const PROGRESS_ROUND_TRIP_TIMEOUT_MS = 10_000;
 
 /** A deep copy of a frozen schema, typed as the SDK's schema slot it fills. */
 const plainSchema = <T>(schema: unknown): T => structuredClone(schema) as T;
-
-/** The call's onProgress: the client's progress, the trace's, both, or none. */
-function onProgressOf(...listeners: (((event: RalphProgressEvent) => void) | undefined)[]): {
-  onProgress?: (event: RalphProgressEvent) => void;
-} {
-  const present = listeners.filter((listener) => listener !== undefined);
-  if (present.length === 0) return {};
-  if (present.length === 1) return { onProgress: present[0] };
-  return {
-    onProgress: (event) => {
-      for (const listener of present) listener(event);
-    },
-  };
-}
 
 /** The ralph tool as `tools/list` shows it: the guidance as description, the tool's own input schema. */
 export function ralphToolDefinition(tool: RalphTool): Tool {
@@ -138,14 +129,20 @@ export async function createRalphMcpServer(
         }),
       signal,
     });
+    const notes = options.notifier?.enabled === true ? runNotifications(options.notifier) : undefined;
     let used: RalphUsage | undefined;
     const call = tool
       .execute(args, {
         agent: options.agent,
         signal,
-        ...onProgressOf(progress?.onProgress, options.trace?.onProgress),
+        ...onProgressOf(
+          progress?.onProgress,
+          options.trace?.onProgress,
+          notes === undefined ? undefined : (event) => notes.onProgress(event),
+        ),
         onUsage: (total) => {
           used = total;
+          notes?.onUsage(total);
         },
       })
       .then(
@@ -158,11 +155,18 @@ export async function createRalphMcpServer(
           throw error;
         },
       )
-      .then((envelope): CallToolResult => {
-        const { text } = tool.render.result(args, envelope);
-        // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
-        return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
-      }, errorResult)
+      .then(
+        (envelope): CallToolResult => {
+          notes?.settled(envelope, tool.config.maxResultChars);
+          const { text } = tool.render.result(args, envelope);
+          // The text first: Claude Code hands the model this object as JSON, and the model reads it from the top.
+          return { content: [{ type: 'text', text }], structuredContent: { text, ...envelope } };
+        },
+        (error: unknown) => {
+          if (isRalphError(error)) notes?.failed(error);
+          return errorResult(error);
+        },
+      )
       .then(async (result) => {
         // What the run used travels beside the result, never in it: the envelope stays the reference's.
         if (used !== undefined) result._meta = { ...result._meta, [USAGE_META_KEY]: used };
