@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { EXIT } from './exit-codes.js';
@@ -12,6 +13,10 @@ export interface WorkerOptions extends FleetOptions, WorkerAgentOptions {
   lease?: string;
   /** Whether it runs a submitted run's `--verify` command. */
   allowVerify?: boolean;
+  /** Whether it takes batch tasks (clones and pushes the repository a submitter named). */
+  allowBatch?: boolean;
+  /** Where it keeps its clones of batch repositories. */
+  stateDir?: string;
 }
 
 /**
@@ -41,6 +46,8 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       // A run's agent is what `ralph submit` stored; the worker runs it only if it offers it.
       providerFor,
       allowVerify: options.allowVerify === true,
+      allowBatch: options.allowBatch === true,
+      ...(options.stateDir === undefined ? {} : { stateDir: resolve(options.stateDir) }),
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

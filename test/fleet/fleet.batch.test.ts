@@ -1,0 +1,187 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { describe, expect, it } from 'vitest';
+import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import { isRunning, type RalphProcess, ralph, startWorker, useFleetScene, waitFor } from './harness.js';
+
+const scene = useFleetScene();
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
+const WAIT_IN_MERGE = quote([process.execPath, fixture('wait-in-merge-check.mjs')]);
+
+/** A `file://` bare repository seeded with `files` on main, a tasks file and the fake agents' log beside it. */
+function remote(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
+  const seeded = tempRepo(files);
+  const side = tempFolder('ralph-fleet-batch-');
+  const bare = join(side, 'remote.git');
+  gitIn(side, 'clone', '--quiet', '--bare', seeded, bare);
+  const tasksFile = join(side, 'tasks.json');
+  writeFileSync(tasksFile, JSON.stringify(tasks));
+  const log = join(side, 'agents.log');
+  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  // The workers' own temp folder: no other ralph process's sweep kills their agents in their place.
+  const env = { BATCH_AGENT_LOG: log, TMPDIR: side };
+  return { side, bare, url: `file://${bare}`, tasksFile, env, agentLines: lines };
+}
+
+type Remote = ReturnType<typeof remote>;
+
+/** A worker taking batch tasks, with a state folder of its own. */
+async function worker(url: string, id: string, repo: Remote, extra: string[] = []): Promise<RalphProcess> {
+  const started = await startWorker(url, id, {
+    env: repo.env,
+    extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, `state-${id}`), ...extra],
+  });
+  scene.processes.push(started);
+  return started;
+}
+
+/** `ralph submit --batch` onto main; the batch id. */
+async function submitBatch(url: string, repo: Remote, ...extra: string[]): Promise<string> {
+  const submitted = await ralph([
+    'submit',
+    '--batch',
+    repo.tasksFile,
+    '--repo',
+    repo.url,
+    '--into',
+    'main',
+    '--agent-command',
+    AGENT,
+    '--database-url',
+    url,
+    ...extra,
+  ]);
+  expect(submitted.code, submitted.stderr).toBe(0);
+  return submitted.stdout.trim();
+}
+
+/** How many commits of the remote's main carry each task's `Ralph-Task:` trailer. */
+function landedCounts(repo: Remote, batchId: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const trailers = gitIn(repo.bare, 'log', '--format=%(trailers:key=Ralph-Task,valueonly)', 'main');
+  for (const line of trailers.split('\n').filter(Boolean)) {
+    const [batch, task] = line.split('/');
+    if (batch === batchId) counts[task as string] = (counts[task as string] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('ralph submit --batch: a batch on the fleet, landing on a file:// remote', () => {
+  it('tasks on different files all land on the remote target, each exactly once, the one coming after on top', async () => {
+    const url = scene.databaseFor('batch_lands');
+    const repo = remote([
+      { id: 'second', objective: 'write b.txt from second', after: ['first'] },
+      { id: 'first', objective: 'commit a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
+    await worker(url, 'one', repo, ['--concurrency', '2']);
+    await worker(url, 'two', repo);
+    const batchId = await submitBatch(url, repo);
+    expect(batchId).toMatch(/^\d{8}-\d{4}-[0-9a-f]{6}$/);
+
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^first: landed: main at [0-9a-f]{40}$/m);
+    expect(waited.stdout).toMatch(/^second: landed: /m);
+    expect(waited.stdout).toMatch(/^other: landed: /m);
+    expect(gitIn(repo.bare, 'show', 'main:a.txt')).toBe('from first');
+    expect(gitIn(repo.bare, 'show', 'main:b.txt')).toBe('from second');
+    expect(gitIn(repo.bare, 'show', 'main:c.txt')).toBe('from other');
+    expect(gitIn(repo.bare, 'show', 'main:README.md')).toBe('hello');
+    expect(landedCounts(repo, batchId)).toEqual({ first: 1, second: 1, other: 1 });
+    // second started from main as first left it: first's commit is below its own.
+    const subjects = gitIn(repo.bare, 'log', '--format=%s', 'main').split('\n');
+    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
+      subjects.findIndex((s) => s.startsWith(`ralph batch ${batchId}: task second (run `)),
+    );
+    // Each task's branch is on the remote.
+    for (const task of ['first', 'second', 'other'])
+      expect(gitIn(repo.bare, 'rev-parse', '--verify', `ralph/${batchId}/${task}`)).toMatch(/^[0-9a-f]{40}$/);
+    const status = await ralph(['status', batchId, '--database-url', url]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toBe(waited.stdout);
+  }, 90_000);
+
+  it('two tasks editing the same lines: one lands, the other needs review naming the file, the remote target untouched by it', async () => {
+    const url = scene.databaseFor('batch_conflict');
+    const repo = remote(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    await worker(url, 'solo', repo, ['--concurrency', '2']);
+    const batchId = await submitBatch(url, repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(1);
+    const landed = /^(left|right): landed: /m.exec(waited.stdout)?.[1] as string;
+    const other = landed === 'left' ? 'right' : 'left';
+    expect(waited.stdout).toMatch(new RegExp(`^${other}: needs-review: conflict in shared.txt$`, 'm'));
+    expect(waited.stdout).toContain('  conflicting files: shared.txt');
+    expect(gitIn(repo.bare, 'show', 'main:shared.txt')).toBe(landed);
+    expect(landedCounts(repo, batchId)).toEqual({ [landed]: 1 });
+    // The task that needs review keeps its branch on the remote, with its own edit.
+    expect(gitIn(repo.bare, 'show', `ralph/${batchId}/${other}:shared.txt`)).toBe(other);
+  }, 90_000);
+
+  it('a worker SIGKILLed in the middle of a task: a live worker takes it over, runs it again and it lands once', async () => {
+    const url = scene.databaseFor('batch_task_kill');
+    const repo = remote([]);
+    const hold = join(repo.side, 'hold');
+    writeFileSync(hold, '');
+    writeFileSync(
+      repo.tasksFile,
+      JSON.stringify([{ id: 'slow', objective: `write s.txt slow\nhang-while ${hold}` }]),
+    );
+    const victim = await worker(url, 'victim', repo);
+    const batchId = await submitBatch(url, repo);
+    const [first] = await waitFor(
+      () => repo.agentLines().filter((l) => l.startsWith('start')).length === 1 && repo.agentLines(),
+      "the task's agent",
+    );
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await waitFor(() => !isRunning(Number(first?.split(' ')[1])), "the dead worker's agent to be reaped");
+    const heir = await worker(url, 'heir', repo);
+    // The agent started again on the heir holds no more: its hold file is gone.
+    await import('node:fs/promises').then(({ rm }) => rm(hold));
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(heir.stderr()).toMatch(/took over 1 run\(s\) of worker victim/);
+    expect(gitIn(repo.bare, 'show', 'main:s.txt')).toBe('slow');
+    expect(landedCounts(repo, batchId)).toEqual({ slow: 1 });
+    expect(repo.agentLines().filter((l) => l.startsWith('start'))).toHaveLength(2);
+  }, 90_000);
+
+  it('a worker SIGKILLed in the middle of a merge: a live worker takes the landing over and it lands exactly once', async () => {
+    const url = scene.databaseFor('batch_merge_kill');
+    const repo = remote([{ id: 'merged', objective: 'write m.txt merged' }]);
+    const pids = join(repo.side, 'verify.pids');
+    const go = join(repo.side, 'go');
+    Object.assign(repo.env, { BATCH_VERIFY_PID: pids, BATCH_VERIFY_GO: go });
+    const victim = await worker(url, 'merger', repo);
+    const batchId = await submitBatch(url, repo, '--verify', WAIT_IN_MERGE);
+    const verifyPid = await waitFor(
+      () => existsSync(pids) && Number(readFileSync(pids, 'utf8').split('\n')[0]),
+      'the merge to verify',
+    );
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    // Its verify command lives on, orphaned, and will never push: the merge is the heir's to do again.
+    if (isRunning(verifyPid)) process.kill(verifyPid, 'SIGKILL');
+    const heir = await worker(url, 'heir', repo);
+    writeFileSync(go, '');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^merged: landed: /m);
+    expect(heir.stderr()).toMatch(/took over 2 run\(s\) of worker merger/);
+    expect(gitIn(repo.bare, 'show', 'main:m.txt')).toBe('merged');
+    expect(landedCounts(repo, batchId)).toEqual({ merged: 1 });
+    // The task's agent ran once: the landing alone was done again.
+    expect(repo.agentLines().filter((l) => l.startsWith('start'))).toHaveLength(1);
+  }, 90_000);
+});
