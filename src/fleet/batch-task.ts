@@ -7,7 +7,12 @@ import {
   saveTaskBranch,
   withClone,
 } from './batch-clone.js';
-import { type BatchTaskResult, batchTaskRunId, isBatchTaskOutcome } from './batch-input.js';
+import {
+  type BatchTaskResult,
+  batchTaskRunId,
+  type FleetBatchTask,
+  isBatchTaskOutcome,
+} from './batch-input.js';
 import type { DurableSteps } from './durable-provider.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { runFleetRun } from './workflow.js';
@@ -37,6 +42,27 @@ const ended = (outcome: FleetOutcome, status: 'failed' | 'skipped', detail: stri
   ...outcome,
   batch: { status, detail, files: [] },
 });
+
+/**
+ * Why this worker refuses a batch task (or its landing), or null when it takes it: a worker clones and pushes a
+ * submitter's repository only with `--allow-batch`, and runs a submitted verify command only with `--allow-verify`.
+ */
+export function batchRefusal(
+  worker: { workerId: string; allowBatch: boolean; allowVerify: boolean },
+  task: Pick<FleetBatchTask, 'verify'>,
+): string | null {
+  if (!worker.allowBatch)
+    return (
+      `ralph fleet: worker ${worker.workerId} does not take batch tasks (start it with --allow-batch to let ` +
+      'submitters have it clone and push their repositories). Nothing was started'
+    );
+  if (task.verify !== null && !worker.allowVerify)
+    return (
+      `ralph fleet: worker ${worker.workerId} does not run a submitted run's --verify command (start it with ` +
+      '--allow-verify to let submitters choose one). Nothing was started'
+    );
+  return null;
+}
 
 /** Why a finished run of a task does not go to the merge queue, or null when it does (it completed). */
 function notLanding(outcome: FleetOutcome): string | null {
@@ -86,24 +112,8 @@ export async function runBatchTask(
   deps: BatchTaskDeps,
 ): Promise<BatchTaskOutcome> {
   const task = input.batch;
-  if (!deps.allowBatch)
-    return ended(
-      refused(
-        `ralph fleet: worker ${deps.workerId} does not take batch tasks (start it with --allow-batch to let ` +
-          'submitters have it clone and push their repositories). Nothing was started',
-      ),
-      'failed',
-      'refused',
-    );
-  if (task.verify !== null && !deps.allowVerify)
-    return ended(
-      refused(
-        `ralph fleet: worker ${deps.workerId} does not run a submitted run's --verify command (start it with ` +
-          '--allow-verify to let submitters choose one). Nothing was started',
-      ),
-      'failed',
-      'refused',
-    );
+  const refusal = batchRefusal(deps, task);
+  if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
   for (const before of task.after) {
     const outcome = await deps.resultOf(batchTaskRunId(task.batchId, before));
     if (!isBatchTaskOutcome(outcome) || outcome.batch.status !== 'landed') {

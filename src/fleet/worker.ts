@@ -10,7 +10,7 @@ import {
   landingWorkflowId,
 } from './batch-input.js';
 import { landTask } from './batch-landing.js';
-import { runBatchTask } from './batch-task.js';
+import { batchRefusal, runBatchTask } from './batch-task.js';
 import {
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,
@@ -183,6 +183,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     systemDatabaseUrl: databaseUrl,
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
+    // Only a worker that takes batch tasks takes their landings: the others never dequeue from the merge queue.
+    listenQueues: options.allowBatch === true ? [FLEET_QUEUE, MERGE_QUEUE] : [FLEET_QUEUE],
     runAdminServer: false,
     // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
     runMigrations: false,
@@ -198,10 +200,19 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       notice(
         `${NOTICE} ${workerId}: landing ${task.taskId} of batch ${task.batchId} (run ${runId}) on ${task.target}`,
       );
-      const result = await steps.runStep(
-        () => landTask(folders, task, steps.cancelSignal() ?? new AbortController().signal),
-        'land',
-      );
+      const allowed = {
+        workerId,
+        allowBatch: options.allowBatch === true,
+        allowVerify: options.allowVerify === true,
+      };
+      const refusal = batchRefusal(allowed, task);
+      const result: BatchTaskResult =
+        refusal !== null
+          ? { status: 'needs-review', detail: refusal, files: [] }
+          : await steps.runStep(
+              () => landTask(folders, task, steps.cancelSignal() ?? new AbortController().signal),
+              'land',
+            );
       notice(
         `${NOTICE} ${workerId}: ${task.taskId} of batch ${task.batchId}: ${result.status}: ${result.detail}`,
       );

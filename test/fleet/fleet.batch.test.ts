@@ -181,7 +181,49 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(heir.stderr()).toMatch(/took over 2 run\(s\) of worker merger/);
     expect(gitIn(repo.bare, 'show', 'main:m.txt')).toBe('merged');
     expect(landedCounts(repo, batchId)).toEqual({ merged: 1 });
-    // The task's agent ran once: the landing alone was done again.
+    // The task's agent ran once: the landing alone was done again, its verify command on the heir.
     expect(repo.agentLines().filter((l) => l.startsWith('start'))).toHaveLength(1);
+    expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   }, 90_000);
+
+  it('a worker started without --allow-batch clones nothing: the task settles refused, saying how to allow it', async () => {
+    const url = scene.databaseFor('batch_not_allowed');
+    const repo = remote([{ id: 'nope', objective: 'write n.txt nope' }]);
+    const plain = await startWorker(url, 'plain', {
+      env: repo.env,
+      extra: ['--state-dir', join(repo.side, 'plain')],
+    });
+    scene.processes.push(plain);
+    const batchId = await submitBatch(url, repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code).toBe(1);
+    expect(waited.stdout).toMatch(
+      /^nope: failed: ralph fleet: worker plain does not take batch tasks \(start it with --allow-batch/m,
+    );
+    expect(repo.agentLines()).toEqual([]);
+    expect(existsSync(join(repo.side, 'plain'))).toBe(false);
+    expect(gitIn(repo.bare, 'branch', '--list', 'ralph/*')).toBe('');
+  }, 60_000);
+
+  it('refuses, exit 2, before the database is asked: a repository URL of another transport, a bad tasks file, an objective beside --batch', async () => {
+    const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
+    const marker = join(repo.side, 'ext-ran');
+    const unreachable = 'postgres://nobody@127.0.0.1:1/none';
+    const submit = (...args: string[]) =>
+      ralph(['submit', ...args, '--agent-command', AGENT, '--database-url', unreachable]);
+    const ext = await submit('--batch', repo.tasksFile, '--repo', `ext::sh -c touch% ${marker}`);
+    expect(ext.code).toBe(2);
+    expect(ext.stderr).toContain('is refused: it must be a file://, https://, ssh:// or user@host:path URL');
+    expect(existsSync(marker)).toBe(false);
+    writeFileSync(repo.tasksFile, JSON.stringify([{ id: 'a', objective: 'x', after: ['ghost'] }]));
+    const bad = await submit('--batch', repo.tasksFile, '--repo', repo.url);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`the tasks file ${repo.tasksFile} is refused: task "a" comes after "ghost"`);
+    const both = await submit('an objective', '--batch', repo.tasksFile, '--repo', repo.url);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('ralph submit --batch takes its objectives from the tasks file');
+    const noRepo = await submit('--batch', repo.tasksFile);
+    expect(noRepo.code).toBe(2);
+    expect(noRepo.stderr).toContain('ralph submit --batch needs --repo <git url>');
+  }, 30_000);
 });
