@@ -63,9 +63,10 @@ export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): 
 }
 
 /**
- * Commits what the agents left in the task's worktree with `message` and pushes the task's branch, so a worker
- * that takes the task over starts where this one was. With `final`, the commit is the task's own, carrying its
- * `Ralph-Task:` trailer, made once: a re-run after a crash finds it at the head and makes no second one.
+ * Commits what the agents left in the task's worktree with `message` and the task's `Ralph-Task:` trailer (how a
+ * landing knows the target holds the task), and pushes the task's branch, so a worker that takes the task over
+ * starts where this one was. With `final` there is a commit with the trailer at the head afterwards: an empty one
+ * when the agents committed everything themselves, none more when the head has it (a step re-run after a crash).
  */
 export async function saveTaskBranch(
   folders: BatchFolders,
@@ -78,7 +79,7 @@ export async function saveTaskBranch(
     const trailer = taskTrailer(task);
     const made =
       final && (await taskTrailers(worktree, 'HEAD^!').catch((): string[] => [])).includes(trailer);
-    const body = final ? `${message}\n\nRalph-Task: ${trailer}` : message;
+    const body = `${message}\n\nRalph-Task: ${trailer}`;
     const head = await commitLeftovers(worktree, body, { allowEmpty: final && !made });
     // The branch is the task's alone: pushed from what the remote had of it, or over it after a takeover.
     const clone = clonePath(folders, task.repo);

@@ -95,7 +95,7 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     // second started from main as first left it: first's commit is below its own.
     const subjects = gitIn(repo.bare, 'log', '--format=%s', 'main').split('\n');
     expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
-      subjects.findIndex((s) => s.startsWith(`ralph batch ${batchId}: task second (run `)),
+      subjects.findIndex((s) => s.startsWith(`ralph batch ${batchId}: task second, round 1 (run `)),
     );
     // Each task's branch is on the remote.
     for (const task of ['first', 'second', 'other'])
