@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
@@ -10,6 +10,7 @@ const scene = useFleetScene();
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 const WAIT_IN_MERGE = quote([process.execPath, fixture('wait-in-merge-check.mjs')]);
+const ROUND_AGENT = quote([process.execPath, fixture('round-file-agent.mjs')]);
 
 /** A `file://` bare repository seeded with `files` on main, a tasks file and the fake agents' log beside it. */
 function remote(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
@@ -38,7 +39,7 @@ async function worker(url: string, id: string, repo: Remote, extra: string[] = [
   return started;
 }
 
-/** `ralph submit --batch` onto main; the batch id. */
+/** `ralph submit --batch` onto main (by the edit agent unless `extra` names another); the batch id. */
 async function submitBatch(url: string, repo: Remote, ...extra: string[]): Promise<string> {
   const submitted = await ralph([
     'submit',
@@ -48,8 +49,8 @@ async function submitBatch(url: string, repo: Remote, ...extra: string[]): Promi
     repo.url,
     '--into',
     'main',
-    '--agent-command',
-    AGENT,
+    // The edit agent, unless the test names another.
+    ...(extra.includes('--agent-command') ? [] : ['--agent-command', AGENT]),
     '--database-url',
     url,
     ...extra,
@@ -128,33 +129,38 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'show', `ralph/${batchId}/${other}:shared.txt`)).toBe(other);
   }, 90_000);
 
-  it('a worker SIGKILLed in the middle of a task: a live worker takes it over, runs it again and it lands once', async () => {
+  it('a worker SIGKILLed in the middle of a task: a live worker takes it over from its last pushed round, and it lands once', async () => {
     const url = scene.databaseFor('batch_task_kill');
-    const repo = remote([]);
+    const repo = remote([{ id: 'slow', objective: 'Write a file a round' }]);
     const hold = join(repo.side, 'hold');
     writeFileSync(hold, '');
-    writeFileSync(
-      repo.tasksFile,
-      JSON.stringify([{ id: 'slow', objective: `write s.txt slow\nhang-while ${hold}` }]),
-    );
+    Object.assign(repo.env, { FIXTURE_COMPLETE_AT: '2', BATCH_HOLD_ROUND: '2', BATCH_HOLD: hold });
     const victim = await worker(url, 'victim', repo);
-    const batchId = await submitBatch(url, repo);
-    const [first] = await waitFor(
-      () => repo.agentLines().filter((l) => l.startsWith('start')).length === 1 && repo.agentLines(),
-      "the task's agent",
-    );
+    const batchId = await submitBatch(url, repo, '--agent-command', ROUND_AGENT);
+    const starts = () => repo.agentLines().map((line) => line.split(' '));
+    const [, , orphan] = await waitFor(() => starts().find(([, round]) => round === '2'), "round 2's agent");
     victim.child.kill('SIGKILL');
     await victim.exited;
-    await waitFor(() => !isRunning(Number(first?.split(' ')[1])), "the dead worker's agent to be reaped");
+    await waitFor(() => !isRunning(Number(orphan)), "the dead worker's agent to be reaped");
+    // The agent that runs round 2 again on the heir holds no more.
+    rmSync(hold);
     const heir = await worker(url, 'heir', repo);
-    // The agent started again on the heir holds no more: its hold file is gone.
-    await import('node:fs/promises').then(({ rm }) => rm(hold));
     const waited = await ralph(['wait', batchId, '--database-url', url]);
     expect(waited.code, waited.stdout + waited.stderr).toBe(0);
     expect(heir.stderr()).toMatch(/took over 1 run\(s\) of worker victim/);
-    expect(gitIn(repo.bare, 'show', 'main:s.txt')).toBe('slow');
-    expect(landedCounts(repo, batchId)).toEqual({ slow: 1 });
-    expect(repo.agentLines().filter((l) => l.startsWith('start'))).toHaveLength(2);
+    // Round 1 ran once, on the victim; round 2 again on the heir, in a worktree holding round 1's pushed work.
+    expect(starts().map(([, round, , files]) => `${round}: ${files}`)).toEqual([
+      '1: README.md',
+      '2: README.md,round-1.txt',
+      '2: README.md,round-1.txt',
+    ]);
+    expect(gitIn(repo.bare, 'show', 'main:round-1.txt')).toBe('round 1');
+    expect(gitIn(repo.bare, 'show', 'main:round-2.txt')).toBe('round 2');
+    expect(landedCounts(repo, batchId)).toEqual({ slow: 2 });
+    expect(gitIn(repo.bare, 'log', '--format=%s', '-2', 'main').split('\n')).toEqual([
+      `ralph batch ${batchId}: task slow, round 2 (run ${batchId}.slow)`,
+      `ralph batch ${batchId}: task slow, round 1 (run ${batchId}.slow)`,
+    ]);
   }, 90_000);
 
   it('a worker SIGKILLed in the middle of a merge: a live worker takes the landing over and it lands exactly once', async () => {
