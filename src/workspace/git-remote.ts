@@ -10,7 +10,8 @@ const REPO_URL = /^(file:\/\/\/|https:\/\/|ssh:\/\/)[^\s]+$|^[A-Za-z0-9._-]+@[A-
 
 /** Why a repository URL is refused, or null when it is one a worker may clone and push to. */
 export function repoUrlProblem(url: string): string | null {
-  if (url.startsWith('-') || !REPO_URL.test(url) || url.includes('::'))
+  // A host or path starting with `-` would reach ssh as an option (`ssh://-oProxyCommand=…`).
+  if (url.startsWith('-') || !REPO_URL.test(url) || url.includes('::') || /(:\/\/|@|:)-/.test(url))
     return 'it must be a file://, https://, ssh:// or user@host:path URL (no other transport, never ext::)';
   return null;
 }

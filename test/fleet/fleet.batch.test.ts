@@ -192,6 +192,31 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   }, 90_000);
 
+  it('ralph cancel <batch-id> cancels every task not settled: its agent is stopped, nothing lands', async () => {
+    const url = scene.databaseFor('batch_cancel');
+    const repo = remote([]);
+    const hold = join(repo.side, 'hold');
+    writeFileSync(hold, '');
+    writeFileSync(
+      repo.tasksFile,
+      JSON.stringify([{ id: 'held', objective: `write h.txt held\nhang-while ${hold}` }]),
+    );
+    await worker(url, 'holder', repo);
+    const batchId = await submitBatch(url, repo);
+    const [agent] = await waitFor(
+      () => repo.agentLines().length === 1 && repo.agentLines(),
+      "the task's agent",
+    );
+    const cancelled = await ralph(['cancel', batchId, '--database-url', url]);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stderr).toBe(`ralph: cancelled batch ${batchId} (1 task run(s) not settled yet)\n`);
+    await waitFor(() => !isRunning(Number(agent?.split(' ')[1])), 'the agent to be stopped');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code).toBe(1);
+    expect(waited.stdout).toBe(`held: ${batchId}.held cancelled on holder, 0 rounds done\n`);
+    expect(landedCounts(repo, batchId)).toEqual({});
+  }, 60_000);
+
   it('a worker started without --allow-batch clones nothing: the task settles refused, saying how to allow it', async () => {
     const url = scene.databaseFor('batch_not_allowed');
     const repo = remote([{ id: 'nope', objective: 'write n.txt nope' }]);
@@ -221,6 +246,14 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(ext.code).toBe(2);
     expect(ext.stderr).toContain('is refused: it must be a file://, https://, ssh:// or user@host:path URL');
     expect(existsSync(marker)).toBe(false);
+    const option = await submit(
+      '--batch',
+      repo.tasksFile,
+      '--repo',
+      `ssh://-oProxyCommand=touch% ${marker}/x`,
+    );
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('is refused: it must be a file://');
     writeFileSync(repo.tasksFile, JSON.stringify([{ id: 'a', objective: 'x', after: ['ghost'] }]));
     const bad = await submit('--batch', repo.tasksFile, '--repo', repo.url);
     expect(bad.code).toBe(2);
