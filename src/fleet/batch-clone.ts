@@ -24,15 +24,19 @@ export const taskWorktreePath = (folders: BatchFolders, task: FleetBatchTask): s
 /** The commands of this process on each clone, one after another (two fetches into one clone would race). */
 const cloneQueues = new Map<string, Promise<unknown>>();
 
-/** Runs `body` on the worker's clone of `url`, fetched first, after this process's previous use of that clone. */
+/**
+ * Runs `body` on the worker's clone of `url`, fetched first (unless `fetch` is false and the clone is there), after
+ * this process's previous use of that clone.
+ */
 export function withClone<T>(
   folders: BatchFolders,
   url: string,
   body: (clone: string) => Promise<T>,
+  { fetch = true }: { fetch?: boolean } = {},
 ): Promise<T> {
   const clone = clonePath(folders, url);
   const run = (cloneQueues.get(clone) ?? Promise.resolve()).then(async () => {
-    await fetchClone(clone, url);
+    if (fetch || !existsSync(clone)) await fetchClone(clone, url);
     return body(clone);
   });
   cloneQueues.set(
@@ -59,7 +63,8 @@ export function openTaskWorktree(folders: BatchFolders, task: FleetBatchTask, ba
 
 /** The task's worktree gone (its branch is on the remote). */
 export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): Promise<void> {
-  return withClone(folders, task.repo, (clone) => removeWorktree(clone, taskWorktreePath(folders, task)));
+  const path = taskWorktreePath(folders, task);
+  return withClone(folders, task.repo, (clone) => removeWorktree(clone, path), { fetch: false });
 }
 
 /**
