@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type MergeSetup, scratchPath, verifyCombined } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
+import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
@@ -29,6 +30,21 @@ function mergeSetup(folders: BatchFolders, clone: string, task: FleetBatchTask):
     verifyTimeoutMs: task.verifyTimeoutMs,
     terminationGraceMs: VERIFY_GRACE_MS,
   };
+}
+
+/**
+ * Runs the merge's verify command with a round folder of this worker naming it in its environment: a worker killed
+ * by SIGKILL has it killed by its reaper (whose sweep finds a dead host's processes by the round folder their
+ * environment names), as it has its agents killed, so no verify command outlives its worker.
+ */
+async function verifyOwned(setup: MergeSetup, task: FleetBatchTask, signal: AbortSignal) {
+  const folder = takeRoundFolder('{}');
+  try {
+    const env = { ...process.env, RALPH_MERGE_FOLDER: join(folder.dir, 'merge') };
+    return await verifyCombined(setup, { taskId: task.taskId, branch: task.branch }, signal, env);
+  } finally {
+    folder.release();
+  }
 }
 
 /**
@@ -62,7 +78,7 @@ export function landTask(
       const rebased = await rebaseOnto(scratch, onto);
       if (rebased.kind === 'conflict')
         return needsReview(`conflict in ${rebased.files.join(', ') || 'the rebase'}`, rebased.files);
-      const verified = await verifyCombined(setup, { taskId: task.taskId, branch: task.branch }, signal);
+      const verified = await verifyOwned(setup, task, signal);
       if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
       const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
       if (!(await pushBranch(scratch, combined, task.target, targetHead)))

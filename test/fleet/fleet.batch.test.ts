@@ -177,8 +177,8 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     );
     victim.child.kill('SIGKILL');
     await victim.exited;
-    // Its verify command lives on, orphaned, and will never push: the merge is the heir's to do again.
-    if (isRunning(verifyPid)) process.kill(verifyPid, 'SIGKILL');
+    // Its verify command does not outlive it: its reaper kills it, as it kills its agents.
+    await waitFor(() => !isRunning(verifyPid), "the dead worker's verify command to be killed by its reaper");
     const heir = await worker(url, 'heir', repo);
     writeFileSync(go, '');
     const waited = await ralph(['wait', batchId, '--database-url', url]);
