@@ -1,10 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
 import { openTaskWorktree, saveTaskBranch } from '../../src/fleet/batch-clone.js';
 import type { FleetBatchTask } from '../../src/fleet/batch-input.js';
 import { landTask } from '../../src/fleet/batch-landing.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 
 /** A `file://` bare remote seeded with one commit on main, a worker's state folder, and a task landing on main. */
 function scene(taskId = 'self') {
@@ -52,6 +56,29 @@ describe('a fleet landing', () => {
     expect(again).toMatchObject({ status: 'landed', detail: expect.stringMatching(/^already on main at /) });
     expect(trailers(bare)).toEqual([`${task.batchId}/${task.taskId}`]);
     expect(gitIn(bare, 'show', 'main:a.txt')).toBe('a');
+  });
+
+  it('a verify command failing on the combined tree needs review with the end of its output, the target untouched', async () => {
+    const { bare, task, folders } = scene('ex');
+    const check = quote([process.execPath, fixture('both-files-check.mjs')]);
+    const why = { ...task, taskId: 'why', branch: task.branch.replace(/ex$/, 'why'), verify: check };
+    for (const [each, file] of [
+      [{ ...task, verify: check }, 'x.txt'],
+      [why, 'y.txt'],
+    ] as const) {
+      writeFileSync(join(await openTaskWorktree(folders, each, each.base), file), `${file}\n`);
+      await saveTaskBranch(folders, each, each.taskId, { final: true });
+    }
+    const signal = new AbortController().signal;
+    expect(await landTask(folders, { ...task, verify: check }, signal)).toMatchObject({ status: 'landed' });
+    const landedAt = gitIn(bare, 'rev-parse', 'main');
+    const failed = await landTask(folders, why, signal);
+    expect(failed.status).toBe('needs-review');
+    expect(failed.detail).toMatch(
+      /^verify failed on the combined tree \(exit 1\)\n.*FAIL: x.txt and y.txt do not go together/s,
+    );
+    expect(gitIn(bare, 'rev-parse', 'main')).toBe(landedAt);
+    expect(gitIn(bare, 'show', `${why.branch}:y.txt`)).toBe('y.txt');
   });
 
   it('a target moved on the remote after the rebase needs review, and the target is left where it was', async () => {
