@@ -115,7 +115,8 @@ export async function runBatchTask(
   const refusal = batchRefusal(deps, task);
   if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
   for (const before of task.after) {
-    const outcome = await deps.resultOf(batchTaskRunId(task.batchId, before));
+    // A task cancelled or in error has no outcome to give (DBOS throws): it did not land either.
+    const outcome = await deps.resultOf(batchTaskRunId(task.batchId, before)).catch(() => undefined);
     if (!isBatchTaskOutcome(outcome) || outcome.batch.status !== 'landed') {
       const failure = {
         code: 'cancelled' as const,

@@ -192,28 +192,43 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   }, 90_000);
 
-  it('ralph cancel <batch-id> cancels every task not settled: its agent is stopped, nothing lands', async () => {
+  it('ralph cancel of a task skips the tasks after it; ralph cancel <batch-id> cancels every task not settled', async () => {
     const url = scene.databaseFor('batch_cancel');
     const repo = remote([]);
     const hold = join(repo.side, 'hold');
     writeFileSync(hold, '');
     writeFileSync(
       repo.tasksFile,
-      JSON.stringify([{ id: 'held', objective: `write h.txt held\nhang-while ${hold}` }]),
+      JSON.stringify([
+        { id: 'held', objective: `write h.txt held\nhang-while ${hold}` },
+        { id: 'next', objective: 'write n.txt next', after: ['held'] },
+        { id: 'other', objective: `write o.txt other\nhang-while ${hold}` },
+      ]),
     );
-    await worker(url, 'holder', repo);
+    await worker(url, 'holder', repo, ['--concurrency', '3']);
     const batchId = await submitBatch(url, repo);
-    const [agent] = await waitFor(
-      () => repo.agentLines().length === 1 && repo.agentLines(),
-      "the task's agent",
+    const agents = await waitFor(
+      () => repo.agentLines().length === 2 && repo.agentLines().map((line) => Number(line.split(' ')[1])),
+      'the agents of held and other',
     );
-    const cancelled = await ralph(['cancel', batchId, '--database-url', url]);
-    expect(cancelled.code).toBe(0);
-    expect(cancelled.stderr).toBe(`ralph: cancelled batch ${batchId} (1 task run(s) not settled yet)\n`);
-    await waitFor(() => !isRunning(Number(agent?.split(' ')[1])), 'the agent to be stopped');
+    const one = await ralph(['cancel', `${batchId}.held`, '--database-url', url]);
+    expect(one.code).toBe(0);
+    const skipped = await ralph(['wait', `${batchId}.next`, '--database-url', url]);
+    expect(skipped.code).toBe(130);
+    const all = await ralph(['cancel', batchId, '--database-url', url]);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toBe(`ralph: cancelled batch ${batchId} (1 task run(s) not settled yet)\n`);
+    await waitFor(() => agents.every((pid) => !isRunning(pid)), 'the agents to be stopped');
     const waited = await ralph(['wait', batchId, '--database-url', url]);
     expect(waited.code).toBe(1);
-    expect(waited.stdout).toBe(`held: ${batchId}.held cancelled on holder, 0 rounds done\n`);
+    expect(waited.stdout).toBe(
+      [
+        `held: ${batchId}.held cancelled on holder, 0 rounds done`,
+        'next: skipped: held, which it comes after, did not land',
+        `other: ${batchId}.other cancelled on holder, 0 rounds done`,
+        '',
+      ].join('\n'),
+    );
     expect(landedCounts(repo, batchId)).toEqual({});
   }, 60_000);
 
