@@ -2,9 +2,17 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
-import { isRunning, type RalphProcess, ralph, startWorker, useFleetScene, waitFor } from './harness.js';
+import {
+  isRunning,
+  type RalphProcess,
+  ralph,
+  reaperOf,
+  startWorker,
+  useFleetScene,
+  waitFor,
+} from './harness.js';
 
 const scene = useFleetScene();
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
@@ -35,7 +43,21 @@ async function worker(url: string, id: string, repo: Remote, extra: string[] = [
     env: repo.env,
     extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, `state-${id}`), ...extra],
   });
+  return ended(started);
+}
+
+/**
+ * A worker SIGKILLed once its test finished, passed or failed, before the test's folders go (hooks run last first):
+ * its reaper then kills what it left running, finding the round folders still in the worker's TMPDIR.
+ */
+function ended(started: RalphProcess): RalphProcess {
   scene.processes.push(started);
+  onTestFinished(async () => {
+    const reaper = reaperOf(started.pid);
+    if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+    await started.exited;
+    if (reaper !== undefined) await waitFor(() => !isRunning(reaper), "the worker's reaper to sweep");
+  });
   return started;
 }
 
@@ -235,11 +257,9 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
   it('a worker started without --allow-batch clones nothing: the task settles refused, saying how to allow it', async () => {
     const url = scene.databaseFor('batch_not_allowed');
     const repo = remote([{ id: 'nope', objective: 'write n.txt nope' }]);
-    const plain = await startWorker(url, 'plain', {
-      env: repo.env,
-      extra: ['--state-dir', join(repo.side, 'plain')],
-    });
-    scene.processes.push(plain);
+    ended(
+      await startWorker(url, 'plain', { env: repo.env, extra: ['--state-dir', join(repo.side, 'plain')] }),
+    );
     const batchId = await submitBatch(url, repo);
     const waited = await ralph(['wait', batchId, '--database-url', url]);
     expect(waited.code).toBe(1);
