@@ -47,11 +47,15 @@ export async function bringOntoTarget(setup: MergeSetup, item: MergeItem): Promi
   return { kind: 'rebased', head: outcome.head, onto };
 }
 
-/** Runs the task's verify command on the combined tree in the scratch worktree; no command passes. */
+/**
+ * Runs the task's verify command on the combined tree in the scratch worktree; no command passes. `env`, when
+ * given, is the command's environment in place of this process's.
+ */
 export async function verifyCombined(
   setup: MergeSetup,
   item: MergeItem,
   signal: AbortSignal,
+  env?: NodeJS.ProcessEnv,
 ): Promise<CombinedVerify> {
   const argv = setup.verifyOf(item.taskId);
   if (argv === null) return { passed: true, outputTail: '' };
@@ -60,6 +64,7 @@ export async function verifyCombined(
       cwd: scratchPath(setup),
       verify: { argv: [...argv], timeoutMs: setup.verifyTimeoutMs, maxOutputChars: MERGE_VERIFY_TAIL_CHARS },
       terminationGraceMs: setup.terminationGraceMs,
+      ...(env === undefined ? {} : { env }),
     },
     { signal },
   );

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type { RalphUsage } from '../contract/usage.js';
+import { enqueueBatch, type FleetBatchStatus, type FleetBatchSubmission, readBatch } from './batch-client.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
@@ -69,6 +70,10 @@ export interface RalphFleet {
   ): Promise<FleetRunStatus>;
   /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
   cancel(runId: string): Promise<void>;
+  /** Enqueues a batch's tasks (`ralph submit --batch`), one fleet run each; resolves with their run ids. */
+  submitBatch(submission: FleetBatchSubmission): Promise<string[]>;
+  /** A batch's tasks and what became of each; a FleetError when there is no such batch. */
+  batch(batchId: string): Promise<FleetBatchStatus<FleetRunStatus>>;
   /** The latest runs, newest first. */
   list(options?: { limit?: number }): Promise<FleetRunStatus[]>;
   /** The workers' leases. */
@@ -137,6 +142,10 @@ function emptyFleet(): RalphFleet {
     },
     status: none,
     wait: none,
+    submitBatch: async () => {
+      throw new FleetError('ralph: this fleet client was opened read-only');
+    },
+    batch: none,
     cancel: none,
     list: async () => [],
     workers: async () => [],
@@ -247,6 +256,12 @@ export async function createRalphFleet({
     async cancel(runId) {
       await status(runId);
       await client.cancelWorkflow(runId);
+    },
+    submitBatch: (submission) => enqueueBatch(client, submission),
+    async batch(batchId) {
+      const found = await readBatch(client, batchId, status);
+      if (found.tasks.length === 0) throw new FleetError(`ralph: there is no fleet batch ${batchId}`);
+      return found;
     },
     async list({ limit = 20 } = {}) {
       const runs = await client.listWorkflows({ workflowName: FLEET_WORKFLOW, sortDesc: true, limit });

@@ -33,3 +33,9 @@ export const MIN_LEASE_MS = 1_000;
 
 /** The table of worker leases, in the same database as DBOS's own tables. */
 export const LEASE_TABLE = 'ralph_fleet_workers';
+
+/** The DBOS queue of batch landings: partitioned by repository and target, one landing per partition at once. */
+export const MERGE_QUEUE = 'ralph-merges';
+
+/** The name a batch task's landing workflow is registered and enqueued under. */
+export const LANDING_WORKFLOW = 'ralphLanding';

@@ -1,3 +1,6 @@
+export type { FleetBatchStatus, FleetBatchSubmission, FleetBatchTaskStatus } from './batch-client.js';
+export type { BatchTaskResult, FleetBatchTask } from './batch-input.js';
+export type { BatchTaskOutcome } from './batch-task.js';
 export {
   createRalphFleet,
   type FleetRunState,

@@ -4,6 +4,7 @@ import type { RalphFailure } from '../contract/errors.js';
 import { RalphError } from '../contract/errors.js';
 import type { RalphEnvelope, SubagentProvider } from '../contract/types.js';
 import { isDirectory } from '../workspace/directory.js';
+import type { FleetBatchTask } from './batch-input.js';
 
 /** Plain JSON, as a run's input is stored in Postgres. */
 export type FleetJson = null | boolean | number | string | FleetJson[] | { [key: string]: FleetJson };
@@ -58,6 +59,11 @@ export interface FleetRunInput {
    * `--allow-notify`. Whatever JSON was stored: the worker keeps only the http(s) URLs.
    */
   notify?: { urls?: FleetJson };
+  /**
+   * Set for a task of a batch (`ralph submit --batch`): the worker works in a worktree of its own clone of the
+   * batch's repository instead of `cwd`, pushes the task's branch, and lands it through the merge queue.
+   */
+  batch?: FleetBatchTask;
 }
 
 /** How a run's workflow ends: the envelope, or the failure the tool settled with. */

@@ -1,4 +1,5 @@
-import { hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
+import { join } from 'node:path';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { runNotifications } from '../notify/run-notifications.js';
@@ -6,11 +7,21 @@ import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
 import {
+  type BatchTaskResult,
+  type LandingInput,
+  landingPartition,
+  landingWorkflowId,
+} from './batch-input.js';
+import { landTask } from './batch-landing.js';
+import { batchRefusal, runBatchTask } from './batch-task.js';
+import {
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,
   FLEET_APP_VERSION,
   FLEET_QUEUE,
   FLEET_WORKFLOW,
+  LANDING_WORKFLOW,
+  MERGE_QUEUE,
   MIN_LEASE_MS,
 } from './constants.js';
 import { assertDatabaseReachable, FleetError, stderrLogger } from './database.js';
@@ -53,10 +64,19 @@ export interface RalphWorkerOptions {
    */
   allowVerify?: boolean;
   /**
+  /**
    * Where the notifications of every run it takes go (the worker's own targets), and whether it also sends them
    * where a run's submitter chose; none when omitted.
    */
   notify?: WorkerNotify;
+  /**
+   * Whether it takes batch tasks (`ralph submit --batch`): it then clones the repository a submitter named, and
+   * pushes the task's branch and the batch's target there, with this worker's credentials. Without it such a task
+   * settles refused, starting nothing.
+   */
+  allowBatch?: boolean;
+  /** Where it keeps its clones of batch repositories and their worktrees (default ~/.ralph/workers/<id>). */
+  stateDir?: string;
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
 }
@@ -177,11 +197,43 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     systemDatabaseUrl: databaseUrl,
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
+    // Only a worker that takes batch tasks takes their landings: the others never dequeue from the merge queue.
+    listenQueues: options.allowBatch === true ? [FLEET_QUEUE, MERGE_QUEUE] : [FLEET_QUEUE],
     runAdminServer: false,
     // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
     runMigrations: false,
     logger: stderrLogger(NOTICE, notice, expectedWarning),
   });
+  const steps = {
+    runStep: <T>(body: () => Promise<T>, name: string) => DBOS.runStep(body, { name }),
+    cancelSignal: () => DBOS.stepStatus?.cancelSignal,
+  };
+  const folders = { stateDir: options.stateDir ?? join(homedir(), '.ralph', 'workers', workerId) };
+  const landing = DBOS.registerWorkflow(
+    async ({ task, runId }: LandingInput): Promise<BatchTaskResult> => {
+      notice(
+        `${NOTICE} ${workerId}: landing ${task.taskId} of batch ${task.batchId} (run ${runId}) on ${task.target}`,
+      );
+      const allowed = {
+        workerId,
+        allowBatch: options.allowBatch === true,
+        allowVerify: options.allowVerify === true,
+      };
+      const refusal = batchRefusal(allowed, task);
+      const result: BatchTaskResult =
+        refusal !== null
+          ? { status: 'needs-review', detail: refusal, files: [] }
+          : await steps.runStep(
+              () => landTask(folders, task, steps.cancelSignal() ?? new AbortController().signal),
+              'land',
+            );
+      notice(
+        `${NOTICE} ${workerId}: ${task.taskId} of batch ${task.batchId}: ${result.status}: ${result.detail}`,
+      );
+      return result;
+    },
+    { name: LANDING_WORKFLOW },
+  );
   DBOS.registerWorkflow(
     async (input: FleetRunInput) => {
       const runId = DBOS.workflowID ?? 'unknown';
@@ -193,7 +245,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         notice,
       );
       const notes = runNotifications(notifier, { runId });
-      const outcome = await runFleetRun(input, {
+      const common = {
         onProgress: notes.onProgress,
         onUsage: notes.onUsage,
         workflowId: runId,
@@ -201,11 +253,28 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         allowVerify: options.allowVerify === true,
         workerId,
         ...(traces === undefined ? {} : { traces }),
-        steps: {
-          runStep: (body, name) => DBOS.runStep(body, { name }),
-          cancelSignal: () => DBOS.stepStatus?.cancelSignal,
-        },
-      });
+        steps,
+      };
+      const outcome =
+        input.batch === undefined
+          ? await runFleetRun(input, common)
+          : await runBatchTask(
+              { ...input, batch: input.batch },
+              {
+                ...common,
+                ...folders,
+                allowBatch: options.allowBatch === true,
+                resultOf: (id) => DBOS.getResult(id),
+                async land({ batch: task }) {
+                  const handle = await DBOS.startWorkflow(landing, {
+                    workflowID: landingWorkflowId(task.batchId, task.taskId),
+                    queueName: MERGE_QUEUE,
+                    enqueueOptions: { queuePartitionKey: landingPartition(task) },
+                  })({ task, runId });
+                  return handle.getResult();
+                },
+              },
+            );
       if (!outcome.ok && outcome.failure.code === 'cancelled') {
         cancelled.add(runId);
         // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.
@@ -223,6 +292,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   try {
     await DBOS.launch();
     await DBOS.registerQueue(FLEET_QUEUE, { workerConcurrency: concurrency, onConflict: 'always_update' });
+    // One landing at a time per repository and target, across the fleet: the merge queue of `ralph submit --batch`.
+    await DBOS.registerQueue(MERGE_QUEUE, { partitionConcurrency: 1, onConflict: 'always_update' });
   } catch (error) {
     await DBOS.shutdown().catch(() => {});
     reaper?.stop();
@@ -252,7 +323,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       loadInput: false,
       loadOutput: false,
     });
-    for (const run of pending) await DBOS.resumeWorkflow(run.workflowID, { queueName: FLEET_QUEUE });
+    // A landing goes back to the merge queue, keeping its partition: still one landing per target at once.
+    for (const run of pending)
+      await DBOS.resumeWorkflow(run.workflowID, {
+        queueName: run.workflowName === LANDING_WORKFLOW ? MERGE_QUEUE : FLEET_QUEUE,
+      });
     await leases.release(lease.workerId, holder);
     notice(
       `${NOTICE} ${workerId}: took over ${pending.length} run(s) of worker ${lease.workerId} (its lease ran out)`,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import {
@@ -11,10 +11,9 @@ import {
   verifyCombined,
 } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
-import { type BatchTask, parseTasksFile, TasksFileError } from '../../contract/batch-tasks.js';
+import type { BatchTask } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
-import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type {
@@ -45,6 +44,7 @@ import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify
 import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
 import { trapInterrupts } from './signals.js';
+import { readTasksFile } from './tasks-file.js';
 
 /** The options of `ralph batch`. */
 export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
@@ -84,19 +84,7 @@ function graceOf(text: string | undefined): number {
 async function readTasks(file: string | undefined): Promise<BatchTask[]> {
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw refuse(`ralph batch: cannot read the tasks file ${file}: ${errorText(error)}`);
-  }
-  try {
-    return await parseTasksFile(file, text);
-  } catch (error) {
-    if (error instanceof TasksFileError)
-      throw refuse(`ralph batch: the tasks file ${file} is refused: ${error.message}`);
-    throw error;
-  }
+  return readTasksFile(file, 'ralph batch');
 }
 
 /** Checks every task's agent and guard rails before anything starts: a refusal here starts no loop. */

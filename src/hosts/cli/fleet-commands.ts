@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
-import type { SubmitOptions } from './submit-command.js';
+import type { SubmitBatchOptions } from './submit-batch-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
 
@@ -76,6 +76,14 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--allow-verify',
       "also run a submitted run's --verify command: any command its submitter chose (else such a run is refused)",
     )
+    .option(
+      '--allow-batch',
+      'also take batch tasks (ralph submit --batch): clone the repository a submitter named and push to it',
+    )
+    .option(
+      '--state-dir <dir>',
+      'where it keeps its clones of batch repositories (default ~/.ralph/workers/<id>)',
+    )
     .option('--worker-id <id>', "this worker's unique, stable id (default: <hostname>-<n>, the first free n)")
     .option(
       '--concurrency <n>',
@@ -98,12 +106,29 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
         .description('enqueue a Ralph loop on a fleet and print its run id')
         .argument('[objective]', 'the immutable objective every round works toward')
         .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+        .option(
+          '--batch <tasks>',
+          'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
+        )
+        .option(
+          '--repo <url>',
+          "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
+        )
+        .option(
+          '--into <branch>',
+          "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
+        )
         .option(...DATABASE_URL)
         .option(...DATABASE_URL_FILE),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
-    .action(async (objective: string | undefined, options: SubmitOptions) => {
+    .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
+      if (options.batch !== undefined) {
+        const { submitBatchCommand } = await import('./submit-batch-command.js');
+        setExitCode(await submitBatchCommand(objective, options));
+        return;
+      }
       const { submitCommand } = await import('./submit-command.js');
       setExitCode(await submitCommand(objective, options));
     });
@@ -111,7 +136,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   program
     .command('status')
     .description("print a fleet run's state, worker and rounds done")
-    .argument('<id>', 'the run id ralph submit printed')
+    .argument('<id>', 'the run id (or batch id) ralph submit printed')
     .option('--json', 'print the status as JSON')
     .option(...DATABASE_URL)
     .option(...DATABASE_URL_FILE)
@@ -123,7 +148,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   program
     .command('wait')
     .description('wait for a fleet run to end; print its result and exit as ralph run would have')
-    .argument('<id>', 'the run id ralph submit printed')
+    .argument('<id>', 'the run id (or batch id) ralph submit printed')
     .option('--json', 'print the result envelope as JSON instead of the text')
     .option(...DATABASE_URL)
     .option(...DATABASE_URL_FILE)

@@ -21,6 +21,9 @@ export function statusLine(status: FleetRunStatus): string {
 /** `ralph status <id>`: prints the run's status line (or JSON); exit 0, or 1 when there is no such run. */
 export function statusCommand(id: string, options: FleetOptions & { json?: boolean }): Promise<number> {
   return withFleet(options, async (fleet) => {
+    const { batchNamed, printBatchStatus } = await import('./batch-status-command.js');
+    const batch = await batchNamed(fleet, id);
+    if (batch !== null) return printBatchStatus(batch, options.json === true, statusLine);
     const status = await fleet.status(id);
     process.stdout.write(`${options.json === true ? terminalJson(status) : statusLine(status)}\n`);
     return 0;

@@ -24,6 +24,9 @@ export interface WaitOptions extends FleetOptions {
 export function waitCommand(id: string, options: WaitOptions): Promise<number> {
   const json = options.json === true;
   return withFleet(options, async (fleet) => {
+    const { batchNamed, waitBatch } = await import('./batch-status-command.js');
+    const batch = await batchNamed(fleet, id);
+    if (batch !== null) return waitBatch(fleet, batch, json, statusLine);
     const first = await fleet.status(id);
     if (!isSettledState(first.state)) process.stderr.write(`ralph wait: ${statusLine(first)}\n`);
     if (first.state === 'queued' && !(await anyWorkerLive(fleet)))

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { EXIT } from './exit-codes.js';
@@ -15,6 +16,10 @@ export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyO
   allowVerify?: boolean;
   /** Whether it sends a run's notifications to the URLs its submitter gave (`ralph submit --notify`). */
   allowNotify?: boolean;
+  /** Whether it takes batch tasks (clones and pushes the repository a submitter named). */
+  allowBatch?: boolean;
+  /** Where it keeps its clones of batch repositories. */
+  stateDir?: string;
 }
 
 /**
@@ -47,6 +52,8 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       providerFor,
       allowVerify: options.allowVerify === true,
       notify: { targets: notifyTargets, policy: notifyPolicy, allowSubmitted: options.allowNotify === true },
+      allowBatch: options.allowBatch === true,
+      ...(options.stateDir === undefined ? {} : { stateDir: resolve(options.stateDir) }),
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

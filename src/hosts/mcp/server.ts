@@ -3,7 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
-import type { AgentRef, RalphProgressEvent } from '../../contract/types.js';
+import type { AgentRef } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { runNotifications } from '../../notify/run-notifications.js';

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { git } from '../workspace/git-command.js';
+import { commitLeftovers } from '../workspace/git-commit.js';
+import { fetchClone, pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
+import { removeWorktree } from '../workspace/git-worktree.js';
+import { type FleetBatchTask, taskTrailer } from './batch-input.js';
+
+/** Where a worker keeps its clones of batch repositories, their task worktrees and its merge scratch trees. */
+export interface BatchFolders {
+  /** The worker's state folder (`ralph worker --state-dir`). */
+  stateDir: string;
+}
+
+/** The worker's bare clone of a repository URL: one per URL, kept across tasks and fetched before each use. */
+export const clonePath = (folders: BatchFolders, url: string): string =>
+  join(folders.stateDir, 'repos', `${createHash('sha256').update(url).digest('hex').slice(0, 16)}.git`);
+
+/** A task's worktree on this worker. */
+export const taskWorktreePath = (folders: BatchFolders, task: FleetBatchTask): string =>
+  join(folders.stateDir, 'worktrees', task.batchId, task.taskId);
+
+/** The commands of this process on each clone, one after another (two fetches into one clone would race). */
+const cloneQueues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `body` on the worker's clone of `url`, fetched first (unless `fetch` is false and the clone is there), after
+ * this process's previous use of that clone.
+ */
+export function withClone<T>(
+  folders: BatchFolders,
+  url: string,
+  body: (clone: string) => Promise<T>,
+  { fetch = true }: { fetch?: boolean } = {},
+): Promise<T> {
+  const clone = clonePath(folders, url);
+  const run = (cloneQueues.get(clone) ?? Promise.resolve()).then(async () => {
+    if (fetch || !existsSync(clone)) await fetchClone(clone, url);
+    return body(clone);
+  });
+  cloneQueues.set(
+    clone,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
+/**
+ * A fresh worktree for the task, on its branch as the remote has it (the rounds a worker ran before, pushed after
+ * each), else from `base`: whatever a previous attempt left on this worker is discarded, as another worker would
+ * never have had it.
+ */
+export function openTaskWorktree(folders: BatchFolders, task: FleetBatchTask, base: string): Promise<string> {
+  const path = taskWorktreePath(folders, task);
+  return withClone(folders, task.repo, async (clone) => {
+    if (existsSync(path)) await removeWorktree(clone, path);
+    const start = (await remoteHead(clone, task.branch)) ?? base;
+    await git(clone, ['worktree', 'add', '--quiet', '-B', task.branch, path, start]);
+    return path;
+  });
+}
+
+/** The task's worktree gone (its branch is on the remote). */
+export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): Promise<void> {
+  const path = taskWorktreePath(folders, task);
+  return withClone(folders, task.repo, (clone) => removeWorktree(clone, path), { fetch: false });
+}
+
+/**
+ * Commits what the agents left in the task's worktree with `message` and the task's `Ralph-Task:` trailer (how a
+ * landing knows the target holds the task), and pushes the task's branch, so a worker that takes the task over
+ * starts where this one was. With `final` there is a commit with the trailer at the head afterwards: an empty one
+ * when the agents committed everything themselves, none more when the head has it (a step re-run after a crash).
+ */
+export async function saveTaskBranch(
+  folders: BatchFolders,
+  task: FleetBatchTask,
+  message: string,
+  { final = false }: { final?: boolean } = {},
+): Promise<string> {
+  const worktree = taskWorktreePath(folders, task);
+  return withClone(folders, task.repo, async () => {
+    const trailer = taskTrailer(task);
+    const made =
+      final && (await taskTrailers(worktree, 'HEAD^!').catch((): string[] => [])).includes(trailer);
+    const body = `${message}\n\nRalph-Task: ${trailer}`;
+    const head = await commitLeftovers(worktree, body, { allowEmpty: final && !made });
+    // The branch is the task's alone: pushed from what the remote had of it, or over it after a takeover.
+    const clone = clonePath(folders, task.repo);
+    if (!(await pushBranch(worktree, head, task.branch, await remoteHead(clone, task.branch))))
+      throw new Error(`${task.branch} moved on the remote while this worker pushed it`);
+    return head;
+  });
+}

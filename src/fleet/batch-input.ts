@@ -1,0 +1,56 @@
+/**
+ * What a fleet run of a batch task carries besides an ordinary run's input (`ralph submit --batch`): where its
+ * repository is, which branch it works on and lands on, and what it starts from.
+ */
+export interface FleetBatchTask {
+  batchId: string;
+  taskId: string;
+  /** The repository's URL (file://, https://, ssh:// or user@host:path), cloned by each worker into its state folder. */
+  repo: string;
+  /** The branch the merge queue pushes (created from `base` by the first landing when the remote has none). */
+  target: string;
+  /** The task's branch on the remote: `ralph/<batch-id>/<task-id>`. */
+  branch: string;
+  /** The target's commit when the batch was submitted (or the remote's HEAD, for a target made by the batch). */
+  base: string;
+  /** Ids of the batch's tasks that must land first; the task then starts from the target as they left it. */
+  after: string[];
+  /** The verify command (as `--verify` reads it) the merge runs on the combined tree, or null for none. */
+  verify: string | null;
+  /** How long that verify command may take (ms). */
+  verifyTimeoutMs: number;
+}
+
+/** How a batch task ended for the batch: landed on the target, or why not. */
+export interface BatchTaskResult {
+  status: 'landed' | 'needs-review' | 'failed' | 'skipped';
+  /** Why it needs review, failed or was skipped; for `landed`, the commit the target was moved to. */
+  detail: string;
+  /** The conflicting files, for a conflict. */
+  files: string[];
+}
+
+/** What a landing workflow is given: the task, and the run that made its branch (for the log). */
+export interface LandingInput {
+  task: FleetBatchTask;
+  runId: string;
+}
+
+/** The run id of a batch's task: `<batch-id>.<task-id>` (a batch id has no dot, so the prefix names the batch). */
+export const batchTaskRunId = (batchId: string, taskId: string): string => `${batchId}.${taskId}`;
+
+/** The workflow id of a task's landing: one per task, so a replay or a takeover never starts a second one. */
+export const landingWorkflowId = (batchId: string, taskId: string): string => `${batchId}.${taskId}.land`;
+
+/** The merge queue's partition of a target: landings on one branch of one repository run one at a time. */
+export const landingPartition = (task: Pick<FleetBatchTask, 'repo' | 'target'>): string =>
+  `${task.repo}#${task.target}`;
+
+/** The `Ralph-Task:` trailer value of a task: what tells a landing the target holds it already. */
+export const taskTrailer = (task: Pick<FleetBatchTask, 'batchId' | 'taskId'>): string =>
+  `${task.batchId}/${task.taskId}`;
+
+/** Whether a stored outcome is a batch task's (it carries what became of the task besides its run's outcome). */
+export function isBatchTaskOutcome(outcome: unknown): outcome is { batch: BatchTaskResult } {
+  return typeof outcome === 'object' && outcome !== null && 'batch' in outcome;
+}

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type MergeSetup, scratchPath, verifyCombined } from '../actors/merge-steps.js';
+import { parseVerifyCommand } from '../actors/verify-command.js';
+import { takeRoundFolder } from '../process/round-folder.js';
+import { gitLine } from '../workspace/git-command.js';
+import { rebaseOnto } from '../workspace/git-rebase.js';
+import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
+import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
+import { type BatchFolders, withClone } from './batch-clone.js';
+import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
+
+/** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
+const VERIFY_GRACE_MS = 5_000;
+
+const needsReview = (detail: string, files: string[] = []): BatchTaskResult => ({
+  status: 'needs-review',
+  detail,
+  files,
+});
+
+/** The merge setup of one landing: the worker's clone, a scratch tree of its own, the task's verify command. */
+function mergeSetup(folders: BatchFolders, clone: string, task: FleetBatchTask): MergeSetup {
+  return {
+    batchId: task.batchId,
+    repo: clone,
+    target: task.target,
+    folder: join(folders.stateDir, 'merges', task.batchId, task.taskId),
+    verifyOf: () => (task.verify === null ? null : parseVerifyCommand(task.verify)),
+    verifyTimeoutMs: task.verifyTimeoutMs,
+    terminationGraceMs: VERIFY_GRACE_MS,
+  };
+}
+
+/**
+ * Runs the merge's verify command with a round folder of this worker naming it in its environment: a worker killed
+ * by SIGKILL has it killed by its reaper (whose sweep finds a dead host's processes by the round folder their
+ * environment names), as it has its agents killed, so no verify command outlives its worker.
+ */
+async function verifyOwned(setup: MergeSetup, task: FleetBatchTask, signal: AbortSignal) {
+  const folder = takeRoundFolder('{}');
+  try {
+    const env = { ...process.env, RALPH_MERGE_FOLDER: join(folder.dir, 'merge') };
+    return await verifyCombined(setup, { taskId: task.taskId, branch: task.branch }, signal, env);
+  } finally {
+    folder.release();
+  }
+}
+
+/**
+ * Lands a task's pushed branch on the remote's target, as one step of its landing workflow (one landing per target
+ * at once, by the merge queue's partitions): fetch; when a commit of the target carries the task's `Ralph-Task:`
+ * trailer it landed already (a step re-run after a crash) and nothing is done; else rebase the branch onto the
+ * target's head in a scratch worktree, run the verify command on the combined tree, and push the target with
+ * `--force-with-lease` from the head it rebased onto. A conflict, a failing verify or a target that moved meanwhile
+ * needs review: the target is untouched, the task's branch stays on the remote.
+ */
+export function landTask(
+  folders: BatchFolders,
+  task: FleetBatchTask,
+  signal: AbortSignal,
+): Promise<BatchTaskResult> {
+  return withClone(folders, task.repo, async (clone) => {
+    const targetHead = await remoteHead(clone, task.target);
+    if (targetHead !== null) {
+      const landed = await taskTrailers(clone, `${task.base}..${targetHead}`);
+      if (landed.includes(taskTrailer(task)))
+        return { status: 'landed', detail: `already on ${task.target} at ${targetHead}`, files: [] };
+    }
+    const head = await remoteHead(clone, task.branch);
+    if (head === null) return needsReview(`its branch ${task.branch} is not on the remote`);
+    const setup = mergeSetup(folders, clone, task);
+    const scratch = scratchPath(setup);
+    if (existsSync(scratch)) await removeWorktree(clone, scratch);
+    await addDetachedWorktree(clone, scratch, head);
+    try {
+      const onto = targetHead ?? task.base;
+      const rebased = await rebaseOnto(scratch, onto);
+      if (rebased.kind === 'conflict')
+        return needsReview(`conflict in ${rebased.files.join(', ') || 'the rebase'}`, rebased.files);
+      const verified = await verifyOwned(setup, task, signal);
+      if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
+      const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
+      if (!(await pushBranch(scratch, combined, task.target, targetHead)))
+        return needsReview(
+          `${task.target} moved on the remote while the merge was verified; it was left as it is`,
+        );
+      return { status: 'landed', detail: `${task.target} at ${combined}`, files: [] };
+    } finally {
+      await removeWorktree(clone, scratch);
+    }
+  });
+}

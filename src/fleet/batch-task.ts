@@ -1,0 +1,182 @@
+import type { ChildRun, SubagentProvider } from '../contract/types.js';
+import { remoteHead } from '../workspace/git-remote.js';
+import {
+  type BatchFolders,
+  closeTaskWorktree,
+  openTaskWorktree,
+  saveTaskBranch,
+  withClone,
+} from './batch-clone.js';
+import {
+  type BatchTaskResult,
+  batchTaskRunId,
+  type FleetBatchTask,
+  isBatchTaskOutcome,
+} from './batch-input.js';
+import type { DurableSteps } from './durable-provider.js';
+import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
+import { runFleetRun } from './workflow.js';
+
+/** What a batch task's workflow needs of its worker and of DBOS. */
+export interface BatchTaskDeps
+  extends BatchFolders,
+    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage'> {
+  workflowId: string;
+  workerId: string;
+  steps: DurableSteps;
+  providerFor: FleetProviderFactory;
+  allowVerify: boolean;
+  /** Whether the worker takes batch tasks at all (`ralph worker --allow-batch`). */
+  allowBatch: boolean;
+  /** `DBOS.getResult` of another workflow (a task this one comes after), recorded in this one. */
+  resultOf(workflowId: string): Promise<unknown>;
+  /** Starts the task's landing on the merge queue (once: its id is the task's) and resolves with how it went. */
+  land(input: FleetRunInput & { batch: NonNullable<FleetRunInput['batch']> }): Promise<BatchTaskResult>;
+}
+
+/** What a batch task's workflow returns: its run's outcome, and what became of the task. */
+export type BatchTaskOutcome = FleetOutcome & { batch: BatchTaskResult };
+
+const refused = (message: string): FleetOutcome => ({ ok: false, failure: { code: 'refused', message } });
+
+/** The outcome of a task that did not get as far as its landing. */
+const ended = (outcome: FleetOutcome, status: 'failed' | 'skipped', detail: string): BatchTaskOutcome => ({
+  ...outcome,
+  batch: { status, detail, files: [] },
+});
+
+/**
+ * Why this worker refuses a batch task (or its landing), or null when it takes it: a worker clones and pushes a
+ * submitter's repository only with `--allow-batch`, and runs a submitted verify command only with `--allow-verify`.
+ */
+export function batchRefusal(
+  worker: { workerId: string; allowBatch: boolean; allowVerify: boolean },
+  task: Pick<FleetBatchTask, 'verify'>,
+): string | null {
+  if (!worker.allowBatch)
+    return (
+      `ralph fleet: worker ${worker.workerId} does not take batch tasks (start it with --allow-batch to let ` +
+      'submitters have it clone and push their repositories). Nothing was started'
+    );
+  if (task.verify !== null && !worker.allowVerify)
+    return (
+      `ralph fleet: worker ${worker.workerId} does not run a submitted run's --verify command (start it with ` +
+      '--allow-verify to let submitters choose one). Nothing was started'
+    );
+  return null;
+}
+
+/** Why a finished run of a task does not go to the merge queue, or null when it does (it completed). */
+function notLanding(outcome: FleetOutcome): string | null {
+  if (!outcome.ok) return `${outcome.failure.code}: ${outcome.failure.message}`;
+  const { status } = outcome.envelope.result;
+  return status === 'complete' ? null : `its loop ended ${status}`;
+}
+
+/**
+ * The task's provider: each round's agent as the worker's factory makes it, and once its report is in (or it
+ * failed), what it left committed and the task's branch pushed, inside the round's step: a round that is recorded
+ * has its work on the remote, where a worker taking the task over starts from.
+ */
+function pushingProvider(
+  real: SubagentProvider,
+  save: (round: number) => Promise<unknown>,
+): SubagentProvider {
+  return {
+    name: real.name,
+    capabilities: real.capabilities,
+    async start(request, options): Promise<ChildRun> {
+      const child = await real.start(request, options);
+      const report = child.report.then(
+        async (output) => {
+          await save(request.round);
+          return output;
+        },
+        async (error: unknown) => {
+          await save(request.round).catch(() => undefined);
+          throw error;
+        },
+      );
+      return { ...child, report };
+    },
+  };
+}
+
+/**
+ * Runs a batch task inside its fleet run's workflow: waits for the tasks it comes after to land (skipped when one
+ * did not), opens a worktree of the worker's clone on the task's branch, runs the Ralph loop there as any fleet
+ * run, pushing the branch after each round, commits what is left with the task's trailer, and lands the branch
+ * through the merge queue. Refused, starting nothing, on a worker without `--allow-batch`, or with a merge verify
+ * command on one without `--allow-verify`.
+ */
+export async function runBatchTask(
+  input: FleetRunInput & { batch: NonNullable<FleetRunInput['batch']> },
+  deps: BatchTaskDeps,
+): Promise<BatchTaskOutcome> {
+  const task = input.batch;
+  const refusal = batchRefusal(deps, task);
+  if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
+  for (const before of task.after) {
+    // A task cancelled or in error has no outcome to give (DBOS throws): it did not land either.
+    const outcome = await deps.resultOf(batchTaskRunId(task.batchId, before)).catch(() => undefined);
+    if (!isBatchTaskOutcome(outcome) || outcome.batch.status !== 'landed') {
+      const failure = {
+        code: 'cancelled' as const,
+        message: `${before}, which it comes after, did not land`,
+      };
+      return ended({ ok: false, failure }, 'skipped', failure.message);
+    }
+  }
+  // After the tasks it waited for: the target as they left it, read once and recorded.
+  const base =
+    task.after.length === 0
+      ? task.base
+      : await deps.steps.runStep(
+          () =>
+            withClone(deps, task.repo, async (clone) => (await remoteHead(clone, task.target)) ?? task.base),
+          'batch-base',
+        );
+  let worktree: string;
+  try {
+    worktree = await openTaskWorktree(deps, task, base);
+  } catch (error) {
+    const failure = {
+      code: 'workflow-failed' as const,
+      message: `ralph fleet: could not clone ${task.repo}: ${String(error)}`,
+    };
+    return ended({ ok: false, failure }, 'failed', failure.message);
+  }
+  const roundMessage = (round: number) =>
+    `ralph batch ${task.batchId}: task ${task.taskId}, round ${round} (run ${deps.workflowId})`;
+  const outcome = await runFleetRun(
+    { ...input, cwd: worktree },
+    {
+      workflowId: deps.workflowId,
+      steps: deps.steps,
+      allowVerify: deps.allowVerify,
+      workerId: deps.workerId,
+      ...(deps.traces === undefined ? {} : { traces: deps.traces }),
+      ...(deps.onProgress === undefined ? {} : { onProgress: deps.onProgress }),
+      ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),
+      providerFor: (agent) =>
+        pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, roundMessage(round))),
+    },
+  );
+  const why = notLanding(outcome);
+  if (why !== null) {
+    await closeTaskWorktree(deps, task).catch(() => undefined);
+    return ended(outcome, 'failed', why);
+  }
+  await deps.steps.runStep(
+    () =>
+      saveTaskBranch(
+        deps,
+        task,
+        `ralph batch ${task.batchId}: task ${task.taskId} (run ${deps.workflowId})`,
+        { final: true },
+      ),
+    'batch-commit',
+  );
+  await closeTaskWorktree(deps, task).catch(() => undefined);
+  return { ...outcome, batch: await deps.land(input) };
+}

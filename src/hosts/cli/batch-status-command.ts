@@ -1,0 +1,71 @@
+import type { FleetBatchStatus } from '../../fleet/batch-client.js';
+import type { FleetRunStatus, RalphFleet } from '../../fleet/client.js';
+import { FleetError } from '../../fleet/database.js';
+import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
+import { EXIT } from './exit-codes.js';
+
+/** A batch as the client reads it. */
+type Batch = FleetBatchStatus<FleetRunStatus>;
+
+/**
+ * The batch `id` names, when `id` is no run of the fleet but a batch's id (`ralph submit --batch` printed it); null
+ * when it is a run. Neither: the FleetError of the missing run.
+ */
+export async function batchNamed(fleet: RalphFleet, id: string): Promise<Batch | null> {
+  try {
+    await fleet.status(id);
+    return null;
+  } catch (error) {
+    if (!(error instanceof FleetError)) throw error;
+    return fleet.batch(id).catch(() => {
+      throw error;
+    });
+  }
+}
+
+/**
+ * A batch's lines: one per task, its run's status until it settled, then what became of it (landed, needs-review
+ * with the conflicting files and the branch kept on the remote, failed, skipped). Every value comes from the
+ * database: printed without control characters.
+ */
+export function batchLines(batch: Batch, runLine: (run: FleetRunStatus) => string): string {
+  const lines: string[] = [];
+  for (const { taskId, run, result } of batch.tasks) {
+    if (result === undefined) {
+      lines.push(stripControlToLine(`${taskId}: ${runLine(run)}`));
+      continue;
+    }
+    lines.push(stripControlToLine(`${taskId}: ${result.status}: ${result.detail}`));
+    if (result.files.length > 0)
+      lines.push(`  ${stripControlToLine(`conflicting files: ${result.files.join(', ')}`)}`);
+    if (result.status === 'needs-review')
+      lines.push(`  branch ralph/${batch.batchId}/${taskId} on the remote`);
+  }
+  return lines.join('\n');
+}
+
+/** `ralph status <batch-id>`: the batch's lines (or JSON); exit 0. */
+export function printBatchStatus(
+  batch: Batch,
+  json: boolean,
+  runLine: (run: FleetRunStatus) => string,
+): number {
+  process.stdout.write(`${json ? terminalJson(batch) : batchLines(batch, runLine)}\n`);
+  return EXIT.complete;
+}
+
+/**
+ * `ralph wait <batch-id>`: waits for every task's run to settle (each landing included), then prints the batch's
+ * lines; exit 0 when every task landed, 1 when some did not.
+ */
+export async function waitBatch(
+  fleet: RalphFleet,
+  batch: Batch,
+  json: boolean,
+  runLine: (run: FleetRunStatus) => string,
+): Promise<number> {
+  for (const { run } of batch.tasks) await fleet.wait(run.runId);
+  const settled = await fleet.batch(batch.batchId);
+  printBatchStatus(settled, json, runLine);
+  return settled.tasks.every((task) => task.result?.status === 'landed') ? EXIT.complete : EXIT.failed;
+}

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { parseVerifyCommand } from '../../actors/verify-command.js';
+import type { BatchTask } from '../../contract/batch-tasks.js';
+import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
+import { parseDuration } from '../../contract/duration.js';
+import { errorText } from '../../contract/error-text.js';
+import { RalphError } from '../../contract/errors.js';
+import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
+import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
+import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
+import { taskOptions } from './batch-loops.js';
+import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
+import { type SubmitOptions, submissionOf } from './submit-command.js';
+import { readTasksFile } from './tasks-file.js';
+
+/** The options `ralph submit --batch` adds to those of `ralph submit`. */
+export interface SubmitBatchOptions extends SubmitOptions {
+  /** The tasks file. */
+  batch?: string;
+  /** The repository's URL every worker clones and pushes to. */
+  repo?: string;
+  /** The branch the batch lands on (default: a new branch `ralph/batch-<id>` from the remote's HEAD). */
+  into?: string;
+}
+
+const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
+
+/** The tasks of the file, in an order where every task comes after those it names in `after`. */
+async function readTasks(file: string): Promise<BatchTask[]> {
+  const tasks = await readTasksFile(file, 'ralph submit --batch');
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const ordered: BatchTask[] = [];
+  const visit = (task: BatchTask) => {
+    if (ordered.includes(task)) return;
+    for (const before of task.after) visit(byId.get(before) as BatchTask);
+    ordered.push(task);
+  };
+  for (const task of tasks) visit(task);
+  return ordered;
+}
+
+/** A new batch id: the time and a random part, e.g. `20261201-1522-a1b2c3` (no dot: run ids add `.<task>`). */
+function newBatchId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The commit the batch starts from: the `--into` branch's on the remote, else the remote's HEAD. */
+async function baseOf(repo: string, into: string | undefined): Promise<string> {
+  const ref = into === undefined ? 'HEAD' : `refs/heads/${into}`;
+  let found: string | null;
+  try {
+    found = await lsRemote(tmpdir(), repo, ref);
+  } catch (error) {
+    throw refuse(`ralph submit --repo ${repo}: cannot read the repository: ${errorText(error)}`);
+  }
+  if (found === null)
+    throw refuse(
+      into === undefined
+        ? `ralph submit --repo ${repo}: the repository has no HEAD commit to start a batch from`
+        : `ralph submit --into ${into}: there is no such branch in ${repo}`,
+    );
+  return found;
+}
+
+/**
+ * The batch's submission: every task as a fleet run with the options of `ralph submit` (its own agent, verify and
+ * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
+ */
+export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<FleetBatchSubmission> {
+  const { batch: file, repo, into, ...rest } = options;
+  if (file === undefined) throw refuse('ralph submit --batch needs a tasks file');
+  if (repo === undefined)
+    throw refuse(
+      'ralph submit --batch needs --repo <git url>: the repository every worker clones and pushes to',
+    );
+  const problem = repoUrlProblem(repo);
+  if (problem !== null) throw refuse(`ralph submit --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+  const tasks = await readTasks(file);
+  const verifyTimeoutMs =
+    rest.verifyTimeout === undefined
+      ? DEFAULT_VERIFY_TIMEOUT_MS
+      : parseDuration(rest.verifyTimeout, '--verify-timeout');
+  // Each task as one submission: refused here, before anything is queued, as `ralph submit` refuses one run.
+  const inputs = tasks.map((task) => {
+    const own = { ...taskOptions({ options: rest }, task), cwd: tmpdir() };
+    const input = submissionOf(task.objective, own);
+    if (task.maxRounds !== undefined) input.maxRounds = task.maxRounds;
+    const verify = own.verify ?? null;
+    if (verify !== null) parseVerifyCommand(verify);
+    return { task, input, verify };
+  });
+  const batchId = newBatchId();
+  const base = await baseOf(repo, into);
+  const target = into ?? sessionBranch(batchId);
+  return inputs.map(({ task, input, verify }) => ({
+    ...input,
+    batch: {
+      batchId,
+      taskId: task.id,
+      repo,
+      target,
+      branch: taskBranch(batchId, task.id),
+      base,
+      after: task.after,
+      verify,
+      verifyTimeoutMs,
+    },
+  }));
+}
+
+/** `ralph submit --batch TASKS --repo URL`: enqueues the batch's tasks and prints the batch's id on stdout. */
+export async function submitBatchCommand(
+  objective: string | undefined,
+  options: SubmitBatchOptions,
+): Promise<number> {
+  let submission: FleetBatchSubmission;
+  try {
+    if (objective !== undefined)
+      throw refuse('ralph submit --batch takes its objectives from the tasks file, not as an argument');
+    submission = await batchSubmissionOf(options);
+  } catch (error) {
+    return reportFleetFailure(error);
+  }
+  const first = submission[0]?.batch;
+  return withFleet(
+    options,
+    async (fleet) => {
+      await fleet.submitBatch(submission);
+      process.stdout.write(`${first?.batchId}\n`);
+      process.stderr.write(
+        `ralph submit: batch ${first?.batchId}: ${submission.length} task(s) landing on ${first?.target} of ${first?.repo}\n`,
+      );
+      if (!(await anyWorkerLive(fleet))) process.stderr.write(`ralph submit: ${NO_LIVE_WORKER}\n`);
+      return 0;
+    },
+    { create: true },
+  );
+}

@@ -1,0 +1,303 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import {
+  isRunning,
+  type RalphProcess,
+  ralph,
+  reaperOf,
+  startWorker,
+  useFleetScene,
+  waitFor,
+} from './harness.js';
+
+const scene = useFleetScene();
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
+const WAIT_IN_MERGE = quote([process.execPath, fixture('hold-fleet-merge-check.mjs')]);
+const ROUND_AGENT = quote([process.execPath, fixture('round-file-agent.mjs')]);
+
+/** A `file://` bare repository seeded with `files` on main, a tasks file and the fake agents' log beside it. */
+function remote(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
+  const seeded = tempRepo(files);
+  const side = tempFolder('ralph-fleet-batch-');
+  const bare = join(side, 'remote.git');
+  gitIn(side, 'clone', '--quiet', '--bare', seeded, bare);
+  const tasksFile = join(side, 'tasks.json');
+  writeFileSync(tasksFile, JSON.stringify(tasks));
+  const log = join(side, 'agents.log');
+  const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+  // The workers' own temp folder: no other ralph process's sweep kills their agents in their place.
+  const env = { BATCH_AGENT_LOG: log, TMPDIR: side };
+  return { side, bare, url: `file://${bare}`, tasksFile, env, agentLines: lines };
+}
+
+type Remote = ReturnType<typeof remote>;
+
+/** A worker taking batch tasks, with a state folder of its own. */
+async function worker(url: string, id: string, repo: Remote, extra: string[] = []): Promise<RalphProcess> {
+  const started = await startWorker(url, id, {
+    env: repo.env,
+    extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, `state-${id}`), ...extra],
+  });
+  return ended(started);
+}
+
+/**
+ * A worker SIGKILLed once its test finished, passed or failed, before the test's folders go (hooks run last first):
+ * its reaper then kills what it left running, finding the round folders still in the worker's TMPDIR.
+ */
+function ended(started: RalphProcess): RalphProcess {
+  scene.processes.push(started);
+  onTestFinished(async () => {
+    const reaper = reaperOf(started.pid);
+    if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+    await started.exited;
+    if (reaper !== undefined) await waitFor(() => !isRunning(reaper), "the worker's reaper to sweep");
+  });
+  return started;
+}
+
+/** `ralph submit --batch` onto main (by the edit agent unless `extra` names another); the batch id. */
+async function submitBatch(url: string, repo: Remote, ...extra: string[]): Promise<string> {
+  const submitted = await ralph([
+    'submit',
+    '--batch',
+    repo.tasksFile,
+    '--repo',
+    repo.url,
+    '--into',
+    'main',
+    // The edit agent, unless the test names another.
+    ...(extra.includes('--agent-command') ? [] : ['--agent-command', AGENT]),
+    '--database-url',
+    url,
+    ...extra,
+  ]);
+  expect(submitted.code, submitted.stderr).toBe(0);
+  return submitted.stdout.trim();
+}
+
+/** How many commits of the remote's main carry each task's `Ralph-Task:` trailer. */
+function landedCounts(repo: Remote, batchId: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const trailers = gitIn(repo.bare, 'log', '--format=%(trailers:key=Ralph-Task,valueonly)', 'main');
+  for (const line of trailers.split('\n').filter(Boolean)) {
+    const [batch, task] = line.split('/');
+    if (batch === batchId) counts[task as string] = (counts[task as string] ?? 0) + 1;
+  }
+  return counts;
+}
+
+describe('ralph submit --batch: a batch on the fleet, landing on a file:// remote', () => {
+  it('tasks on different files all land on the remote target, each exactly once, the one coming after on top', async () => {
+    const url = scene.databaseFor('batch_lands');
+    const repo = remote([
+      { id: 'second', objective: 'write b.txt from second', after: ['first'] },
+      { id: 'first', objective: 'commit a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
+    await worker(url, 'one', repo, ['--concurrency', '2']);
+    await worker(url, 'two', repo);
+    const batchId = await submitBatch(url, repo);
+    expect(batchId).toMatch(/^\d{8}-\d{4}-[0-9a-f]{6}$/);
+
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^first: landed: main at [0-9a-f]{40}$/m);
+    expect(waited.stdout).toMatch(/^second: landed: /m);
+    expect(waited.stdout).toMatch(/^other: landed: /m);
+    expect(gitIn(repo.bare, 'show', 'main:a.txt')).toBe('from first');
+    expect(gitIn(repo.bare, 'show', 'main:b.txt')).toBe('from second');
+    expect(gitIn(repo.bare, 'show', 'main:c.txt')).toBe('from other');
+    expect(gitIn(repo.bare, 'show', 'main:README.md')).toBe('hello');
+    expect(landedCounts(repo, batchId)).toEqual({ first: 1, second: 1, other: 1 });
+    // second started from main as first left it: first's commit is below its own.
+    const subjects = gitIn(repo.bare, 'log', '--format=%s', 'main').split('\n');
+    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
+      subjects.findIndex((s) => s.startsWith(`ralph batch ${batchId}: task second, round 1 (run `)),
+    );
+    // Each task's branch is on the remote.
+    for (const task of ['first', 'second', 'other'])
+      expect(gitIn(repo.bare, 'rev-parse', '--verify', `ralph/${batchId}/${task}`)).toMatch(/^[0-9a-f]{40}$/);
+    const status = await ralph(['status', batchId, '--database-url', url]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toBe(waited.stdout);
+  }, 90_000);
+
+  it('two tasks editing the same lines: one lands, the other needs review naming the file, the remote target untouched by it', async () => {
+    const url = scene.databaseFor('batch_conflict');
+    const repo = remote(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    await worker(url, 'solo', repo, ['--concurrency', '2']);
+    const batchId = await submitBatch(url, repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(1);
+    const landed = /^(left|right): landed: /m.exec(waited.stdout)?.[1] as string;
+    const other = landed === 'left' ? 'right' : 'left';
+    expect(waited.stdout).toMatch(new RegExp(`^${other}: needs-review: conflict in shared.txt$`, 'm'));
+    expect(waited.stdout).toContain('  conflicting files: shared.txt');
+    expect(gitIn(repo.bare, 'show', 'main:shared.txt')).toBe(landed);
+    expect(landedCounts(repo, batchId)).toEqual({ [landed]: 1 });
+    // The task that needs review keeps its branch on the remote, with its own edit.
+    expect(gitIn(repo.bare, 'show', `ralph/${batchId}/${other}:shared.txt`)).toBe(other);
+  }, 90_000);
+
+  it('a worker SIGKILLed in the middle of a task: a live worker takes it over from its last pushed round, and it lands once', async () => {
+    const url = scene.databaseFor('batch_task_kill');
+    const repo = remote([{ id: 'slow', objective: 'Write a file a round' }]);
+    const hold = join(repo.side, 'hold');
+    writeFileSync(hold, '');
+    Object.assign(repo.env, { FIXTURE_COMPLETE_AT: '2', BATCH_HOLD_ROUND: '2', BATCH_HOLD: hold });
+    const victim = await worker(url, 'victim', repo);
+    const batchId = await submitBatch(url, repo, '--agent-command', ROUND_AGENT);
+    const starts = () => repo.agentLines().map((line) => line.split(' '));
+    const [, , orphan] = await waitFor(() => starts().find(([, round]) => round === '2'), "round 2's agent");
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await waitFor(() => !isRunning(Number(orphan)), "the dead worker's agent to be reaped");
+    // The agent that runs round 2 again on the heir holds no more.
+    rmSync(hold);
+    const heir = await worker(url, 'heir', repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(heir.stderr()).toMatch(/took over 1 run\(s\) of worker victim/);
+    // Round 1 ran once, on the victim; round 2 again on the heir, in a worktree holding round 1's pushed work.
+    expect(starts().map(([, round, , files]) => `${round}: ${files}`)).toEqual([
+      '1: README.md',
+      '2: README.md,round-1.txt',
+      '2: README.md,round-1.txt',
+    ]);
+    expect(gitIn(repo.bare, 'show', 'main:round-1.txt')).toBe('round 1');
+    expect(gitIn(repo.bare, 'show', 'main:round-2.txt')).toBe('round 2');
+    expect(landedCounts(repo, batchId)).toEqual({ slow: 2 });
+    expect(gitIn(repo.bare, 'log', '--format=%s', '-2', 'main').split('\n')).toEqual([
+      `ralph batch ${batchId}: task slow, round 2 (run ${batchId}.slow)`,
+      `ralph batch ${batchId}: task slow, round 1 (run ${batchId}.slow)`,
+    ]);
+  }, 90_000);
+
+  it('a worker SIGKILLed in the middle of a merge: a live worker takes the landing over and it lands exactly once', async () => {
+    const url = scene.databaseFor('batch_merge_kill');
+    const repo = remote([{ id: 'merged', objective: 'write m.txt merged' }]);
+    const pids = join(repo.side, 'verify.pids');
+    const go = join(repo.side, 'go');
+    Object.assign(repo.env, { BATCH_VERIFY_PID: pids, BATCH_VERIFY_GO: go });
+    const victim = await worker(url, 'merger', repo);
+    const batchId = await submitBatch(url, repo, '--verify', WAIT_IN_MERGE);
+    const verifyPid = await waitFor(
+      () => existsSync(pids) && Number(readFileSync(pids, 'utf8').split('\n')[0]),
+      'the merge to verify',
+    );
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    // Its verify command does not outlive it: its reaper kills it, as it kills its agents.
+    await waitFor(() => !isRunning(verifyPid), "the dead worker's verify command to be killed by its reaper");
+    const heir = await worker(url, 'heir', repo);
+    writeFileSync(go, '');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^merged: landed: /m);
+    expect(heir.stderr()).toMatch(/took over 2 run\(s\) of worker merger/);
+    expect(gitIn(repo.bare, 'show', 'main:m.txt')).toBe('merged');
+    expect(landedCounts(repo, batchId)).toEqual({ merged: 1 });
+    // The task's agent ran once: the landing alone was done again, its verify command on the heir.
+    expect(repo.agentLines().filter((l) => l.startsWith('start'))).toHaveLength(1);
+    expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+  }, 90_000);
+
+  it('ralph cancel of a task skips the tasks after it; ralph cancel <batch-id> cancels every task not settled', async () => {
+    const url = scene.databaseFor('batch_cancel');
+    const repo = remote([]);
+    const hold = join(repo.side, 'hold');
+    writeFileSync(hold, '');
+    writeFileSync(
+      repo.tasksFile,
+      JSON.stringify([
+        { id: 'held', objective: `write h.txt held\nhang-while ${hold}` },
+        { id: 'next', objective: 'write n.txt next', after: ['held'] },
+        { id: 'other', objective: `write o.txt other\nhang-while ${hold}` },
+      ]),
+    );
+    await worker(url, 'holder', repo, ['--concurrency', '3']);
+    const batchId = await submitBatch(url, repo);
+    const agents = await waitFor(
+      () => repo.agentLines().length === 2 && repo.agentLines().map((line) => Number(line.split(' ')[1])),
+      'the agents of held and other',
+    );
+    const one = await ralph(['cancel', `${batchId}.held`, '--database-url', url]);
+    expect(one.code).toBe(0);
+    const skipped = await ralph(['wait', `${batchId}.next`, '--database-url', url]);
+    expect(skipped.code).toBe(130);
+    const all = await ralph(['cancel', batchId, '--database-url', url]);
+    expect(all.code).toBe(0);
+    expect(all.stderr).toBe(`ralph: cancelled batch ${batchId} (1 task run(s) not settled yet)\n`);
+    await waitFor(() => agents.every((pid) => !isRunning(pid)), 'the agents to be stopped');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code).toBe(1);
+    expect(waited.stdout).toBe(
+      [
+        `held: ${batchId}.held cancelled on holder, 0 rounds done`,
+        'next: skipped: held, which it comes after, did not land',
+        `other: ${batchId}.other cancelled on holder, 0 rounds done`,
+        '',
+      ].join('\n'),
+    );
+    expect(landedCounts(repo, batchId)).toEqual({});
+  }, 60_000);
+
+  it('a worker started without --allow-batch clones nothing: the task settles refused, saying how to allow it', async () => {
+    const url = scene.databaseFor('batch_not_allowed');
+    const repo = remote([{ id: 'nope', objective: 'write n.txt nope' }]);
+    ended(
+      await startWorker(url, 'plain', { env: repo.env, extra: ['--state-dir', join(repo.side, 'plain')] }),
+    );
+    const batchId = await submitBatch(url, repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code).toBe(1);
+    expect(waited.stdout).toMatch(
+      /^nope: failed: ralph fleet: worker plain does not take batch tasks \(start it with --allow-batch/m,
+    );
+    expect(repo.agentLines()).toEqual([]);
+    expect(existsSync(join(repo.side, 'plain'))).toBe(false);
+    expect(gitIn(repo.bare, 'branch', '--list', 'ralph/*')).toBe('');
+  }, 60_000);
+
+  it('refuses, exit 2, before the database is asked: a repository URL of another transport, a bad tasks file, an objective beside --batch', async () => {
+    const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
+    const marker = join(repo.side, 'ext-ran');
+    const unreachable = 'postgres://nobody@127.0.0.1:1/none';
+    const submit = (...args: string[]) =>
+      ralph(['submit', ...args, '--agent-command', AGENT, '--database-url', unreachable]);
+    const ext = await submit('--batch', repo.tasksFile, '--repo', `ext::sh -c touch% ${marker}`);
+    expect(ext.code).toBe(2);
+    expect(ext.stderr).toContain('is refused: it must be a file://, https://, ssh:// or user@host:path URL');
+    expect(existsSync(marker)).toBe(false);
+    const option = await submit(
+      '--batch',
+      repo.tasksFile,
+      '--repo',
+      `ssh://-oProxyCommand=touch% ${marker}/x`,
+    );
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('is refused: it must be a file://');
+    writeFileSync(repo.tasksFile, JSON.stringify([{ id: 'a', objective: 'x', after: ['ghost'] }]));
+    const bad = await submit('--batch', repo.tasksFile, '--repo', repo.url);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`the tasks file ${repo.tasksFile} is refused: task "a" comes after "ghost"`);
+    const both = await submit('an objective', '--batch', repo.tasksFile, '--repo', repo.url);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('ralph submit --batch takes its objectives from the tasks file');
+    const noRepo = await submit('--batch', repo.tasksFile);
+    expect(noRepo.code).toBe(2);
+    expect(noRepo.stderr).toContain('ralph submit --batch needs --repo <git url>');
+  }, 30_000);
+});
