@@ -21,6 +21,7 @@ import {
   type WorkerLease,
 } from './leases.js';
 import { createPgPool } from './pg-pool.js';
+import { RunEventTable, runEventSink } from './run-events.js';
 import { startReaper } from './reaper.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { prepareFleetDatabase } from './schema.js';
@@ -137,6 +138,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   });
   pool.on('error', () => {});
   const leases = new LeaseTable(pool);
+  const runEvents = new RunEventTable(pool);
   const holder = thisHolder();
   let workerId: string;
   try {
@@ -173,8 +175,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     async (input: FleetRunInput) => {
       const runId = DBOS.workflowID ?? 'unknown';
       notice(`${NOTICE} ${workerId}: running ${runId}`);
+      // Each execution records the run from its start (a replay walks the recorded rounds again), for the dashboard.
+      const record = runEventSink(runEvents, runId);
       const outcome = await runFleetRun(input, {
         workflowId: runId,
+        record,
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
         workerId,
@@ -183,6 +188,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
           cancelSignal: () => DBOS.stepStatus?.cancelSignal,
         },
       });
+      await record.flush();
       if (!outcome.ok && outcome.failure.code === 'cancelled') {
         cancelled.add(runId);
         // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.

@@ -2,6 +2,7 @@ import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
 import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
+import type { RecordingSink } from '../inspect/recording-format.js';
 import { isDirectory } from '../workspace/directory.js';
 import { type DurableSteps, durableProvider } from './durable-provider.js';
 import {
@@ -39,6 +40,7 @@ export async function runFleetRun(
     providerFor,
     allowVerify = false,
     workerId,
+    record,
   }: {
     workflowId: string;
     steps: DurableSteps;
@@ -46,6 +48,8 @@ export async function runFleetRun(
     /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
     allowVerify?: boolean;
     workerId: string;
+    /** Where the run's recording lines go (the fleet's run events table, which `ralph dashboard` shows). */
+    record?: RecordingSink;
   },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
@@ -85,6 +89,7 @@ export async function runFleetRun(
     const envelope = await tool.execute(args, {
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
+      ...(record === undefined ? {} : { record }),
       ...(startedAt === undefined ? {} : { startedAt }),
     });
     return { ok: true, envelope: { ...envelope, runId: workflowId } };
