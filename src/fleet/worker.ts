@@ -21,8 +21,8 @@ import {
   type WorkerLease,
 } from './leases.js';
 import { createPgPool } from './pg-pool.js';
-import { RunEventTable, runEventSink } from './run-events.js';
 import { startReaper } from './reaper.js';
+import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';

@@ -1,8 +1,8 @@
 import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
 import { createRalphTool } from '../hosts/tool.js';
-import { createProviderRegistry } from '../providers/registry.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
+import { createProviderRegistry } from '../providers/registry.js';
 import { isDirectory } from '../workspace/directory.js';
 import { type DurableSteps, durableProvider } from './durable-provider.js';
 import {
