@@ -65,7 +65,8 @@ const value = (column: string) =>
   `(CASE WHEN ${column}::jsonb ? '__dbos_serializer' THEN ${column}::jsonb -> 'json' ELSE ${column}::jsonb END)`;
 
 /**
- * A run's FleetRunState computed in SQL, so the list can be filtered by it: the same mapping as the fleet client's
+ * A run's FleetRunState computed in SQL (DBOS keeps a run's output in workflow_output, and wrote it in
+ * workflow_status before that table was), so the list can be filtered by it: the same mapping as the fleet client's
  * own (client.ts, stateOf), which `ralph status` prints.
  */
 const STATE = `CASE w.status
@@ -76,10 +77,10 @@ const STATE = `CASE w.status
       WHEN o ->> 'ok' = 'true' THEN o -> 'envelope' -> 'result' ->> 'status'
       WHEN o ->> 'ok' = 'false' THEN CASE o -> 'failure' ->> 'code'
         WHEN 'refused' THEN 'refused' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END
-      ELSE 'error' END FROM (SELECT ${value('w.output')} AS o) AS decoded)
+      ELSE 'error' END FROM (SELECT ${value('coalesce(wo.output, w.output)')} AS o) AS decoded)
   ELSE 'error' END`;
 
-const INPUT = value('w.inputs');
+const INPUT = value('coalesce(wi.inputs, w.inputs)');
 
 interface RunRow {
   id: string;
@@ -146,6 +147,8 @@ export class DashboardQueries {
            CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
              ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at
          FROM dbos.workflow_status w
+           LEFT JOIN dbos.workflow_input wi ON wi.workflow_uuid = w.workflow_uuid
+           LEFT JOIN dbos.workflow_output wo ON wo.workflow_uuid = w.workflow_uuid
          WHERE w.name = $1 AND ($2::bigint IS NULL OR (w.created_at, w.workflow_uuid) < ($2::bigint, $3::text))
          ORDER BY w.created_at DESC, w.workflow_uuid DESC
        ) AS runs
