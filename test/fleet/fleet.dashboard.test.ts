@@ -90,7 +90,7 @@ describe('ralph dashboard', () => {
       // The objective is shown as the text it is: no element of it made it into the page.
       expect(await cellOf(page, runA, 2)).toBe(XSS_OBJECTIVE);
       expect(await page.locator('#runs img').count()).toBe(0);
-      expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+      expect(await page.evaluate('typeof globalThis.pwned')).toBe('undefined');
       // The workers: the lease, the runs it holds.
       const workerRow = page.locator('tr[data-worker="dash-worker"]');
       await waitFor(
@@ -127,7 +127,7 @@ describe('ralph dashboard', () => {
       expect(await cellOf(page, runA, 5)).toBe('3');
       expect(await cellOf(page, runA, 6)).toContain('$0.75');
       const { page: reportPage, faults: reportFaults } = await openDashboardPage(address, `/runs/${runA}`);
-      expect(await reportPage.title()).toMatch(/: complete$/);
+      expect(await reportPage.title()).toBe(`ralph run ${runA}: complete`);
       await reportPage.getByText('round 3', { exact: true }).first().waitFor({ state: 'attached' });
       expect(await reportPage.locator('main img').count()).toBe(0);
 
@@ -228,7 +228,10 @@ describe('ralph dashboard', () => {
 
       // The API itself never answers more than a page.
       const token = address.searchParams.get('token') as string;
-      const api = await (await fetch(`${address.origin}/api/runs?token=${token}&status=queued`)).json();
+      const api = (await (await fetch(`${address.origin}/api/runs?token=${token}&status=queued`)).json()) as {
+        runs: unknown[];
+        next: unknown;
+      };
       expect(api.runs).toHaveLength(25);
       expect(typeof api.next).toBe('string');
       dashboard.child.kill('SIGINT');

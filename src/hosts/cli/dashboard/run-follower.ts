@@ -9,6 +9,19 @@ export interface RunFollower {
 }
 
 /**
+ * The model under the fleet's run id, as `ralph submit` printed it and the run's envelope carries it (the recording
+ * has the id its worker's engine gave the run).
+ */
+function asFleetRun(model: RunModel, runId: string): RunModel {
+  const result = model.ending?.result;
+  const ending =
+    model.ending === null || result?.ok !== true
+      ? model.ending
+      : { ...model.ending, result: { ...result, envelope: { ...result.envelope, runId } } };
+  return { ...model, runId, ending };
+}
+
+/**
  * Follows one run's stored recording. Lines are read in order, a batch at a time; a line the builder cannot take
  * leaves the model as it stood (what was shown stays shown), as the live inspector does.
  */
@@ -32,7 +45,7 @@ export function followRun(events: RunEventTable, runId: string): RunFollower {
         }
         if (rows.length < 1_000) break;
       }
-      return builder?.model ?? null;
+      return builder === undefined ? null : asFleetRun(builder.model, runId);
     },
   };
 }
