@@ -64,10 +64,15 @@ export interface DashboardWorker {
 const value = (column: string) =>
   `(CASE WHEN ${column}::jsonb ? '__dbos_serializer' THEN ${column}::jsonb -> 'json' ELSE ${column}::jsonb END)`;
 
+/** A run's output and its input, where DBOS keeps them (their own tables; workflow_status before those were). */
+const OUTPUT =
+  'coalesce((SELECT o.output FROM dbos.workflow_output o WHERE o.workflow_uuid = w.workflow_uuid), w.output)';
+const INPUTS =
+  'coalesce((SELECT i.inputs FROM dbos.workflow_input i WHERE i.workflow_uuid = w.workflow_uuid), w.inputs)';
+
 /**
- * A run's FleetRunState computed in SQL (DBOS keeps a run's output in workflow_output, and wrote it in
- * workflow_status before that table was), so the list can be filtered by it: the same mapping as the fleet client's
- * own (client.ts, stateOf), which `ralph status` prints.
+ * A run's FleetRunState computed in SQL, so the list can be filtered by it: the same mapping as the fleet client's own
+ * (client.ts, stateOf), which `ralph status` prints. Only a settled run's output is read.
  */
 const STATE = `CASE w.status
   WHEN 'ENQUEUED' THEN 'queued' WHEN 'DELAYED' THEN 'queued'
@@ -77,10 +82,31 @@ const STATE = `CASE w.status
       WHEN o ->> 'ok' = 'true' THEN o -> 'envelope' -> 'result' ->> 'status'
       WHEN o ->> 'ok' = 'false' THEN CASE o -> 'failure' ->> 'code'
         WHEN 'refused' THEN 'refused' WHEN 'cancelled' THEN 'cancelled' ELSE 'failed' END
-      ELSE 'error' END FROM (SELECT ${value('coalesce(wo.output, w.output)')} AS o) AS decoded)
+      ELSE 'error' END FROM (SELECT ${value(OUTPUT)} AS o) AS decoded)
   ELSE 'error' END`;
 
-const INPUT = value('coalesce(wi.inputs, w.inputs)');
+/** The run's objective, its first OBJECTIVE_CHARS characters. */
+const OBJECTIVE = `(SELECT left(coalesce(i -> 0, i -> 'positionalArgs' -> 0) ->> 'objective', ${OBJECTIVE_CHARS})
+  FROM (SELECT ${value(INPUTS)} AS i) AS decoded)`;
+
+/**
+ * The DBOS statuses a run in `state` can have: a condition on the status column alone (which DBOS's partial indexes
+ * serve), checked before the state itself is computed.
+ */
+function statusesOf(state: FleetRunState): string {
+  switch (state) {
+    case 'queued':
+      return "w.status IN ('ENQUEUED', 'DELAYED')";
+    case 'running':
+      return "w.status = 'PENDING'";
+    case 'cancelled':
+      return "w.status IN ('CANCELLED', 'SUCCESS')";
+    case 'error':
+      return "w.status NOT IN ('ENQUEUED', 'DELAYED', 'PENDING', 'CANCELLED')";
+    default:
+      return "w.status = 'SUCCESS'";
+  }
+}
 
 interface RunRow {
   id: string;
@@ -138,24 +164,28 @@ export class DashboardQueries {
   }): Promise<DashboardRunPage> {
     const after = cursor === undefined ? undefined : readCursor(cursor);
     const size = Math.min(Math.max(1, Math.floor(limit)), MAX_PAGE_SIZE);
+    const values: unknown[] = [FLEET_WORKFLOW, size + 1];
+    const where = ['w.name = $1'];
+    if (after !== undefined) {
+      values.push(after[0], after[1]);
+      // Written so that the created_at index bounds the scan; the id breaks ties within one millisecond.
+      where.push('w.created_at <= $3 AND (w.created_at < $3 OR w.workflow_uuid < $4)');
+    }
+    if (state !== undefined) {
+      values.push(state);
+      where.push(`${statusesOf(state)} AND (${STATE}) = $${values.length}`);
+    }
+    // Walked newest first along the created_at index, each row's output and input read only for the rows returned.
     const { rows } = await this.pool.query<RunRow>(
-      `SELECT * FROM (
-         SELECT w.workflow_uuid AS id, ${STATE} AS state, NULLIF(w.executor_id, '') AS executor_id,
-           left(coalesce(${INPUT} -> 0, ${INPUT} -> 'positionalArgs' -> 0) ->> 'objective', ${OBJECTIVE_CHARS})
-             AS objective,
-           w.created_at, w.started_at_epoch_ms AS started_at,
-           CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
-             ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at
-         FROM dbos.workflow_status w
-           LEFT JOIN dbos.workflow_input wi ON wi.workflow_uuid = w.workflow_uuid
-           LEFT JOIN dbos.workflow_output wo ON wo.workflow_uuid = w.workflow_uuid
-         WHERE w.name = $1 AND ($2::bigint IS NULL OR (w.created_at, w.workflow_uuid) < ($2::bigint, $3::text))
-         ORDER BY w.created_at DESC, w.workflow_uuid DESC
-       ) AS runs
-       WHERE $4::text IS NULL OR state = $4::text
-       ORDER BY created_at DESC, id DESC
-       LIMIT $5`,
-      [FLEET_WORKFLOW, after?.[0] ?? null, after?.[1] ?? '', state ?? null, size + 1],
+      `SELECT w.workflow_uuid AS id, ${STATE} AS state, NULLIF(w.executor_id, '') AS executor_id,
+         ${OBJECTIVE} AS objective, w.created_at, w.started_at_epoch_ms AS started_at,
+         CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
+           ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at
+       FROM dbos.workflow_status w
+       WHERE ${where.join(' AND ')}
+       ORDER BY w.created_at DESC, w.workflow_uuid DESC
+       LIMIT $2`,
+      values,
     );
     const shown = rows.slice(0, size);
     const rounds = await this.rounds(shown.map((row) => row.id));

@@ -236,6 +236,17 @@ describe('ralph dashboard', () => {
       expect(typeof api.next).toBe('string');
       dashboard.child.kill('SIGINT');
       expect((await dashboard.exited).code).toBe(0);
+
+      // Bad options are refused (exit 2) and serve nothing.
+      const badPort = await ralph(['dashboard', '--database-url', url, '--port', '70000']);
+      expect(badPort.code).toBe(2);
+      expect(badPort.stderr).toContain(
+        'ralph dashboard --port takes a whole number from 0 to 65535, not "70000"',
+      );
+      const badHost = await ralph(['dashboard', '--database-url', url, '--host', '203.0.113.9']);
+      expect(badHost.code).toBe(2);
+      expect(badHost.stderr).toContain('ralph dashboard cannot listen on 203.0.113.9:0: EADDRNOTAVAIL');
+      expect(badHost.stderr).not.toContain('dashboard at');
     },
     120_000,
   );
