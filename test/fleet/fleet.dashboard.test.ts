@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
 import { createRalphFleet } from '../../src/fleet.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage, type PageFaults } from '../support/browser.js';
 import {
@@ -9,6 +10,7 @@ import {
   ralph,
   spawnRalph,
   startWorker,
+  stopWorker,
   useFleetScene,
   waitFor,
 } from './harness.js';
@@ -183,6 +185,68 @@ describe('ralph dashboard', () => {
     },
     180_000,
   );
+
+  it('shows a run its worker died in as one run: the worker that runs it again records it again from its start', async () => {
+    const url = scene.databaseFor('dashboard_restart');
+    const ws = await scene.workspace();
+    // Its own TMPDIR: the restarted worker sweeps the dead one's round folders there, not another test's.
+    const env = { FLEET_AGENT_ROUNDS: '3', FLEET_AGENT_HOLD_ROUND: '2', TMPDIR: ws.dir };
+    const first = await startWorker(url, 'dash-restart', { env });
+    scene.processes.push(first);
+    const fleet = await createRalphFleet({ databaseUrl: url });
+    scene.fleets.push(fleet);
+    const runId = await fleet.submit({
+      objective: 'Count to three',
+      agent: { agentCommand: AGENT_COMMAND },
+      cwd: ws.dir,
+    });
+    await waitFor(() => ws.holders(2).length === 1, "round 2's agent");
+    const killedAt = Date.now();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startWorker(url, 'dash-restart', { env });
+    scene.processes.push(second);
+    await waitFor(() => ws.startsOf(2).length === 2, 'round 2 to start again');
+    await ws.release();
+    expect((await fleet.wait(runId, { pollMs: 200 })).state).toBe('complete');
+    await stopWorker(second);
+
+    const { address, dashboard } = await startDashboard(url);
+    const token = address.searchParams.get('token') as string;
+    const shown = (await (await fetch(`${address.origin}/api/runs/${runId}?token=${token}`)).json()) as {
+      status: { state: string; roundsDone: number };
+      model: {
+        runId: string;
+        rounds: { round: number; outcome: string }[];
+        ending: { finalState: string } | null;
+      };
+    };
+    expect(shown.status).toMatchObject({ state: 'complete', roundsDone: 3 });
+    expect(shown.model.runId).toBe(runId);
+    expect(shown.model.rounds.map((round) => [round.round, round.outcome])).toEqual([
+      [1, 'continue'],
+      [2, 'continue'],
+      [3, 'complete'],
+    ]);
+    expect(shown.model.ending?.finalState).toBe('complete');
+    // One recording: numbered 1…n without a gap, one header, nothing left of the dead worker's execution.
+    const pool = createPgPool({ connectionString: url, max: 1 });
+    try {
+      const { rows } = await pool.query<{ seq: number; line: string }>(
+        'SELECT seq, line FROM ralph_fleet_run_events WHERE run_id = $1 ORDER BY seq',
+        [runId],
+      );
+      expect(rows.map((row) => row.seq)).toEqual(rows.map((_, index) => index + 1));
+      const headers = rows.filter((row) => row.line.includes('"@ralph.recording"'));
+      expect(headers).toHaveLength(1);
+      // The header is the second worker's: its execution is the one recorded, from its start.
+      expect(Date.parse(JSON.parse(headers[0]?.line as string).startedAt)).toBeGreaterThanOrEqual(killedAt);
+    } finally {
+      await pool.end();
+    }
+    dashboard.child.kill('SIGINT');
+    expect((await dashboard.exited).code).toBe(0);
+  }, 120_000);
 
   it.skipIf(NO_BROWSER !== undefined)(
     'pages through many runs, newest first, without loading them all',
