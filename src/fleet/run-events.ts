@@ -71,45 +71,40 @@ export interface RunEventSink {
 
 /**
  * The sink of one execution of a run: its first write (the header) first forgets what an earlier execution of the
- * run recorded, then the lines go to the table in batches, one INSERT each, never more than MAX_PENDING_BYTES
- * waiting. A failed write stops the recording with one process warning; the run never waits for or fails on it.
+ * run recorded, then the lines go to the table in batches, one INSERT each. Lines the database did not take (it is
+ * away) are kept and tried again with the next ones, so an outage costs the recording nothing, up to
+ * MAX_PENDING_BYTES waiting: beyond that the recording stops with one process warning. The run never waits for it.
  */
 export function runEventSink(table: RunEventTable, runId: string): RunEventSink {
   let pending: string[] = [];
   let pendingBytes = 0;
   let next = 1;
   let stopped = false;
+  let lastError = '';
   let writing: Promise<void> = Promise.resolve();
   let scheduled = false;
-
-  const stop = (reason: string) => {
-    if (stopped) return;
-    stopped = true;
-    pending = [];
-    pendingBytes = 0;
-    process.emitWarning(
-      `Ralph fleet run ${runId}: its recording in the database stopped: ${reason}; the run goes on`,
-      {
-        type: 'RalphWarning',
-        code: FLEET_RECORDING_FAILED,
-      },
-    );
-  };
 
   const drain = async () => {
     scheduled = false;
     if (stopped || pending.length === 0) return;
     const lines = pending;
-    const first = next;
     pending = [];
-    pendingBytes = 0;
-    next += lines.length;
     try {
-      if (first === 1) await table.reset(runId);
-      await table.append(runId, first, lines);
+      if (next === 1) await table.reset(runId);
+      await table.append(runId, next, lines);
+      next += lines.length;
+      pendingBytes -= lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
     } catch (error) {
-      stop(errorText(error));
+      // Kept, in order, for the next try.
+      pending = [...lines, ...pending];
+      lastError = errorText(error);
     }
+  };
+
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    writing = writing.then(drain);
   };
 
   return {
@@ -118,15 +113,20 @@ export function runEventSink(table: RunEventTable, runId: string): RunEventSink 
       const text = line.endsWith('\n') ? line.slice(0, -1) : line;
       pendingBytes += Buffer.byteLength(text);
       if (pendingBytes > MAX_PENDING_BYTES) {
-        stop(`more than ${MAX_PENDING_BYTES} bytes waited for the database`);
+        stopped = true;
+        pending = [];
+        process.emitWarning(
+          `Ralph fleet run ${runId}: its recording in the database stopped: more than ${MAX_PENDING_BYTES} bytes ` +
+            `waited for the database${lastError === '' ? '' : ` (${lastError})`}; the run goes on`,
+          { type: 'RalphWarning', code: FLEET_RECORDING_FAILED },
+        );
         return;
       }
       pending.push(text);
-      if (scheduled) return;
-      scheduled = true;
-      writing = writing.then(drain);
+      schedule();
     },
     flush() {
+      schedule();
       return writing;
     },
   };
