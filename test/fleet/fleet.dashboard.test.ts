@@ -128,6 +128,9 @@ describe('ralph dashboard', () => {
       await page.locator(`tr[data-run="${runA}"][data-state="complete"]`).waitFor();
       expect(await cellOf(page, runA, 5)).toBe('3');
       expect(await cellOf(page, runA, 6)).toContain('$0.75');
+      // An ended run has a duration, also the one cancelled.
+      expect(await cellOf(page, runA, 8)).toMatch(/^\d+s$/);
+      expect(await cellOf(page, runB, 8)).toMatch(/^\d+s$/);
       const { page: reportPage, faults: reportFaults } = await openDashboardPage(address, `/runs/${runA}`);
       expect(await reportPage.title()).toBe(`ralph run ${runA}: complete`);
       await reportPage.getByText('round 3', { exact: true }).first().waitFor({ state: 'attached' });

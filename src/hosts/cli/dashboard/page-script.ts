@@ -55,7 +55,8 @@ export const DASHBOARD_SCRIPT = `(() => {
       cell(row, String(run.roundsDone), 'rounds');
       cell(row, run.cost, 'cost');
       cell(row, time(run.startedAt == null ? run.createdAt : run.startedAt));
-      cell(row, duration(run.startedAt, run.endedAt));
+      // A run cancelled before a worker took it (or whose start DBOS cleared) counts from its submission.
+      cell(row, duration(run.startedAt == null && run.endedAt != null ? run.createdAt : run.startedAt, run.endedAt), 'duration');
       const actions = cell(row, '');
       if (run.state === 'queued' || run.state === 'running') {
         const button = document.createElement('button');
