@@ -304,6 +304,19 @@ describe('ralph dashboard', () => {
       dashboard.child.kill('SIGINT');
       expect((await dashboard.exited).code).toBe(0);
 
+      // --host exposes it on that address, with a warning; the token still decides.
+      const exposed = await startDashboard(url, '--host', '127.0.0.2');
+      expect(exposed.address.host).toMatch(/^127\.0\.0\.2:\d+$/);
+      expect(exposed.dashboard.stderr()).toContain(
+        'ralph: warning: the dashboard listens on 127.0.0.2, beyond',
+      );
+      const exposedToken = exposed.address.searchParams.get('token') as string;
+      expect((await fetch(`${exposed.address.origin}/api/runs`)).status).toBe(403);
+      const exposedPage = await fetch(`${exposed.address.origin}/api/runs?token=${exposedToken}`);
+      expect(((await exposedPage.json()) as { runs: unknown[] }).runs).toHaveLength(50); // the default page size
+      exposed.dashboard.child.kill('SIGINT');
+      expect((await exposed.dashboard.exited).code).toBe(0);
+
       // Bad options are refused (exit 2) and serve nothing.
       const badPort = await ralph(['dashboard', '--database-url', url, '--port', '70000']);
       expect(badPort.code).toBe(2);
