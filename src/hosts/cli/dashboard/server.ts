@@ -26,6 +26,9 @@ export const MAX_RUN_STREAMS = 16;
 /** How often a run page's stream reads the run's new lines (ms). */
 const STREAM_POLL_MS = 1_000;
 
+/** How long the counts of runs by status are reused (ms): the one query of the page that reads every run's row. */
+const COUNTS_TTL_MS = 5_000;
+
 /** The header a cancel must carry: a page elsewhere cannot send it without a preflight this server never answers. */
 export const CANCEL_HEADER = 'x-ralph-dashboard';
 
@@ -117,21 +120,35 @@ export async function startDashboardServer(
     });
   });
 
+  let counted: { at: number; counts: Promise<Record<string, number>> } | undefined;
+  /** The counts by status, read at most once every COUNTS_TTL_MS however many pages poll. */
+  const counts = () => {
+    if (counted === undefined || Date.now() - counted.at > COUNTS_TTL_MS) {
+      const read = sources.queries.counts();
+      counted = { at: Date.now(), counts: read };
+      // A failed read is not kept: the next poll asks again.
+      read.catch(() => {
+        if (counted?.counts === read) counted = undefined;
+      });
+    }
+    return counted.counts;
+  };
+
   async function runsPage(url: URL) {
     const status = url.searchParams.get('status') ?? '';
     const cursor = url.searchParams.get('cursor') ?? '';
     const state = (RUN_STATES as readonly string[]).includes(status) ? (status as FleetRunState) : undefined;
     if (!(await sources.queries.ready())) return { runs: [], next: null, counts: {} };
-    const [found, counts] = await Promise.all([
+    const [found, byStatus] = await Promise.all([
       sources.queries.runs({
         ...(state === undefined ? {} : { state }),
         ...(cursor === '' ? {} : { cursor }),
         limit: options.pageSize,
       }),
-      sources.queries.counts(),
+      counts(),
     ]);
     const runs = found.runs.map((run) => ({ ...run, cost: run.usage === null ? '' : usageText(run.usage) }));
-    return { runs, next: found.next, counts };
+    return { runs, next: found.next, counts: byStatus };
   }
 
   async function runModel(runId: string) {
