@@ -5,7 +5,7 @@ import type { FleetRunState, RalphFleet } from '../../../fleet/client.js';
 import { type DashboardQueries, RUN_STATES } from '../../../fleet/dashboard-queries.js';
 import { FleetError } from '../../../fleet/database.js';
 import type { RunEventTable } from '../../../fleet/run-events.js';
-import { renderRunPage, runPageUpdate } from '../../../visualize/report-page.js';
+import { renderRunPage } from '../../../visualize/report-page.js';
 import {
   cookieValue,
   listenOn,
@@ -15,16 +15,10 @@ import {
   SECURITY_HEADERS,
 } from '../loopback-page.js';
 import { renderDashboardPage } from './page.js';
-import { followRun } from './run-follower.js';
+import { createRunStreams, followRun, MAX_RUN_STREAMS } from './run-follower.js';
 
 /** The address the dashboard listens on unless told otherwise: the fleet is for the people at this machine. */
 export const DASHBOARD_HOST = '127.0.0.1';
-
-/** How many run pages may follow their run at once: each open stream polls the database. */
-export const MAX_RUN_STREAMS = 16;
-
-/** How often a run page's stream reads the run's new lines (ms). */
-const STREAM_POLL_MS = 1_000;
 
 /** How long the counts of runs by status are reused (ms): the one query of the page that reads every run's row. */
 const COUNTS_TTL_MS = 5_000;
@@ -100,8 +94,7 @@ export async function startDashboardServer(
   options: DashboardServerOptions,
 ): Promise<DashboardServer> {
   const token = newPageToken();
-  const streams = new Set<ServerResponse>();
-  const timers = new Set<NodeJS.Timeout>();
+  const streams = createRunStreams(sources.events);
   let allowedHosts: Set<string> | undefined;
   let cookieName = '';
   const page = renderDashboardPage(options.pageSize);
@@ -155,40 +148,6 @@ export async function startDashboardServer(
     return (await sources.events.exists()) ? followRun(sources.events, runId).poll() : null;
   }
 
-  function followStream(runId: string, response: ServerResponse): void {
-    if (streams.size >= MAX_RUN_STREAMS) {
-      refuse(response, 503, `${MAX_RUN_STREAMS} pages follow runs already; close one`, {
-        'retry-after': '5',
-      });
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...SECURITY_HEADERS });
-    response.write('retry: 1000\n\n');
-    streams.add(response);
-    const follower = followRun(sources.events, runId);
-    let timer: NodeJS.Timeout | undefined;
-    let sent = '';
-    const tick = async () => {
-      timers.delete(timer as NodeJS.Timeout);
-      try {
-        const message = `event: run\ndata: ${JSON.stringify(runPageUpdate(await follower.poll()))}\n\n`;
-        // Only what changed goes out: an idle run costs a query a second, not a page a second.
-        if (message !== sent && streams.has(response)) response.write(message);
-        sent = message;
-      } catch {
-        // The database away for a moment: the page keeps what it shows, and the next tick tries again.
-      }
-      if (!streams.has(response)) return;
-      timer = setTimeout(tick, STREAM_POLL_MS);
-      timers.add(timer);
-    };
-    response.on('close', () => {
-      streams.delete(response);
-      if (timer !== undefined) clearTimeout(timer);
-    });
-    void tick();
-  }
-
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (allowedHosts !== undefined && !allowedHosts.has(request.headers.host ?? '')) {
       refuse(response, 403, `this page is served to ${options.host} only`);
@@ -236,7 +195,12 @@ export async function startDashboardServer(
     const streamed = runIdIn(path, '/runs/', '/events');
     if (streamed !== undefined) {
       await sources.fleet.status(streamed);
-      return followStream(streamed, response);
+      if (!streams.follow(streamed, response)) {
+        refuse(response, 503, `${MAX_RUN_STREAMS} pages follow runs already; close one`, {
+          'retry-after': '5',
+        });
+      }
+      return;
     }
     const runPage = runIdIn(path, '/runs/');
     if (runPage !== undefined) {
@@ -264,10 +228,7 @@ export async function startDashboardServer(
   return {
     url: `http://${shownHost}:${port}/?token=${token.text}`,
     async close() {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...streams].map((stream) => new Promise<void>((resolve) => stream.end(resolve))));
-      streams.clear();
+      await streams.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
