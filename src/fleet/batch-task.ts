@@ -20,7 +20,7 @@ import { runFleetRun } from './workflow.js';
 /** What a batch task's workflow needs of its worker and of DBOS. */
 export interface BatchTaskDeps
   extends BatchFolders,
-    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage'> {
+    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage' | 'record'> {
   workflowId: string;
   workerId: string;
   steps: DurableSteps;
@@ -158,6 +158,7 @@ export async function runBatchTask(
       ...(deps.traces === undefined ? {} : { traces: deps.traces }),
       ...(deps.onProgress === undefined ? {} : { onProgress: deps.onProgress }),
       ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),
+      ...(deps.record === undefined ? {} : { record: deps.record }),
       providerFor: (agent) =>
         pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, roundMessage(round))),
     },

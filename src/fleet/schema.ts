@@ -4,6 +4,7 @@ import { FLEET_SCHEMA_VERSION, FLEET_WORKFLOW, LEASE_TABLE, SCHEMA_TABLE } from 
 import { redactedUrl } from './database.js';
 import { LeaseTable } from './leases.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
+import { RunEventTable } from './run-events.js';
 
 /**
  * The key of the advisory lock every ralph process takes to set a fleet's database up (with the database's name as
@@ -121,6 +122,7 @@ export async function prepareFleetDatabase(
       if (mode === 'read') return found.kind === 'current' ? 'ready' : 'empty';
       await silenced(migrate);
       await new LeaseTable(pool).ensure();
+      await new RunEventTable(pool).ensure();
       if (found.kind === 'empty') {
         await pool.query(
           `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version integer NOT NULL, ralph_version text NOT NULL)`,

@@ -36,6 +36,7 @@ import {
 } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
+import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { fleetRunNotifier, type WorkerNotify } from './run-notifier.js';
 import { prepareFleetDatabase } from './schema.js';
@@ -170,6 +171,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   });
   pool.on('error', () => {});
   const leases = new LeaseTable(pool);
+  const runEvents = new RunEventTable(pool);
   const holder = thisHolder();
   let workerId: string;
   try {
@@ -245,10 +247,13 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         notice,
       );
       const notes = runNotifications(notifier, { runId });
+      // Each execution records the run from its start (a replay walks the recorded rounds again), for the dashboard.
+      const record = runEventSink(runEvents, runId);
       const common = {
         onProgress: notes.onProgress,
         onUsage: notes.onUsage,
         workflowId: runId,
+        record,
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
         workerId,
@@ -275,6 +280,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 },
               },
             );
+      await record.flush();
       if (!outcome.ok && outcome.failure.code === 'cancelled') {
         cancelled.add(runId);
         // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.

@@ -3,6 +3,7 @@ import { isRalphError, RalphError } from '../contract/errors.js';
 import { onProgressOf } from '../hosts/progress-listeners.js';
 import type { RalphExec } from '../hosts/tool.js';
 import { createRalphTool } from '../hosts/tool.js';
+import type { RecordingSink } from '../inspect/recording-format.js';
 import { createProviderRegistry } from '../providers/registry.js';
 import type { TraceExport } from '../trace/otlp-export.js';
 import { createRunTracer, type RunTracer } from '../trace/run-tracer.js';
@@ -47,6 +48,7 @@ export async function runFleetRun(
     traces,
     onProgress,
     onUsage,
+    record,
   }: {
     workflowId: string;
     steps: DurableSteps;
@@ -60,6 +62,8 @@ export async function runFleetRun(
     onProgress?: RalphExec['onProgress'];
     /** What its rounds said they used, summed, once it is over. */
     onUsage?: RalphExec['onUsage'];
+    /** Where the run's recording lines go (the fleet's run events table, which `ralph dashboard` shows). */
+    record?: RecordingSink;
   },
 ): Promise<FleetOutcome> {
   const controller = new AbortController();
@@ -106,6 +110,7 @@ export async function runFleetRun(
     const envelope = await tool.execute(args, {
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
+      ...(record === undefined ? {} : { record }),
       ...(startedAt === undefined ? {} : { startedAt }),
       ...onProgressOf(tracer?.onProgress, onProgress),
       ...(onUsage === undefined ? {} : { onUsage }),

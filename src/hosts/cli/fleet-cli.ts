@@ -96,12 +96,12 @@ export function reportFleetFailure(error: unknown, json = false): number {
 }
 
 /**
- * Runs `body` with a client of the fleet the options name, closed afterwards; failures as reportFleetFailure. Only
+ * Runs `body` with a client of the fleet the options name (and its URL), closed afterwards; failures as reportFleetFailure. Only
  * `submit` may create the database (`create`); the read-only commands never do.
  */
 export async function withFleet(
   options: FleetOptions & { json?: boolean },
-  body: (fleet: RalphFleet) => Promise<number>,
+  body: (fleet: RalphFleet, databaseUrl: string) => Promise<number>,
   { create = false }: { create?: boolean } = {},
 ): Promise<number> {
   quietDeprecations();
@@ -110,7 +110,7 @@ export async function withFleet(
     const { createRalphFleet } = await import('../../fleet/client.js');
     const fleet = await createRalphFleet({ databaseUrl: url, create });
     try {
-      return await body(fleet);
+      return await body(fleet, url);
     } finally {
       await fleet.close();
     }

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
+import type { DashboardOptions } from './dashboard-command.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
@@ -49,7 +50,7 @@ a takeover. --max-time counts from the run's start, --max-cost counts the rounds
 `;
 
 /**
- * Registers the fleet's commands (worker, submit, status, wait, cancel, runs). Each loads its implementation, and
+ * Registers the fleet's commands (worker, submit, status, wait, cancel, runs, dashboard). Each loads its implementation, and
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
@@ -178,5 +179,20 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .action(async (options: FleetOptions & { json?: boolean; limit?: string }) => {
       const { runsCommand } = await import('./runs-command.js');
       setExitCode(await runsCommand(options));
+    });
+
+  withDatabase(
+    program
+      .command('dashboard')
+      .description(
+        "serve a web page of the fleet: its runs, its workers, each run's report; cancel runs from it",
+      ),
+  )
+    .option('--host <address>', 'the address to listen on (default 127.0.0.1: this machine only)')
+    .option('--port <n>', 'the port to listen on (default 0: any free port)')
+    .option('--page-size <n>', 'how many runs a page shows (default 50, at most 200)')
+    .action(async (options: DashboardOptions) => {
+      const { dashboardCommand } = await import('./dashboard-command.js');
+      setExitCode(await dashboardCommand(options));
     });
 }

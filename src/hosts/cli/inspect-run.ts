@@ -54,7 +54,7 @@ export interface RunInspector {
 }
 
 /** Resolves on the next SIGINT or SIGTERM. */
-function nextInterrupt(): Promise<void> {
+export function nextInterrupt(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -1,8 +1,14 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RunModel } from '../../inspect/run-model.js';
 import { renderRunPage, runPageUpdate } from '../../visualize/report-page.js';
+import {
+  cookieValue,
+  listenOn,
+  newPageToken,
+  parsedTarget,
+  refusal,
+  SECURITY_HEADERS,
+} from './loopback-page.js';
 
 /** The only address the inspector listens on: a run's page is for the person at this machine. */
 export const INSPECT_HOST = '127.0.0.1';
@@ -31,54 +37,9 @@ export interface InspectServer {
   close(): Promise<void>;
 }
 
-const SECURITY_HEADERS = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
-
 /** One SSE message carrying the page's update for this model. */
 const eventFor = (model: RunModel | null): string =>
   `event: run\ndata: ${JSON.stringify(runPageUpdate(model))}\n\n`;
-
-const refusal = (
-  response: ServerResponse,
-  status: number,
-  text: string,
-  headers: Record<string, string> = {},
-) => {
-  response.writeHead(status, {
-    'content-type': 'text/plain; charset=utf-8',
-    ...SECURITY_HEADERS,
-    ...headers,
-  });
-  response.end(`ralph inspector: ${text}\n`);
-};
-
-/** A request's target as a URL, or undefined when it is none (URL.parse is not in every Node 20). */
-function parsedTarget(target: string | undefined): URL | undefined {
-  try {
-    return new URL(target ?? '/', 'http://127.0.0.1');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The value of the cookie `name` in a Cookie header, if it has one. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
-}
-
-/** True when `given` is `token`, compared in constant time (a timing difference would tell the token byte by byte). */
-function isToken(given: string | null | undefined, token: Buffer): boolean {
-  if (typeof given !== 'string') return false;
-  const bytes = Buffer.from(given);
-  return bytes.length === token.length && timingSafeEqual(bytes, token);
-}
 
 /**
  * Starts the live inspector on 127.0.0.1. `GET /` serves the run page for the latest model (a waiting page before
@@ -104,8 +65,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
 
   const server = createServer((request, response) => handle(request, response));
   let allowedHosts: Set<string> = new Set();
-  const tokenText = randomBytes(32).toString('base64url');
-  const token = Buffer.from(tokenText);
+  const token = newPageToken();
+  const tokenText = token.text;
   let cookieName = '';
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
@@ -123,8 +84,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       refusal(response, 400, 'bad request');
       return;
     }
-    const byQuery = isToken(url.searchParams.get('token'), token);
-    if (!byQuery && !isToken(cookieValue(request.headers.cookie, cookieName), token)) {
+    const byQuery = token.matches(url.searchParams.get('token'));
+    if (!byQuery && !token.matches(cookieValue(request.headers.cookie, cookieName))) {
       refusal(response, 403, 'open the address ralph printed (it carries the token)');
       return;
     }
@@ -159,14 +120,7 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     refusal(response, 404, 'not found');
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, INSPECT_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOn(server, options.port, INSPECT_HOST);
   allowedHosts = new Set([`${INSPECT_HOST}:${port}`, `localhost:${port}`]);
   // Cookies are kept per host, not per port: each inspector's has a name of its own.
   cookieName = `ralph-inspector-${port}`;

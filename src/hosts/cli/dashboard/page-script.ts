@@ -1,0 +1,137 @@
+/**
+ * The dashboard page's one script. It reads the fleet through the page's own JSON API (same origin: the token rides
+ * in the cookie the page set) every POLL_MS, and writes every value from the database as text (textContent, never
+ * markup), so an objective or an id holding HTML shows as what it is.
+ */
+export const DASHBOARD_SCRIPT = `(() => {
+  'use strict';
+  const POLL_MS = 1000;
+  const $ = (id) => document.getElementById(id);
+  const state = { status: '', cursors: [''], busy: false };
+  const cell = (row, text, className) => {
+    const td = document.createElement('td');
+    td.textContent = text;
+    if (className) td.className = className;
+    row.appendChild(td);
+    return td;
+  };
+  const time = (ms) => (ms == null ? '' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
+  const duration = (from, to) => {
+    if (from == null) return '';
+    const s = Math.max(0, Math.round(((to == null ? Date.now() : to) - from) / 1000));
+    return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm ' + (s % 60) + 's' : Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
+  };
+  const get = async (path) => {
+    const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) throw new Error(path + ': ' + response.status);
+    return response.json();
+  };
+  const cancel = async (runId) => {
+    if (!window.confirm('Cancel run ' + runId + '? Its agent is stopped, as ralph cancel does.')) return;
+    const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/cancel', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'x-ralph-dashboard': 'cancel' },
+    });
+    const body = await response.json().catch(() => ({}));
+    $('note').textContent = response.ok ? 'Cancelled ' + runId : 'Could not cancel ' + runId + ': ' + (body.error || response.status);
+    refresh();
+  };
+  const drawRuns = (page) => {
+    const body = $('runs-body');
+    body.replaceChildren();
+    for (const run of page.runs) {
+      const row = document.createElement('tr');
+      row.dataset.run = run.runId;
+      row.dataset.state = run.state;
+      const id = document.createElement('a');
+      id.href = '/runs/' + encodeURIComponent(run.runId);
+      id.textContent = run.runId;
+      const first = cell(row, '');
+      first.appendChild(id);
+      cell(row, run.objective == null ? '' : run.objective, 'objective');
+      cell(row, run.state, 'state s-' + run.state);
+      cell(row, run.workerId == null ? '' : run.workerId);
+      cell(row, String(run.roundsDone), 'rounds');
+      cell(row, run.cost, 'cost');
+      cell(row, time(run.startedAt == null ? run.createdAt : run.startedAt));
+      // A run cancelled before a worker took it (or whose start DBOS cleared) counts from its submission.
+      cell(row, duration(run.startedAt == null && run.endedAt != null ? run.createdAt : run.startedAt, run.endedAt), 'duration');
+      const actions = cell(row, '');
+      if (run.state === 'queued' || run.state === 'running') {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'cancel';
+        button.textContent = 'Cancel';
+        button.addEventListener('click', () => cancel(run.runId));
+        actions.appendChild(button);
+      }
+      body.appendChild(row);
+    }
+    if (page.runs.length === 0) {
+      const row = document.createElement('tr');
+      cell(row, 'No runs' + (state.status === '' ? '' : ' ' + state.status) + '.', 'none').colSpan = 9;
+      body.appendChild(row);
+    }
+    $('older').disabled = page.next == null;
+    $('older').dataset.next = page.next == null ? '' : page.next;
+    $('newer').disabled = state.cursors.length <= 1;
+    $('page-number').textContent = 'page ' + state.cursors.length;
+    const counts = Object.entries(page.counts || {}).map(([k, v]) => k + ' ' + v);
+    $('counts').textContent = counts.length === 0 ? 'no runs yet' : counts.join(' · ');
+  };
+  const drawWorkers = (workers) => {
+    const body = $('workers-body');
+    body.replaceChildren();
+    for (const worker of workers) {
+      const row = document.createElement('tr');
+      row.dataset.worker = worker.workerId;
+      cell(row, worker.workerId);
+      cell(row, worker.live ? 'live until ' + time(worker.leaseUntil) : 'expired', worker.live ? 'live' : 'expired');
+      cell(row, time(worker.lastHeartbeat));
+      cell(row, String(worker.runsHeld));
+      cell(row, 'pid ' + worker.pid + ' on ' + worker.hostname);
+      body.appendChild(row);
+    }
+    if (workers.length === 0) {
+      const row = document.createElement('tr');
+      cell(row, 'No workers.', 'none').colSpan = 5;
+      body.appendChild(row);
+    }
+  };
+  const refresh = async () => {
+    if (state.busy) return;
+    state.busy = true;
+    try {
+      const query = new URLSearchParams();
+      if (state.status !== '') query.set('status', state.status);
+      const cursor = state.cursors[state.cursors.length - 1];
+      if (cursor !== '') query.set('cursor', cursor);
+      const [page, workers] = await Promise.all([get('/api/runs?' + query), get('/api/workers')]);
+      drawRuns(page);
+      drawWorkers(workers.workers);
+      $('updated').textContent = 'Updated ' + time(Date.now());
+    } catch (error) {
+      $('updated').textContent = 'Not updated: ' + error.message;
+    } finally {
+      state.busy = false;
+    }
+  };
+  $('status').addEventListener('change', () => {
+    state.status = $('status').value;
+    state.cursors = [''];
+    refresh();
+  });
+  $('older').addEventListener('click', () => {
+    const next = $('older').dataset.next;
+    if (!next) return;
+    state.cursors.push(next);
+    refresh();
+  });
+  $('newer').addEventListener('click', () => {
+    if (state.cursors.length > 1) state.cursors.pop();
+    refresh();
+  });
+  refresh();
+  setInterval(refresh, POLL_MS);
+})();`;

@@ -1,0 +1,238 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { errorText } from '../../../contract/error-text.js';
+import { usageText } from '../../../contract/usage.js';
+import type { FleetRunState, RalphFleet } from '../../../fleet/client.js';
+import { type DashboardQueries, RUN_STATES } from '../../../fleet/dashboard-queries.js';
+import { FleetError } from '../../../fleet/database.js';
+import type { RunEventTable } from '../../../fleet/run-events.js';
+import { renderRunPage } from '../../../visualize/report-page.js';
+import {
+  cookieValue,
+  listenOn,
+  newPageToken,
+  parsedTarget,
+  refusal,
+  SECURITY_HEADERS,
+} from '../loopback-page.js';
+import { renderDashboardPage } from './page.js';
+import { createRunStreams, followRun, MAX_RUN_STREAMS } from './run-follower.js';
+
+/** The address the dashboard listens on unless told otherwise: the fleet is for the people at this machine. */
+export const DASHBOARD_HOST = '127.0.0.1';
+
+/** How long the counts of runs by status are reused (ms): the one query of the page that reads every run's row. */
+const COUNTS_TTL_MS = 5_000;
+
+/** The header a cancel must carry: a page elsewhere cannot send it without a preflight this server never answers. */
+export const CANCEL_HEADER = 'x-ralph-dashboard';
+
+/** What the dashboard reads the fleet with. */
+export interface DashboardSources {
+  queries: DashboardQueries;
+  events: RunEventTable;
+  /** The fleet's client: a run's status, and the cancel `ralph cancel` does. */
+  fleet: Pick<RalphFleet, 'status' | 'cancel'>;
+}
+
+/** What starts a dashboard. */
+export interface DashboardServerOptions {
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  pageSize: number;
+  /** The machine's statechart (visualizations/ralph.svg), for the run pages. */
+  machineSvg: string;
+}
+
+/** A running dashboard. */
+export interface DashboardServer {
+  /** Its address with the token, `http://HOST:PORT/?token=…`: nothing of a run is served without it. */
+  readonly url: string;
+  /** Ends every run page's stream and stops listening. */
+  close(): Promise<void>;
+}
+
+const json = (response: ServerResponse, status: number, body: unknown) => {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS });
+  response.end(JSON.stringify(body));
+};
+
+const html = (response: ServerResponse, body: string, cookie: string) => {
+  response.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'set-cookie': cookie,
+    ...SECURITY_HEADERS,
+  });
+  response.end(body);
+};
+
+const isLoopback = (host: string) => host === '127.0.0.1' || host === 'localhost' || host === '::1';
+
+/** The run id of `/prefix/<id>` or `/prefix/<id>/suffix`, decoded; undefined when the path is not one. */
+function runIdIn(path: string, prefix: string, suffix = ''): string | undefined {
+  if (!path.startsWith(prefix) || !path.endsWith(suffix)) return undefined;
+  const raw = path.slice(prefix.length, path.length - suffix.length);
+  if (raw === '' || raw.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts `ralph dashboard`'s web server. `GET /` is the page; `/api/runs?status=&cursor=`, `/api/workers` and
+ * `/api/runs/<id>` its JSON; `/runs/<id>` a run's report page, live through `/runs/<id>/events` (Server-Sent Events);
+ * `POST /api/runs/<id>/cancel` cancels a run as `ralph cancel` does. Everything requires the random token of the
+ * printed address (in the query, or the cookie the page sets), compared in constant time: without it, 403 and
+ * nothing of a run. On a loopback address, requests naming another host are refused (DNS rebinding). A cancel must
+ * also carry CANCEL_HEADER and, when the browser says where it comes from, this very origin: a page elsewhere cannot
+ * make a visitor's browser cancel a run. Rejects when it cannot listen.
+ */
+export async function startDashboardServer(
+  sources: DashboardSources,
+  options: DashboardServerOptions,
+): Promise<DashboardServer> {
+  const token = newPageToken();
+  const streams = createRunStreams(sources.events);
+  let allowedHosts: Set<string> | undefined;
+  let cookieName = '';
+  const page = renderDashboardPage(options.pageSize);
+  const refuse = (
+    response: ServerResponse,
+    status: number,
+    text: string,
+    headers: Record<string, string> = {},
+  ) => refusal(response, status, text, headers, 'ralph dashboard');
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent) response.destroy();
+      else if (error instanceof FleetError) json(response, 404, { error: error.message });
+      else json(response, 500, { error: `the fleet's database failed: ${errorText(error)}` });
+    });
+  });
+
+  let counted: { at: number; counts: Promise<Record<string, number>> } | undefined;
+  /** The counts by status, read at most once every COUNTS_TTL_MS however many pages poll. */
+  const counts = () => {
+    if (counted === undefined || Date.now() - counted.at > COUNTS_TTL_MS) {
+      const read = sources.queries.counts();
+      counted = { at: Date.now(), counts: read };
+      // A failed read is not kept: the next poll asks again.
+      read.catch(() => {
+        if (counted?.counts === read) counted = undefined;
+      });
+    }
+    return counted.counts;
+  };
+
+  async function runsPage(url: URL) {
+    const status = url.searchParams.get('status') ?? '';
+    const cursor = url.searchParams.get('cursor') ?? '';
+    const state = (RUN_STATES as readonly string[]).includes(status) ? (status as FleetRunState) : undefined;
+    if (!(await sources.queries.ready())) return { runs: [], next: null, counts: {} };
+    const [found, byStatus] = await Promise.all([
+      sources.queries.runs({
+        ...(state === undefined ? {} : { state }),
+        ...(cursor === '' ? {} : { cursor }),
+        limit: options.pageSize,
+      }),
+      counts(),
+    ]);
+    const runs = found.runs.map((run) => ({ ...run, cost: run.usage === null ? '' : usageText(run.usage) }));
+    return { runs, next: found.next, counts: byStatus };
+  }
+
+  async function runModel(runId: string) {
+    return (await sources.events.exists()) ? followRun(sources.events, runId).poll() : null;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (allowedHosts !== undefined && !allowedHosts.has(request.headers.host ?? '')) {
+      refuse(response, 403, `this page is served to ${options.host} only`);
+      return;
+    }
+    const url = parsedTarget(request.url);
+    if (url === undefined) {
+      refuse(response, 400, 'bad request');
+      return;
+    }
+    if (
+      !token.matches(url.searchParams.get('token')) &&
+      !token.matches(cookieValue(request.headers.cookie, cookieName))
+    ) {
+      refuse(response, 403, 'open the address ralph dashboard printed (it carries the token)');
+      return;
+    }
+    const path = url.pathname;
+    const cookie = `${cookieName}=${token.text}; Path=/; HttpOnly; SameSite=Strict`;
+    if (request.method === 'POST') {
+      const cancelled = runIdIn(path, '/api/runs/', '/cancel');
+      if (cancelled === undefined) return refuse(response, 404, 'not found');
+      const origin = request.headers.origin;
+      if (
+        request.headers[CANCEL_HEADER] !== 'cancel' ||
+        (origin !== undefined && origin !== ownOrigin(request))
+      ) {
+        return refuse(response, 403, 'a cancel comes from the dashboard page only');
+      }
+      await sources.fleet.cancel(cancelled);
+      return json(response, 200, { cancelled });
+    }
+    if (request.method !== 'GET') return refuse(response, 405, 'GET or POST only', { allow: 'GET, POST' });
+    if (path === '/') return html(response, page, cookie);
+    if (path === '/api/runs') return json(response, 200, await runsPage(url));
+    if (path === '/api/workers') {
+      const ready = await sources.queries.ready();
+      return json(response, 200, { workers: ready ? await sources.queries.workers() : [] });
+    }
+    const apiRun = runIdIn(path, '/api/runs/');
+    if (apiRun !== undefined) {
+      const status = await sources.fleet.status(apiRun);
+      return json(response, 200, { status, model: await runModel(apiRun) });
+    }
+    const streamed = runIdIn(path, '/runs/', '/events');
+    if (streamed !== undefined) {
+      await sources.fleet.status(streamed);
+      if (!streams.follow(streamed, response)) {
+        refuse(response, 503, `${MAX_RUN_STREAMS} pages follow runs already; close one`, {
+          'retry-after': '5',
+        });
+      }
+      return;
+    }
+    const runPage = runIdIn(path, '/runs/');
+    if (runPage !== undefined) {
+      await sources.fleet.status(runPage);
+      const eventsUrl = `/runs/${encodeURIComponent(runPage)}/events`;
+      return html(
+        response,
+        renderRunPage(await runModel(runPage), { machineSvg: options.machineSvg, live: { eventsUrl } }),
+        cookie,
+      );
+    }
+    refuse(response, 404, 'not found');
+  }
+
+  /** The origin this request reached, as a browser on this page names it. */
+  const ownOrigin = (request: IncomingMessage) => `http://${request.headers.host ?? ''}`;
+
+  const port = await listenOn(server, options.port, options.host);
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  // On loopback only these names reach it; exposed with --host, any name may, and the token alone decides.
+  if (isLoopback(options.host))
+    allowedHosts = new Set([`${shownHost}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  // Cookies are kept per host, not per port: each dashboard's has a name of its own.
+  cookieName = `ralph-dashboard-${port}`;
+  return {
+    url: `http://${shownHost}:${port}/?token=${token.text}`,
+    async close() {
+      await streams.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
