@@ -138,6 +138,8 @@ describe('the inspector serves the run page on loopback only', () => {
 
 describe.skipIf(NO_BROWSER !== undefined)(
   `the live page in Chromium${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  // Chromium on a machine busy with other work can take most of the default 20 s for one page: waits are on events.
+  { timeout: 60_000 },
   () => {
     let browser: Browser;
     beforeAll(async () => {

@@ -134,6 +134,8 @@ describe('ralph run --inspect: its options', () => {
 
 describe.skipIf(NO_BROWSER !== undefined)(
   `ralph run --inspect in Chromium${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  // Chromium on a machine busy with other work can take most of the default 20 s for one page: waits are on events.
+  { timeout: 60_000 },
   () => {
     let browser: Browser;
     beforeAll(async () => {

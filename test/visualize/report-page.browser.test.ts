@@ -17,6 +17,8 @@ const MACHINE_SVG = readFileSync(new URL('../fixtures/machine/ralph-like.svg', i
 
 describe.skipIf(NO_BROWSER !== undefined)(
   `the run report in Chromium${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`,
+  // Chromium on a machine busy with other work can take most of the default 20 s for one page: waits are on events.
+  { timeout: 60_000 },
   () => {
     let browser: Browser;
     let dir: string;
