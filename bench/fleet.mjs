@@ -37,6 +37,9 @@ const rounds = numberFlag('rounds', 3);
 const workerCounts = (stringFlag('workers') ?? '1,2,4').split(',').map(Number);
 const concurrency = numberFlag('concurrency', 1);
 const pairs = numberFlag('pairs', 20);
+// --queued N: also N runs left queued (copies of one submitted run, inserted by SQL; no worker), to see what a deep
+// queue costs: the dequeue query's plan and time, the table's size, `ralph runs` and `ralph status`.
+const queued = numberFlag('queued', 0);
 // --profile-workers DIR: each worker writes a CPU profile there when it stops (for bench/profile.mjs).
 const profileDir = stringFlag('profile-workers');
 const workerNode = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
@@ -355,6 +358,60 @@ async function durableOverhead(pg, submission, inProcessTool, agent) {
   };
 }
 
+/** N runs queued and no worker: the dequeue query's plan and time, the table's size, list and status times. */
+async function deepQueue(pg, submission) {
+  const db = databaseOn(pg, 'bench_queued');
+  const fleet = await createRalphFleet({ databaseUrl: db.url });
+  const template = await fleet.submit(submission);
+  await db.query(
+    `INSERT INTO dbos.workflow_status
+       SELECT (jsonb_populate_record(w, jsonb_build_object('workflow_uuid', 'queued-' || g, 'created_at', w.created_at + g))).*
+         FROM dbos.workflow_status w, generate_series(1, $2::int) g WHERE w.workflow_uuid = $1`,
+    [template, queued],
+  );
+  await db.query('VACUUM ANALYZE dbos.workflow_status');
+  // DBOS's dequeue (findAndMarkStartableWorkflows, a queue with a per-worker limit only), for one run.
+  const dequeue = `SELECT workflow_uuid FROM dbos.workflow_status
+     WHERE status = 'ENQUEUED' AND queue_name = 'ralph-runs'
+       AND (application_version = 'ralph-fleet-2' OR application_version IS NULL)
+       AND (application_name = ANY(ARRAY['ralph-machine']) OR application_name IS NULL)
+     ORDER BY priority ASC, created_at ASC LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  const client = await db.pool.connect();
+  let plan;
+  try {
+    await client.query('BEGIN');
+    plan = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${dequeue}`)).rows[0]['QUERY PLAN'][0];
+    await client.query('ROLLBACK');
+  } finally {
+    client.release();
+  }
+  const { rows } = await db.query(
+    `SELECT pg_total_relation_size('dbos.workflow_status') AS total, pg_relation_size('dbos.workflow_status') AS heap`,
+  );
+  const timed = async (body) => {
+    await body();
+    const start = now();
+    await body();
+    return now() - start;
+  };
+  const listMs = await timed(() => fleet.list({ limit: 20 }));
+  const statusMs = await timed(() => fleet.status(template));
+  await fleet.close();
+  await db.pool.end();
+  const nodes = [];
+  for (let node = plan.Plan; node !== undefined; node = node.Plans?.[0]) {
+    nodes.push(`${node['Node Type']}${node['Index Name'] === undefined ? '' : ` on ${node['Index Name']}`}`);
+  }
+  return {
+    plan: nodes.join(' → '),
+    dequeueMs: plan['Execution Time'],
+    tableMb: Number(rows[0].total) / 2 ** 20,
+    heapMb: Number(rows[0].heap) / 2 ** 20,
+    listMs,
+    statusMs,
+  };
+}
+
 const fixed = (value, digits = 1) => value.toFixed(digits);
 
 await withTempDir('fleet', async (dir) => {
@@ -431,6 +488,17 @@ await withTempDir('fleet', async (dir) => {
       const ratio = scaling.roundsPerS / base.roundsPerS;
       console.log(
         `\n4 workers / ${base.workers}: ${fixed(ratio, 2)}× (target ≥ 3×) ${ratio >= 3 ? 'pass' : 'MISS'}`,
+      );
+    }
+    if (queued > 0) {
+      const deep = await deepQueue(pg, submission);
+      console.log(`\n${queued + 1} runs queued, no worker:`);
+      console.log(`- the dequeue query: ${fixed(deep.dequeueMs, 2)} ms (EXPLAIN ANALYZE), ${deep.plan}`);
+      console.log(
+        `- dbos.workflow_status: ${fixed(deep.tableMb)} MB with its indexes (${fixed(deep.heapMb)} MB of rows)`,
+      );
+      console.log(
+        `- the fleet client's list of 20 (ralph runs): ${fixed(deep.listMs)} ms; a status: ${fixed(deep.statusMs)} ms`,
       );
     }
     const loadAfter = loadavg();
