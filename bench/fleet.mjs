@@ -9,7 +9,7 @@
 // stored start to its stored end) and the same run in this process (createRalphTool + commandProvider over the same
 // agent command, no database), interleaved; the median over the pairs of (fleet − in process) / R.
 // Run: npm run bench:fleet [-- --runs 1000 --rounds 3 --workers 1,2,4 --concurrency 1 --pairs 20]
-// [--profile-workers DIR]
+// [--no-fsync] [--queued N] [--profile-workers DIR]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -37,6 +37,9 @@ const rounds = numberFlag('rounds', 3);
 const workerCounts = (stringFlag('workers') ?? '1,2,4').split(',').map(Number);
 const concurrency = numberFlag('concurrency', 1);
 const pairs = numberFlag('pairs', 20);
+// --no-fsync: the tests' cluster as it is (fsync off); by default each commit waits for its WAL on disk, as in
+// production.
+const fsync = !process.argv.includes('--no-fsync');
 // --queued N: also N runs left queued (copies of one submitted run, inserted by SQL; no worker), to see what a deep
 // queue costs: the dequeue query's plan and time, the table's size, `ralph runs` and `ralph status`.
 const queued = numberFlag('queued', 0);
@@ -47,7 +50,7 @@ const SAMPLE_MS = 250;
 /** A burst that makes no progress for this long is a broken fleet, not a slow one. */
 const STALL_MS = 120_000;
 
-// The test suite's throwaway cluster (initdb in a temp folder as the postgres user; fsync off, max_connections 200).
+// The test suite's throwaway cluster (initdb in a temp folder as the postgres user; max_connections 200).
 const { startTestPostgres } = await tsImport('../test/support/postgres.ts', import.meta.url);
 const { tcpSockets } = await tsImport('../test/support/tcp-sockets.ts', import.meta.url);
 
@@ -425,11 +428,11 @@ await withTempDir('fleet', async (dir) => {
   const agent = { id: 'bench', cwd: dir };
   const loadBefore = loadavg();
   const started = now();
-  const pg = await startTestPostgres();
+  const pg = await startTestPostgres({ fsync });
   try {
     log(
       `${cpus().length} cores, load ${loadBefore.map((l) => fixed(l, 2)).join(' ')}; Postgres ${pg.url} ` +
-        `(fsync off); ${runs} runs × ${rounds} rounds of \`${agentCommand}\`, worker concurrency ${concurrency}`,
+        `(fsync ${fsync ? 'on' : 'off'}); ${runs} runs × ${rounds} rounds of \`${agentCommand}\`, worker concurrency ${concurrency}`,
     );
     const overhead = await durableOverhead(pg, submission, tool, agent);
     log(
