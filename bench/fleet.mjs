@@ -276,6 +276,11 @@ async function burst(pg, submission, workerCount) {
   const cpuMs = workers.reduce((sum, w, i) => sum + cpuMsOf(w.pid) - cpuBefore[i], 0);
   await fleet.close();
   await Promise.all(workers.map((w) => w.stop()));
+  // A stopped worker leaves no connection behind (a server closes a backend as soon as its client's socket goes).
+  const left = await db.query(
+    'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [db.name],
+  );
   const stored = await storedRuns(db);
   const statsAfter = await databaseStats(db);
   await db.pool.end();
@@ -296,6 +301,7 @@ async function burst(pg, submission, workerCount) {
     connectionsTotal: maxTotal,
     workerCpuMsPerRound: cpuMs / (runs * rounds),
     byWorker: new Set(stored.map((r) => r.worker)).size,
+    connectionsLeft: Number(left.rows[0].n),
     commitsPerRound: (statsAfter.commits - statsBefore.commits) / (runs * rounds),
     rowsPerRound: (statsAfter.rows - statsBefore.rows) / (runs * rounds),
     kbPerRun: (statsAfter.bytes - statsBefore.bytes) / 1024 / runs,
@@ -446,7 +452,8 @@ await withTempDir('fleet', async (dir) => {
       log(
         `${count} worker(s): ${fixed(result.wallS)} s, ${fixed(result.roundsPerS)} rounds/s, ` +
           `wait median ${fixed(result.waitMedianS)} s p99 ${fixed(result.waitP99S)} s, ` +
-          `${result.connectionsPerWorker} connections per worker, ${result.connectionsTotal} in all`,
+          `${result.connectionsPerWorker} connections per worker, ${result.connectionsTotal} in all, ` +
+          `${result.connectionsLeft} left once the workers stopped`,
       );
     }
     const base = results[0];
