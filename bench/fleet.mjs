@@ -162,7 +162,9 @@ async function storedRuns(db) {
     `SELECT w.workflow_uuid AS id, w.status, w.created_at AS submitted, w.started_at_epoch_ms AS dequeued,
             w.updated_at AS ended, w.executor_id AS worker,
             min(o.started_at_epoch_ms) FILTER (WHERE o.function_name = 'round-1') AS first_round,
-            count(o.*) FILTER (WHERE o.function_name LIKE 'round-%') AS rounds
+            count(o.*) FILTER (WHERE o.function_name LIKE 'round-%') AS rounds,
+            sum(o.completed_at_epoch_ms - o.started_at_epoch_ms) FILTER (WHERE o.function_name LIKE 'round-%')
+              AS in_steps
        FROM dbos.workflow_status w LEFT JOIN dbos.operation_outputs o ON o.workflow_uuid = w.workflow_uuid
       GROUP BY w.workflow_uuid`,
   );
@@ -175,6 +177,8 @@ async function storedRuns(db) {
     firstRound: Number(r.first_round),
     ended: Number(r.ended),
     rounds: Number(r.rounds),
+    /** The time inside the rounds' steps (the agents' runs, as the worker saw them). */
+    inSteps: Number(r.in_steps),
   }));
 }
 
@@ -364,6 +368,10 @@ async function durableOverhead(pg, submission, inProcessTool, agent) {
     inProcessCpuPerRound: inProcessCpuMs / (pairs * rounds),
     idleWaitMedianMs: median(idleWaitMs),
     idleWaitP99Ms: percentile(idleWaitMs, 99),
+    // Where a fleet run's time goes: before its first round (taken → round 1), inside the rounds' steps, and the rest
+    // (between the steps, and the end).
+    startMs: median(ids.map((id) => stored.get(id).firstRound - stored.get(id).dequeued)),
+    inStepsMs: median(ids.map((id) => stored.get(id).inSteps)),
   };
 }
 
@@ -488,6 +496,11 @@ await withTempDir('fleet', async (dir) => {
       `| CPU a round: the worker / Postgres (with the client's waits) / the same run in process | ` +
         `${fixed(overhead.workerCpuPerRound)} ms / ${fixed(overhead.postgresCpuPerRound)} ms / ` +
         `${fixed(overhead.inProcessCpuPerRound)} ms | |`,
+    );
+    console.log(
+      `| the fleet run's parts: taken → round 1 / inside the ${rounds} rounds' steps / the rest (medians) | ` +
+        `${fixed(overhead.startMs)} ms / ${fixed(overhead.inStepsMs)} ms / ` +
+        `${fixed(overhead.fleetMs - overhead.startMs - overhead.inStepsMs)} ms | |`,
     );
     console.log(
       `| idle queue: submit → first round, median / p99 | ${fixed(overhead.idleWaitMedianMs, 0)} ms / ` +
