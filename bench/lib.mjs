@@ -117,3 +117,9 @@ process.stdin.on('end', () => {
   else process.stdout.write(report);
 });
 `;
+
+/** The trivial /bin/sh agent: drains its prompt, writes `continue` to its report file until the last round, then `complete`. */
+export const shAgentSource = `cat > /dev/null
+if [ "$RALPH_ROUND" = "$RALPH_MAX_ROUNDS" ]; then s=complete; e='["ran"]'; n='[]'; else s=continue; e='[]'; n='["again"]'; fi
+printf '{"status":"%s","summary":"round done","evidence":%s,"nextSteps":%s,"blocker":null}' "$s" "$e" "$n" > "$RALPH_REPORT_FILE"
+`;

@@ -15,7 +15,7 @@ import {
   createRalphTool,
   renderRoundPrompt,
 } from '../dist/index.js';
-import { finish, log, median, now, numberFlag, row, stringFlag, withTempDir } from './lib.mjs';
+import { finish, log, median, now, numberFlag, row, shAgentSource, stringFlag, withTempDir } from './lib.mjs';
 
 const beforeDir = stringFlag('before');
 const before =
@@ -24,11 +24,6 @@ const before =
 const rounds = numberFlag('rounds', 40);
 const pairs = numberFlag('pairs', 7);
 const objective = 'Write the report';
-
-const agentScript = `cat > /dev/null
-if [ "$RALPH_ROUND" = "$RALPH_MAX_ROUNDS" ]; then s=complete; e='["ran"]'; n='[]'; else s=continue; e='[]'; n='["again"]'; fi
-printf '{"status":"%s","summary":"round done","evidence":%s,"nextSteps":%s,"blocker":null}' "$s" "$e" "$n" > "$RALPH_REPORT_FILE"
-`;
 
 function spawnAndWait(argv, cwd, env, input) {
   return new Promise((resolve, reject) => {
@@ -42,7 +37,7 @@ function spawnAndWait(argv, cwd, env, input) {
 }
 
 await withTempDir('per-round', async (dir) => {
-  await writeFile(join(dir, 'agent.sh'), agentScript);
+  await writeFile(join(dir, 'agent.sh'), shAgentSource);
   const toolOf = (lib) => {
     const providers = lib.createProviderRegistry();
     providers.register(lib.commandProvider({ command: ['sh', 'agent.sh'] }));

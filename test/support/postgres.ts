@@ -59,9 +59,10 @@ async function unprivilegedUser(): Promise<{ uid: number; gid: number } | undefi
 /**
  * Starts a fresh cluster: initdb in a temp folder owned by the postgres user (when the tests run as root), then
  * the server on a free loopback port with its socket in that folder. Everything it started is stopped and removed
- * by `destroy`.
+ * by `destroy`. `fsync` (off by default: the tests need no durability, and it spares the disk) makes each commit
+ * wait for its WAL on disk, as a production server does (bench/fleet.mjs measures with it).
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres({ fsync = false } = {}): Promise<TestPostgres> {
   const bin = await postgresBin();
   if (bin === undefined) throw new Error('Postgres is not installed (apt-get install postgresql)');
   const user = await unprivilegedUser();
@@ -78,7 +79,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     throw error;
   }
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync ? 'on' : 'off'} -c max_connections=200`;
   const start = async () => {
     await exec('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   };

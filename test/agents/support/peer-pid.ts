@@ -1,23 +1,10 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { tcpSockets } from '../../support/tcp-sockets.js';
 
-/** The socket inode of the loopback TCP connection from `clientPort` to `serverPort`, from /proc/net/tcp{,6}. */
+/** The socket inode of the loopback TCP connection from `clientPort` to `serverPort`. */
 function socketInode(clientPort: number, serverPort: number): string | undefined {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      const local = fields[1];
-      const remote = fields[2];
-      if (local?.endsWith(`:${hex(clientPort)}`) && remote?.endsWith(`:${hex(serverPort)}`)) return fields[9];
-    }
-  }
-  return undefined;
+  return tcpSockets().find((socket) => socket.localPort === clientPort && socket.remotePort === serverPort)
+    ?.inode;
 }
 
 /**
