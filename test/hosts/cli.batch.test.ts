@@ -23,6 +23,22 @@ function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'h
   return { repo, tasksFile, env, agentLines };
 }
 
+/** A one-task batch whose merge's verify command never ends, once that command runs; its pid. */
+async function batchHangingInMerge() {
+  const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+  const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
+  const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
+  const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check], {
+    cwd: repo,
+    env: { ...env, BATCH_VERIFY_PID: pidFile },
+  });
+  const verifyPid = await waitUntil(
+    () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+    'the merge verify',
+  );
+  return { repo, tasksFile, env, batch, verifyPid };
+}
+
 /** The most agents alive at once, from their `start <pid>` / `end <pid>` lines in the order they were written. */
 function mostAlive(lines: string[]): number {
   let alive = 0;
@@ -290,20 +306,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('Ctrl-C in the middle of a merge stops the verify command: exit 130, no process, the target unmoved', async () => {
-    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
-    const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
-    const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
-    const batch = spawnRalph(
-      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check],
-      {
-        cwd: repo,
-        env: { ...env, BATCH_VERIFY_PID: pidFile },
-      },
-    );
-    const pid = await waitUntil(
-      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
-      'the merge verify',
-    );
+    const { repo, batch, verifyPid: pid } = await batchHangingInMerge();
     batch.child.kill('SIGINT');
     const end = await batch.finished;
     expect(end.code, end.stdout + end.stderr).toBe(130);
@@ -414,6 +417,30 @@ describe('ralph batch', () => {
     );
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already settled: there is nothing to resume');
+  }, 60_000);
+
+  test("SIGKILL of ralph while a merge's verify command runs, then --resume: the dead batch's verify is killed first, the task lands once", async () => {
+    const { repo, tasksFile, env, batch: first, verifyPid } = await batchHangingInMerge();
+    first.child.kill('SIGKILL');
+    await first.finished;
+    try {
+      // The killed batch's verify command is still there, in the scratch tree the resumed merge is made in.
+      expect(isGone(verifyPid)).toBe(false);
+      const id = /batch (\S+): 1 task/.exec(first.stderrSoFar())?.[1] as string;
+      const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+      const resumed = await ralph(
+        ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+        { cwd: repo, env },
+      );
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(resumed.stdout).toMatch(/^a: landed$/m);
+      await waitUntilGone(verifyPid);
+      const subjects = gitIn(repo, 'log', '--format=%s', targetOf(resumed.stdout)).split('\n');
+      expect(subjects.filter((s) => s.includes('task a (run '))).toHaveLength(1);
+      expect(extraWorktrees(repo)).toEqual([]);
+    } finally {
+      if (!isGone(verifyPid)) process.kill(-verifyPid, 'SIGKILL');
+    }
   }, 60_000);
 
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {

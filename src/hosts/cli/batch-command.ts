@@ -8,7 +8,7 @@ import {
   type MergeSetup,
   scratchPath,
   taskWorktree,
-  verifyCombined,
+  verifyCombinedOwned,
 } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
@@ -204,7 +204,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
           step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
         ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          step('verify', input.taskId, () => verifyCombined(merge, input, signal)),
+          step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal)),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
           const landing = step('land', input.taskId, () => landOnTarget(merge, input));
