@@ -215,6 +215,11 @@ describe('ralph batch', () => {
       new RegExp(`^${other}: needs-review: the verify command failed on the combined tree`, 'm'),
     );
     expect(run.stdout).toContain('FAIL: x.txt and y.txt do not go together');
+    // The failing output is quoted under its task, indented: a line at the left edge is always a task's own.
+    expect(run.stdout).toMatch(/^ {4}\(exit 1\)$/m);
+    expect(run.stdout).toMatch(/^ {4}.*FAIL: x.txt and y.txt do not go together$/m);
+    for (const line of run.stdout.split('\n').filter((l) => l !== '' && !l.startsWith(' ')))
+      expect(line).toMatch(/^(x|y): |^target |^recording /);
     const target = targetOf(run.stdout);
     expect(gitIn(repo, 'ls-tree', '--name-only', target).split('\n').sort()).toEqual(
       ['README.md', `${landed}.txt`].sort(),

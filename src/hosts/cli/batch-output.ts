@@ -47,7 +47,8 @@ export function summary(
       ? `\n  branch ${taskBranch(batchId, task.id)}, worktree ${taskWorktree(folder, task.id)}`
       : '';
     const files = task.conflicts.length > 0 ? `\n  conflicting files: ${task.conflicts.join(', ')}` : '';
-    const note = task.note === null ? '' : `: ${stripControl(task.note).trim()}`;
+    // A note's later lines (a failing verify's output) are quoted under the task, so only task lines start a line.
+    const note = task.note === null ? '' : `: ${stripControl(task.note).trim().replaceAll('\n', '\n    ')}`;
     return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}`;
   });
   lines.push(`target ${target}; undo with: ralph batch --rollback ${batchId}`);
