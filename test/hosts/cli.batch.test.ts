@@ -220,6 +220,16 @@ describe('ralph batch', () => {
     expect(run.stdout).toMatch(/^ {4}.*FAIL: x.txt and y.txt do not go together$/m);
     for (const line of run.stdout.split('\n').filter((l) => l !== '' && !l.startsWith(' ')))
       expect(line).toMatch(/^(x|y): |^target |^recording /);
+    // The batch's page shows that output too, not only the line that announces it.
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    const page = await ralph(['report', recording, '-o', join(repo, '..', 'verify-failed.html')], {
+      cwd: repo,
+    });
+    expect(page.code).toBe(0);
+    const html = readFileSync(join(repo, '..', 'verify-failed.html'), 'utf8');
+    expect(html).toMatch(
+      /<tr class="status-needs-review">.*the verify command failed on the combined tree:.*\(exit 1\)\n.*FAIL: x.txt and y.txt do not go together/s,
+    );
     const target = targetOf(run.stdout);
     expect(gitIn(repo, 'ls-tree', '--name-only', target).split('\n').sort()).toEqual(
       ['README.md', `${landed}.txt`].sort(),
