@@ -36,7 +36,12 @@ import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { pauseAfterLandForTests } from './batch-test-hooks.js';
-import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
+import {
+  type BatchTracing,
+  type StepOutcome,
+  startBatchTracing,
+  verifySpanOutcome,
+} from './batch-tracing.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -156,8 +161,12 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     tracing = await startBatchTracing(batchId, say);
     const traced = tracing;
     /** One merge step, in a span of its own when the batch is traced. */
-    const step = <T>(name: string, taskId: string, body: () => Promise<T>): Promise<T> =>
-      traced === undefined ? body() : traced.mergeStep(name, taskId, body);
+    const step = <T>(
+      name: string,
+      taskId: string,
+      body: () => Promise<T>,
+      outcome?: (result: T) => StepOutcome,
+    ): Promise<T> => (traced === undefined ? body() : traced.mergeStep(name, taskId, body, outcome));
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -204,7 +213,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
           step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
         ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal)),
+          step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal), verifySpanOutcome),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
           const landing = step('land', input.taskId, () => landOnTarget(merge, input));
