@@ -713,8 +713,19 @@ describe('ralph batch', () => {
     const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
     const start = gitIn(repo, 'rev-parse', 'main');
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).not.toBe(start);
+    const landed = gitIn(repo, 'rev-parse', targetOf(run.stdout));
     const back = await ralph(['batch', '--rollback', id], { cwd: repo, env });
     expect(back.code).toBe(0);
+    expect(back.stdout).toBe(
+      `${targetOf(run.stdout)} rolled back from ${landed.slice(0, 12)} to ${start.slice(0, 12)}\n`,
+    );
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
+    // A second rollback has nothing to move, and says so rather than "rolled back from X to X".
+    const again = await ralph(['batch', '--rollback', id], { cwd: repo, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `${targetOf(run.stdout)} is already at the batch's start ${start.slice(0, 12)}: nothing to roll back\n`,
+    );
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
   }, 60_000);
 });

@@ -112,7 +112,9 @@ function newBatchId(): string {
 async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
   const done = await rollbackSession(cwd, batchId);
   process.stdout.write(
-    `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
+    done.from === done.to
+      ? `${done.target} is already at the batch's start ${done.to.slice(0, 12)}: nothing to roll back\n`
+      : `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
   );
   return EXIT.complete;
 }
