@@ -298,8 +298,17 @@ describe('ralph batch', () => {
     expect(end.stdout).toMatch(/^h2: cancelled/m);
     for (const pid of pids) expect(isGone(pid)).toBe(true);
     expect(extraWorktrees(repo)).toEqual([]);
-    // The cancelled loops' work is kept on their branches.
+    // The cancelled loops' work is kept on their branches, and the summary says where; h2 never started.
     expect(gitIn(repo, 'branch', '--list', 'ralph/*/h0')).toContain('h0');
+    const id = /batch (\S+): 3 task/.exec(end.stderr)?.[1] as string;
+    expect(end.stdout).toContain(
+      `h0: cancelled: the batch was cancelled\n  its work: branch ralph/${id}/h0\n`,
+    );
+    expect(end.stdout).toContain(
+      `h1: cancelled: the batch was cancelled\n  its work: branch ralph/${id}/h1\n`,
+    );
+    expect(end.stdout).toMatch(/^h2: cancelled: the batch was cancelled$/m);
+    expect(end.stdout).not.toContain(`ralph/${id}/h2`);
   }, 60_000);
 
   test("the batch's --max-time holds for the whole batch: its loops are cancelled, exit 4, nothing left but what is listed", async () => {

@@ -281,18 +281,22 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     recorder.close();
     // Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch).
     const kept = new Set<string>();
+    const workOnBranch = new Set<string>();
     for (const task of output.tasks) {
       const tree = taskWorktree(folder, task.id);
       if (!existsSync(tree)) continue;
       if (task.status === 'needs-review' || task.status === 'failed') kept.add(task.id);
-      else await removeWorktree(session.repo, tree);
+      else {
+        await removeWorktree(session.repo, tree);
+        if (task.status === 'cancelled') workOnBranch.add(task.id);
+      }
     }
     if (existsSync(scratchPath(merge))) await removeWorktree(session.repo, scratchPath(merge));
     await pruneWorktrees(session.repo);
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
     if (output.cancelReason === 'cost')
       say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
-    process.stdout.write(summary(output, folder, batchId, session.target, kept));
+    process.stdout.write(summary(output, folder, batchId, session.target, kept, workOnBranch));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     const code = exitCodeOf(output, output.cancelReason);
     await traced?.end(code !== EXIT.complete);
