@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BringOutcome, CombinedVerify, MergeItem } from '../machines/batch-types.js';
+import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
 import { fastForwardTarget } from '../workspace/git-land.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
@@ -94,4 +95,24 @@ export async function landOnTarget(
   );
   await clearScratch(setup);
   await removeWorktree(setup.repo, taskWorktree(setup.folder, item.taskId));
+}
+
+/**
+ * Runs the merge's verify command (as `verifyCombined`) with a round folder of this process named in its
+ * environment: when this process dies by SIGKILL, the sweep that a resumed batch (or a fleet worker's reaper) runs
+ * finds the command by that folder and kills it, as it kills the dead process's agents, so no verify command
+ * outlives the batch that started it.
+ */
+export async function verifyCombinedOwned(
+  setup: MergeSetup,
+  item: MergeItem,
+  signal: AbortSignal,
+): Promise<CombinedVerify> {
+  const folder = takeRoundFolder('{}');
+  try {
+    const env = { ...process.env, RALPH_MERGE_FOLDER: join(folder.dir, 'merge') };
+    return await verifyCombined(setup, item, signal, env);
+  } finally {
+    folder.release();
+  }
 }

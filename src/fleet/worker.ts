@@ -335,9 +335,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         queueName: run.workflowName === LANDING_WORKFLOW ? MERGE_QUEUE : FLEET_QUEUE,
       });
     await leases.release(lease.workerId, holder);
-    notice(
-      `${NOTICE} ${workerId}: took over ${pending.length} run(s) of worker ${lease.workerId} (its lease ran out)`,
-    );
+    // A worker that stopped with nothing running leaves only its row: clearing it is nothing to tell.
+    if (pending.length > 0)
+      notice(
+        `${NOTICE} ${workerId}: took over ${pending.length} run(s) of worker ${lease.workerId} (its lease ran out)`,
+      );
   };
 
   const beat = async () => {

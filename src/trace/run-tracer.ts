@@ -215,9 +215,14 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
       ...provider,
       async start(request, options) {
         knowRun(request.runId);
+        // The run's id as the host knows it (a fleet's run id), as on the run's span; else the engine's.
         const span = start(
           `${INVOKE_AGENT} ${provider.name}`,
-          { ...agentAttributes(provider.name), [ATTR.runId]: request.runId, [ATTR.round]: request.round },
+          {
+            ...agentAttributes(provider.name),
+            [ATTR.runId]: runId ?? request.runId,
+            [ATTR.round]: request.round,
+          },
           inRound(request.round),
         );
         let run: ChildRun;

@@ -181,6 +181,15 @@ describe('ralph dashboard', () => {
         (await fetch(`${address.origin}/api/runs/${runA}/cancel`, { method: 'POST', headers: foreign }))
           .status,
       ).toBe(403);
+      // A run that has ended is not cancelled again, and the page is not told it was.
+      const again = await fetch(`${address.origin}/api/runs/${runB}/cancel?token=${token}`, {
+        method: 'POST',
+        headers: { 'x-ralph-dashboard': 'cancel' },
+      });
+      expect(again.status).toBe(409);
+      expect(await again.json()).toEqual({
+        error: `ralph: ${runB} has already ended (cancelled): nothing to cancel`,
+      });
 
       // Ctrl-C stops it cleanly: exit 0, its connections to the database closed.
       dashboard.child.kill('SIGINT');

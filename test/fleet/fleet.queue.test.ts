@@ -96,6 +96,10 @@ describe('a fleet queue', () => {
     const status = await ralph(['status', id, '--database-url', url]);
     expect(status.stdout).toMatch(new RegExp(`^${id} cancelled`));
     expect(ws.log()).not.toContain(`end 1 ${agent}`);
+    // A run that has ended is not cancelled again, and ralph does not say it was.
+    const again = await ralph(['cancel', id, '--database-url', url]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`ralph: ${id} has already ended (cancelled): nothing to cancel\n`);
     await stopWorker(running);
   }, 60_000);
 });

@@ -173,4 +173,19 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     await expectRecovered(url, id, ws, first as number);
     await stopWorker(staying);
   }, 60_000);
+
+  it('a worker stopped with no run: the live worker clears its lease without a line about taking over nothing', async () => {
+    const url = databaseFor('idle_stop');
+    const env = await privateTmp();
+    const idle = await worker(url, 'idle', env);
+    const staying = await worker(url, 'staying', env);
+    await stopWorker(idle);
+    // The stopped worker's lease row goes once the live one took it over (and found nothing to resume).
+    await waitFor(async () => {
+      const runs = await ralph(['runs', '--database-url', url]);
+      return !runs.stdout.includes('worker idle:');
+    }, "the stopped worker's lease to be cleared");
+    expect(staying.stderr()).not.toContain('took over');
+    await stopWorker(staying);
+  }, 60_000);
 });

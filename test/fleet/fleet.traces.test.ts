@@ -77,6 +77,9 @@ describe('a traced fleet run keeps one trace across a worker killed with SIGKILL
       'ralph.status': 'complete',
       'ralph.rounds': 5,
     });
+    // Every span names the run by the id ralph submit printed, its agents' spans too.
+    for (const span of spans)
+      if ('ralph.run.id' in span.attributes) expect(span.attributes['ralph.run.id'], span.name).toBe(id);
     for (const round of [3, 4, 5]) {
       const child = childrenOf(spans, round)[0] as ReceivedSpan;
       const roundSpan = spans.find((span) => span.spanId === child.parentSpanId);

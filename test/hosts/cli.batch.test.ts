@@ -23,6 +23,22 @@ function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'h
   return { repo, tasksFile, env, agentLines };
 }
 
+/** A one-task batch whose merge's verify command never ends, once that command runs; its pid. */
+async function batchHangingInMerge() {
+  const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
+  const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
+  const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
+  const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check], {
+    cwd: repo,
+    env: { ...env, BATCH_VERIFY_PID: pidFile },
+  });
+  const verifyPid = await waitUntil(
+    () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
+    'the merge verify',
+  );
+  return { repo, tasksFile, env, batch, verifyPid };
+}
+
 /** The most agents alive at once, from their `start <pid>` / `end <pid>` lines in the order they were written. */
 function mostAlive(lines: string[]): number {
   let alive = 0;
@@ -199,6 +215,21 @@ describe('ralph batch', () => {
       new RegExp(`^${other}: needs-review: the verify command failed on the combined tree`, 'm'),
     );
     expect(run.stdout).toContain('FAIL: x.txt and y.txt do not go together');
+    // The failing output is quoted under its task, indented: a line at the left edge is always a task's own.
+    expect(run.stdout).toMatch(/^ {4}\(exit 1\)$/m);
+    expect(run.stdout).toMatch(/^ {4}.*FAIL: x.txt and y.txt do not go together$/m);
+    for (const line of run.stdout.split('\n').filter((l) => l !== '' && !l.startsWith(' ')))
+      expect(line).toMatch(/^(x|y): |^target |^recording /);
+    // The batch's page shows that output too, not only the line that announces it.
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    const page = await ralph(['report', recording, '-o', join(repo, '..', 'verify-failed.html')], {
+      cwd: repo,
+    });
+    expect(page.code).toBe(0);
+    const html = readFileSync(join(repo, '..', 'verify-failed.html'), 'utf8');
+    expect(html).toMatch(
+      /<tr class="status-needs-review">.*the verify command failed on the combined tree:.*\(exit 1\)\n.*FAIL: x.txt and y.txt do not go together/s,
+    );
     const target = targetOf(run.stdout);
     expect(gitIn(repo, 'ls-tree', '--name-only', target).split('\n').sort()).toEqual(
       ['README.md', `${landed}.txt`].sort(),
@@ -267,8 +298,17 @@ describe('ralph batch', () => {
     expect(end.stdout).toMatch(/^h2: cancelled/m);
     for (const pid of pids) expect(isGone(pid)).toBe(true);
     expect(extraWorktrees(repo)).toEqual([]);
-    // The cancelled loops' work is kept on their branches.
+    // The cancelled loops' work is kept on their branches, and the summary says where; h2 never started.
     expect(gitIn(repo, 'branch', '--list', 'ralph/*/h0')).toContain('h0');
+    const id = /batch (\S+): 3 task/.exec(end.stderr)?.[1] as string;
+    expect(end.stdout).toContain(
+      `h0: cancelled: the batch was cancelled\n  its work: branch ralph/${id}/h0\n`,
+    );
+    expect(end.stdout).toContain(
+      `h1: cancelled: the batch was cancelled\n  its work: branch ralph/${id}/h1\n`,
+    );
+    expect(end.stdout).toMatch(/^h2: cancelled: the batch was cancelled$/m);
+    expect(end.stdout).not.toContain(`ralph/${id}/h2`);
   }, 60_000);
 
   test("the batch's --max-time holds for the whole batch: its loops are cancelled, exit 4, nothing left but what is listed", async () => {
@@ -290,20 +330,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('Ctrl-C in the middle of a merge stops the verify command: exit 130, no process, the target unmoved', async () => {
-    const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
-    const pidFile = join(tempFolder('ralph-batch-verify-'), 'pid');
-    const check = quote([process.execPath, fixture('hang-in-merge-check.mjs')]);
-    const batch = spawnRalph(
-      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', check],
-      {
-        cwd: repo,
-        env: { ...env, BATCH_VERIFY_PID: pidFile },
-      },
-    );
-    const pid = await waitUntil(
-      () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')),
-      'the merge verify',
-    );
+    const { repo, batch, verifyPid: pid } = await batchHangingInMerge();
     batch.child.kill('SIGINT');
     const end = await batch.finished;
     expect(end.code, end.stdout + end.stderr).toBe(130);
@@ -414,6 +441,30 @@ describe('ralph batch', () => {
     );
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already settled: there is nothing to resume');
+  }, 60_000);
+
+  test("SIGKILL of ralph while a merge's verify command runs, then --resume: the dead batch's verify is killed first, the task lands once", async () => {
+    const { repo, tasksFile, env, batch: first, verifyPid } = await batchHangingInMerge();
+    first.child.kill('SIGKILL');
+    await first.finished;
+    try {
+      // The killed batch's verify command is still there, in the scratch tree the resumed merge is made in.
+      expect(isGone(verifyPid)).toBe(false);
+      const id = /batch (\S+): 1 task/.exec(first.stderrSoFar())?.[1] as string;
+      const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+      const resumed = await ralph(
+        ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+        { cwd: repo, env },
+      );
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(resumed.stdout).toMatch(/^a: landed$/m);
+      await waitUntilGone(verifyPid);
+      const subjects = gitIn(repo, 'log', '--format=%s', targetOf(resumed.stdout)).split('\n');
+      expect(subjects.filter((s) => s.includes('task a (run '))).toHaveLength(1);
+      expect(extraWorktrees(repo)).toEqual([]);
+    } finally {
+      if (!isGone(verifyPid)) process.kill(-verifyPid, 'SIGKILL');
+    }
   }, 60_000);
 
   test('a bad tasks file is refused (exit 2) before any branch, worktree or agent exists', async () => {
@@ -671,8 +722,19 @@ describe('ralph batch', () => {
     const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
     const start = gitIn(repo, 'rev-parse', 'main');
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).not.toBe(start);
+    const landed = gitIn(repo, 'rev-parse', targetOf(run.stdout));
     const back = await ralph(['batch', '--rollback', id], { cwd: repo, env });
     expect(back.code).toBe(0);
+    expect(back.stdout).toBe(
+      `${targetOf(run.stdout)} rolled back from ${landed.slice(0, 12)} to ${start.slice(0, 12)}\n`,
+    );
+    expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
+    // A second rollback has nothing to move, and says so rather than "rolled back from X to X".
+    const again = await ralph(['batch', '--rollback', id], { cwd: repo, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(
+      `${targetOf(run.stdout)} is already at the batch's start ${start.slice(0, 12)}: nothing to roll back\n`,
+    );
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
   }, 60_000);
 });

@@ -230,6 +230,14 @@ describe('--notify and --notify-command are checked before anything starts', () 
       '--notify-command takes a program and its arguments, not a shell line (found "$TITLE"); wrap shell syntax in sh -c \'…\'',
     ],
     [
+      ['--notify-command', 'no-such-notifier-xyz --urgent'],
+      '--notify-command cannot start "no-such-notifier-xyz": it was not found on PATH',
+    ],
+    [
+      ['--notify-command', '/etc/passwd'],
+      '--notify-command cannot start "/etc/passwd": /etc/passwd is not an executable file',
+    ],
+    [
       ['--notify-timeout', '5s'],
       '--notify-timeout needs --notify or --notify-command: it is how long one notification may take',
     ],

@@ -18,6 +18,7 @@ const TRACE_AGENT = quote([process.execPath, fixture('trace-agent.mjs')]);
 const CHECK_FIXED = quote([process.execPath, fixture('check-fixed.mjs')]);
 const FAKE_CLAUDE = fixture('../bin/claude');
 const BATCH_AGENT = quote([process.execPath, fixture('../batch-agents/edit-agent.mjs')]);
+const BOTH_FILES_CHECK = quote([process.execPath, fixture('../batch-agents/both-files-check.mjs')]);
 const MODULE_WATCH = new URL('../fixtures/cli-agents/module-watch.mjs', import.meta.url).href;
 
 const receivers: OtlpReceiver[] = [];
@@ -232,24 +233,32 @@ describe('a usage limit waited out is a span of its round', () => {
   });
 });
 
-describe('ralph batch with OTEL_EXPORTER_OTLP_ENDPOINT sends the batch as one trace', () => {
-  it("each task's run and its way through the merge queue are spans of the batch's", async () => {
-    const otlp = await receiver();
-    const repo = tempRepo();
-    const tasksFile = join(tempFolder('ralph-batch-side-'), 'tasks.json');
-    writeFileSync(
-      tasksFile,
-      JSON.stringify([
-        { id: 'first', objective: 'write a.txt from first' },
-        { id: 'other', objective: 'write c.txt from other' },
-      ]),
-    );
-    const finished = await ralph(['batch', tasksFile, '--agent-command', BATCH_AGENT, '--cwd', repo], {
+/** Runs `ralph batch` of these tasks in a new repository with traces sent to a receiver of its own; its spans. */
+async function tracedBatch(
+  tasks: { id: string; objective: string }[],
+  ...extra: string[]
+): Promise<{ finished: Finished; spans: ReceivedSpan[] }> {
+  const otlp = await receiver();
+  const repo = tempRepo();
+  const tasksFile = join(tempFolder('ralph-batch-side-'), 'tasks.json');
+  writeFileSync(tasksFile, JSON.stringify(tasks));
+  const finished = await ralph(
+    ['batch', tasksFile, '--agent-command', BATCH_AGENT, '--cwd', repo, ...extra],
+    {
       cwd: repo,
       env: envWith({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }),
-    });
+    },
+  );
+  return { finished, spans: otlp.spans() };
+}
+
+describe('ralph batch with OTEL_EXPORTER_OTLP_ENDPOINT sends the batch as one trace', () => {
+  it("each task's run and its way through the merge queue are spans of the batch's", async () => {
+    const { finished, spans } = await tracedBatch([
+      { id: 'first', objective: 'write a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
     expect(finished.code, finished.stderr).toBe(0);
-    const spans = otlp.spans();
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
     const batch = only(spans, 'ralph.batch');
     expect(batch.parentSpanId).toBe('');
@@ -266,6 +275,27 @@ describe('ralph batch with OTEL_EXPORTER_OTLP_ENDPOINT sends the batch as one tr
       const steps = spans.filter((span) => span.parentSpanId === merge.spanId).map((span) => span.name);
       expect(steps).toEqual(expect.arrayContaining(['ralph.merge.rebase', 'ralph.merge.land']));
     }
+  });
+});
+
+describe('ralph batch traces a merge whose verify fails on the combined tree', () => {
+  it("its ralph.merge.verify span is an error with ralph.verify.passed false, as a round's ralph.verify is", async () => {
+    // Each task's tree holds one of x.txt and y.txt, so each loop's verify passes; their combination fails.
+    const { finished, spans } = await tracedBatch(
+      [
+        { id: 'x', objective: 'write x.txt x' },
+        { id: 'y', objective: 'write y.txt y' },
+      ],
+      '--verify',
+      BOTH_FILES_CHECK,
+    );
+    expect(finished.code, finished.stderr).toBe(1);
+    const failed = named(spans, 'ralph.merge.verify').filter((span) => span.statusCode === 2);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.attributes['ralph.verify.passed']).toBe(false);
+    const passed = named(spans, 'ralph.merge.verify').filter((span) => span.statusCode !== 2);
+    expect(passed).toHaveLength(1);
+    expect(passed[0]?.attributes['ralph.verify.passed']).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   type MergeSetup,
   scratchPath,
   taskWorktree,
-  verifyCombined,
+  verifyCombinedOwned,
 } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
@@ -36,7 +36,12 @@ import { exitCodeOf, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { pauseAfterLandForTests } from './batch-test-hooks.js';
-import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
+import {
+  type BatchTracing,
+  type StepOutcome,
+  startBatchTracing,
+  verifySpanOutcome,
+} from './batch-tracing.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -107,7 +112,9 @@ function newBatchId(): string {
 async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
   const done = await rollbackSession(cwd, batchId);
   process.stdout.write(
-    `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
+    done.from === done.to
+      ? `${done.target} is already at the batch's start ${done.to.slice(0, 12)}: nothing to roll back\n`
+      : `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
   );
   return EXIT.complete;
 }
@@ -156,8 +163,12 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     tracing = await startBatchTracing(batchId, say);
     const traced = tracing;
     /** One merge step, in a span of its own when the batch is traced. */
-    const step = <T>(name: string, taskId: string, body: () => Promise<T>): Promise<T> =>
-      traced === undefined ? body() : traced.mergeStep(name, taskId, body);
+    const step = <T>(
+      name: string,
+      taskId: string,
+      body: () => Promise<T>,
+      outcome?: (result: T) => StepOutcome,
+    ): Promise<T> => (traced === undefined ? body() : traced.mergeStep(name, taskId, body, outcome));
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -204,7 +215,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
           step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
         ),
         verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          step('verify', input.taskId, () => verifyCombined(merge, input, signal)),
+          step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal), verifySpanOutcome),
         ),
         landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
           const landing = step('land', input.taskId, () => landOnTarget(merge, input));
@@ -270,18 +281,22 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     recorder.close();
     // Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch).
     const kept = new Set<string>();
+    const workOnBranch = new Set<string>();
     for (const task of output.tasks) {
       const tree = taskWorktree(folder, task.id);
       if (!existsSync(tree)) continue;
       if (task.status === 'needs-review' || task.status === 'failed') kept.add(task.id);
-      else await removeWorktree(session.repo, tree);
+      else {
+        await removeWorktree(session.repo, tree);
+        if (task.status === 'cancelled') workOnBranch.add(task.id);
+      }
     }
     if (existsSync(scratchPath(merge))) await removeWorktree(session.repo, scratchPath(merge));
     await pruneWorktrees(session.repo);
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
     if (output.cancelReason === 'cost')
       say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
-    process.stdout.write(summary(output, folder, batchId, session.target, kept));
+    process.stdout.write(summary(output, folder, batchId, session.target, kept, workOnBranch));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     const code = exitCodeOf(output, output.cancelReason);
     await traced?.end(code !== EXIT.complete);

@@ -34,20 +34,27 @@ export function exitCodeOf(output: BatchOutput, cancelledBy: string | null): num
   return output.tasks.every((task) => task.status === 'landed') ? EXIT.complete : EXIT.failed;
 }
 
-/** One line on stdout per task: how it ended, and where its branch and worktree are when it needs a person. */
+/**
+ * One line on stdout per task: how it ended, and where its branch and worktree are when it needs a person (`kept`),
+ * or its branch when a cancel removed its worktree, its work committed there (`workOnBranch`).
+ */
 export function summary(
   output: BatchOutput,
   folder: string,
   batchId: string,
   target: string,
   kept: Set<string>,
+  workOnBranch: Set<string> = new Set(),
 ): string {
   const lines = output.tasks.map((task) => {
     const where = kept.has(task.id)
       ? `\n  branch ${taskBranch(batchId, task.id)}, worktree ${taskWorktree(folder, task.id)}`
-      : '';
+      : workOnBranch.has(task.id)
+        ? `\n  its work: branch ${taskBranch(batchId, task.id)}`
+        : '';
     const files = task.conflicts.length > 0 ? `\n  conflicting files: ${task.conflicts.join(', ')}` : '';
-    const note = task.note === null ? '' : `: ${stripControl(task.note).trim()}`;
+    // A note's later lines (a failing verify's output) are quoted under the task, so only task lines start a line.
+    const note = task.note === null ? '' : `: ${stripControl(task.note).trim().replaceAll('\n', '\n    ')}`;
     return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}`;
   });
   lines.push(`target ${target}; undo with: ralph batch --rollback ${batchId}`);

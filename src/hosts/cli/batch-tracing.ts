@@ -1,6 +1,6 @@
 import type { Span } from '@opentelemetry/api';
 import { errorText } from '../../contract/error-text.js';
-import type { TaskEntry } from '../../machines/batch-types.js';
+import type { CombinedVerify, TaskEntry } from '../../machines/batch-types.js';
 import type { TraceExport } from '../../trace/otlp-export.js';
 import { createRunTracer, type RunTracer } from '../../trace/run-tracer.js';
 import { KIND_INTERNAL, STATUS_ERROR } from '../../trace/span-attributes.js';
@@ -17,13 +17,33 @@ const MERGE_ENDS = new Set(['landed', 'needs-review', 'cancelled']);
 export interface BatchTracing {
   /** The tracer of one task's run, its run span under the batch's. */
   runTracer(taskId: string): RunTracer;
-  /** Runs one merge step of `taskId` in a span of its own, under the task's merge span (begun by its first step). */
-  mergeStep<T>(step: string, taskId: string, body: () => Promise<T>): Promise<T>;
+  /**
+   * Runs one merge step of `taskId` in a span of its own, under the task's merge span (begun by its first step).
+   * `outcome`, when given, reads the step's result: its attributes, and why it failed (the span's error) or null.
+   */
+  mergeStep<T>(
+    step: string,
+    taskId: string,
+    body: () => Promise<T>,
+    outcome?: (result: T) => StepOutcome,
+  ): Promise<T>;
   /** Feeds the batch's tasks after a change: a task whose merge ended has its merge span ended. */
   onTasks(tasks: readonly TaskEntry[]): void;
   /** Ends every span with the batch's outcome and sends them, within the flush bound; never rejects. */
   end(failed: boolean): Promise<void>;
 }
+
+/** What a merge step's result says on its span: attributes, and why it failed (status ERROR) or null. */
+export interface StepOutcome {
+  attributes: Record<string, string | boolean>;
+  failed: string | null;
+}
+
+/** The combined tree's verify on its span, as a round's `ralph.verify`: passed or not, an error when it did not. */
+export const verifySpanOutcome = (verdict: CombinedVerify): StepOutcome => ({
+  attributes: { 'ralph.verify.passed': verdict.passed },
+  failed: verdict.passed ? null : 'the verify command failed on the combined tree',
+});
 
 /** Starts the batch's trace, or returns undefined (having loaded nothing) when the environment asks for none. */
 export async function startBatchTracing(
@@ -61,14 +81,20 @@ function batchTracing(exported: TraceExport, batchId: string): BatchTracing {
   return {
     runTracer: (taskId) =>
       createRunTracer({ ...exported, parent: inBatch }, { attributes: { 'ralph.task.id': taskId } }),
-    async mergeStep(step, taskId, body) {
+    async mergeStep(step, taskId, body, outcome) {
       const span = tracer.startSpan(
         `ralph.merge.${step}`,
         { kind: KIND_INTERNAL, attributes: { 'ralph.task.id': taskId } },
         api.trace.setSpan(api.ROOT_CONTEXT, mergeSpan(taskId)),
       );
       try {
-        return await body();
+        const result = await body();
+        if (outcome !== undefined) {
+          const { attributes, failed } = outcome(result);
+          span.setAttributes(attributes);
+          if (failed !== null) span.setStatus({ code: STATUS_ERROR, message: failed });
+        }
+        return result;
       } catch (error) {
         span.setStatus({ code: STATUS_ERROR, message: errorText(error) });
         throw error;

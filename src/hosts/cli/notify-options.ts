@@ -6,6 +6,7 @@ import { DEFAULT_DELIVERY, type DeliveryPolicy } from '../../notify/delivery-pol
 import { notification } from '../../notify/notification.js';
 import { createNotifier, type Notifier, type NotifyTargets } from '../../notify/notifier.js';
 import { notifyUrl } from '../../notify/notify-url.js';
+import { ProgramUnavailableError, resolveProgram } from '../../process/program-check.js';
 
 /** The notification options: where a run's notifications go, and how long one attempt may take. */
 export interface NotifyOptions {
@@ -57,11 +58,34 @@ export function addNotifyCommandOptions(program: Command): void {
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
 
+/**
+ * A notify command's argv, its program looked up now, where it will run (this folder, this PATH): a program that
+ * cannot start is refused before the run, not found out when its first notification is due, hours later.
+ */
+function notifyCommandOf(line: string): string[] {
+  const argv = parseVerifyCommand(line, '--notify-command');
+  const [program = ''] = argv;
+  try {
+    resolveProgram(program, process.cwd(), process.env);
+  } catch (error) {
+    if (!(error instanceof ProgramUnavailableError)) throw error;
+    const { problem } = error;
+    const why =
+      problem.kind === 'not-executable'
+        ? `${problem.path} is not an executable file`
+        : problem.onPath
+          ? 'it was not found on PATH'
+          : `${problem.path} does not exist`;
+    throw refuse(`--notify-command cannot start ${JSON.stringify(program)}: ${why}`);
+  }
+  return argv;
+}
+
 /** Where the options send notifications; a bad URL or command line is refused (exit 2) before anything starts. */
 export function notifyTargetsOf(options: NotifyOptions): NotifyTargets {
   return {
     urls: (options.notify ?? []).map(notifyUrl),
-    commands: (options.notifyCommand ?? []).map((line) => parseVerifyCommand(line, '--notify-command')),
+    commands: (options.notifyCommand ?? []).map(notifyCommandOf),
   };
 }
 

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorText } from '../../../contract/error-text.js';
 import { usageText } from '../../../contract/usage.js';
-import type { FleetRunState, RalphFleet } from '../../../fleet/client.js';
+import { type FleetRunState, isSettledState, type RalphFleet } from '../../../fleet/client.js';
 import { type DashboardQueries, RUN_STATES } from '../../../fleet/dashboard-queries.js';
 import { FleetError } from '../../../fleet/database.js';
 import type { RunEventTable } from '../../../fleet/run-events.js';
 import { renderRunPage } from '../../../visualize/report-page.js';
+import { alreadyEnded } from '../cancel-command.js';
 import {
   cookieValue,
   listenOn,
@@ -177,6 +178,8 @@ export async function startDashboardServer(
       ) {
         return refuse(response, 403, 'a cancel comes from the dashboard page only');
       }
+      const { state } = await sources.fleet.status(cancelled);
+      if (isSettledState(state)) return json(response, 409, { error: alreadyEnded(cancelled, state) });
       await sources.fleet.cancel(cancelled);
       return json(response, 200, { cancelled });
     }
