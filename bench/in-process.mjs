@@ -16,15 +16,7 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../dist/index.js';
-import { finish, log, median, numberFlag, row, stringFlag, now as wallNow } from './lib.mjs';
-
-/** Milliseconds of the clock the figures are read on: wall time, or with --cpu this process's CPU time. */
-const now = process.argv.includes('--cpu')
-  ? () => {
-      const { user, system } = process.cpuUsage();
-      return (user + system) / 1000;
-    }
-  : wallNow;
+import { finish, log, median, clock as now, numberFlag, row, stringFlag } from './lib.mjs';
 
 const beforeDir = stringFlag('before');
 const before =

@@ -6,11 +6,14 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { cli, finish, log, median, numberFlag, percentile, row } from './lib.mjs';
+import { cli, finish, log, median, numberFlag, percentile, row, stringFlag } from './lib.mjs';
 
 const runs = numberFlag('runs', 25);
+// --before DIR: another build's dist/ (e.g. of the base commit); its CLI is launched in the same rounds, alternated
+// with this one, so a change to the start-up is measured against its base side by side.
+const beforeDir = stringFlag('before');
 const TARGET_MS = 140;
 const warmups = 3;
 
@@ -74,7 +77,8 @@ try {
   log(
     `ralph run start-up, ${runs} launches each, alternated, after ${warmups} warm-ups (node ${process.version})\n`,
   );
-  const [floor, ralph] = await measureSideBySide(
+  const runArgs = ['run', 'Record when you started', '--max-rounds', '1', '--agent-command', 'sh probe.sh'];
+  const [floor, ralph, before] = await measureSideBySide(
     [
       {
         label: 'floor: node -e spawning the probe directly',
@@ -86,20 +90,21 @@ try {
       },
       {
         label: 'ralph run --max-rounds 1 --agent-command "sh probe.sh"',
-        argv: [
-          process.execPath,
-          cli,
-          'run',
-          'Record when you started',
-          '--max-rounds',
-          '1',
-          '--agent-command',
-          'sh probe.sh',
-        ],
+        argv: [process.execPath, cli, ...runArgs],
       },
+      ...(beforeDir === undefined
+        ? []
+        : [
+            {
+              label: `the --before build (${beforeDir}): ralph run, the same`,
+              argv: [process.execPath, resolve(beforeDir, 'hosts/cli/main.js'), ...runArgs],
+            },
+          ]),
     ],
     dir,
   );
+  if (before !== undefined)
+    log(`\nthis build / the --before build, launch → first child: ${(ralph / before).toFixed(3)}×`);
   log(`\nralph's own share of the start-up (median minus floor): ${(ralph - floor).toFixed(1)} ms`);
   finish([
     row('Start-up: bare node -e spawning the probe (floor)', +floor.toFixed(1), 'ms', '(floor)', null),

@@ -4,6 +4,7 @@ import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types
 import type { RalphUsage } from '../contract/usage.js';
 import { usageOf } from '../contract/usage.js';
 import type { ChildStarted, RoundOutcome, RoundRef } from '../machines/ralph.machine.js';
+import { stoppablePromise } from './stoppable-promise.js';
 
 /** One round's child as the bridge tracks it, outside the machine's serializable context. */
 interface RoundChild {
@@ -53,29 +54,18 @@ function assertChildRun(value: unknown): asserts value is ChildRun {
   }
 }
 
-/** Runs `body`, aborting `controller` if `signal` aborts first; the link is removed afterwards. */
-async function linked<T>(
-  signal: AbortSignal,
-  controller: AbortController,
-  body: () => Promise<T>,
-): Promise<T> {
-  const forward = () => controller.abort(signal.reason);
-  if (signal.aborted) forward();
-  signal.addEventListener('abort', forward, { once: true });
-  try {
-    return await body();
-  } finally {
-    signal.removeEventListener('abort', forward);
-  }
-}
-
 /**
  * The three actors the machine invokes, for every run of one engine: each finds its run's provider and children
  * by the runId of its input. One set per engine, so that the machine is provided once and not copied per run (a
  * provided machine copies every state node: most of a suspended run's heap when each run had its own).
+ * `startChild` and `awaitReport` share the round's one AbortController, the child's: leaving either state before it
+ * settled aborts it (stoppable-promise.ts), with no controller of the actor's own to link to it.
  */
 export function createRoundActors(runOf: (runId: string) => RunChildren | undefined) {
-  const startChild = fromPromise<ChildStarted, ChildRequest>(async ({ input, signal }) => {
+  /** Stopping a round's actor before it settled aborts the round's child. */
+  const abortChild = (ref: RoundRef) => runOf(ref.runId)?.children.get(ref.round)?.controller.abort();
+
+  const startChild = stoppablePromise<ChildStarted, ChildRequest>(async (input) => {
     const run = runOf(input.runId);
     if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
     const { provider, terminationGraceMs } = run;
@@ -84,12 +74,12 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
       provider.start(input, { signal: controller.signal, terminationGraceMs }),
     );
     run.children.set(input.round, { controller, started });
-    const child = await linked(signal, controller, () => started);
+    const child = await started;
     assertChildRun(child);
     return { childId: child.id };
-  });
+  }, abortChild);
 
-  const awaitReport = fromPromise<RoundOutcome, RoundRef>(async ({ input, signal }) => {
+  const awaitReport = stoppablePromise<RoundOutcome, RoundRef>(async (input) => {
     const children = runOf(input.runId)?.children;
     const child = children?.get(input.round);
     if (children === undefined || child === undefined)
@@ -98,29 +88,29 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
         `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
           'of a round does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
       );
+    // The child's signal is aborted exactly when this round was stopped (this actor, or startChild, left first).
+    const stopped = child.controller.signal;
     try {
-      return await linked(signal, child.controller, async () => {
-        const run = await child.started;
-        let output: unknown;
-        try {
-          output = await run.report;
-        } catch (error) {
-          if (signal.aborted) throw error;
-          const usage = usageSaid(run);
-          // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
-          // name, so that a copy of the package's error class is recognised too.
-          const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
-          if (limit?.name !== 'UsageLimitError')
-            throw usage === null ? error : new SpentRoundFailure(error, usage);
-          const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
-          return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
-        }
-        return { output, usage: usageSaid(run) };
-      });
+      const run = await child.started;
+      let output: unknown;
+      try {
+        output = await run.report;
+      } catch (error) {
+        if (stopped.aborted) throw error;
+        const usage = usageSaid(run);
+        // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
+        // name, so that a copy of the package's error class is recognised too.
+        const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
+        if (limit?.name !== 'UsageLimitError')
+          throw usage === null ? error : new SpentRoundFailure(error, usage);
+        const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
+        return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
+      }
+      return { output, usage: usageSaid(run) };
     } finally {
-      if (!signal.aborted) children.delete(input.round);
+      if (!stopped.aborted) children.delete(input.round);
     }
-  });
+  }, abortChild);
 
   const awaitChildStopped = fromPromise<void, RoundRef>(async ({ input }) => {
     const children = runOf(input.runId)?.children;

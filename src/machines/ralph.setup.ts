@@ -167,14 +167,22 @@ export const ralphSetup = setup({
       review: null,
       roundUsage: null,
     })),
-    announceRound: emit(({ context }) => ({ type: 'round-started' as const, ...progressOf(context) })),
+    // The round's own events are written out field by field, in progressOf's order: a spread a round each is garbage.
+    announceRound: emit(({ context }) => ({
+      type: 'round-started' as const,
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
+    })),
     recordChildStarted: assign(({ context }, params: ChildStarted) => ({
       agentsStarted: context.agentsStarted + 1,
       childId: params.childId,
     })),
     announceChild: emit(({ context }, params: ChildStarted) => ({
       type: 'child-started' as const,
-      ...progressOf(context),
+      runId: context.runId,
+      round: context.round,
+      maxRounds: context.maxRounds,
       childId: params.childId,
     })),
     failProviderStart: assign(({ context }, params: { error: unknown }) =>
@@ -218,13 +226,18 @@ export const ralphSetup = setup({
     // Every accepted report is announced just after it is accepted (two actions, not one `enqueueActions`: that
     // costs ≈ 10 µs a round, measured side by side). Usage is added only when an agent said it, so a run whose
     // agents say nothing emits the reference's event.
-    announceReport: emit(({ context }) => ({
-      type: 'report-accepted' as const,
-      ...progressOf(context),
-      report: handoffOf(context),
-      ...(context.roundUsage === null ? {} : { usage: context.roundUsage }),
-      ...(context.usage === null ? {} : { totalUsage: context.usage }),
-    })),
+    announceReport: emit(({ context }) => {
+      const event: RalphProgressEvent = {
+        type: 'report-accepted',
+        runId: context.runId,
+        round: context.round,
+        maxRounds: context.maxRounds,
+        report: handoffOf(context),
+      };
+      if (context.roundUsage !== null) event.usage = context.roundUsage;
+      if (context.usage !== null) event.totalUsage = context.usage;
+      return event;
+    }),
     failUsageLimit: assign(({ context }, outcome: RoundOutcome) =>
       childFailed(context, limitOf(outcome).detail),
     ),

@@ -1,4 +1,4 @@
-import { WriteStream } from 'node:tty';
+import { createRequire } from 'node:module';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 import { costText, type RalphUsage, usageSuffix, usageText } from '../../contract/usage.js';
@@ -24,6 +24,16 @@ export interface ProgressReporter {
 }
 
 /**
+ * Node's own colour rule (tty.WriteStream#hasColors). It reads only the environment and the platform, so the
+ * prototype's method serves any stream, a pipe too. node:tty is loaded here, when colours may apply, not at start-up:
+ * a run whose stderr is a pipe never needs it (≈ 1.5 ms of `ralph run`'s start-up, BENCHMARKS.md).
+ */
+function nodeSaysColors(env: NodeJS.ProcessEnv): boolean {
+  const { WriteStream } = createRequire(import.meta.url)('node:tty') as typeof import('node:tty');
+  return WriteStream.prototype.hasColors(env);
+}
+
+/**
  * The progress options for a stream. Live redraw needs a terminal that can move the cursor: a TTY whose TERM is not
  * `dumb`. Colours follow Node's own rule, the one `hasColors` applies (FORCE_COLOR first, then NO_COLOR,
  * NODE_DISABLE_COLORS and TERM=dumb, then what the terminal supports), and like Node's console they need a TTY
@@ -34,11 +44,9 @@ export function progressOptionsFor(
   env: NodeJS.ProcessEnv = process.env,
 ): ProgressOptions {
   const tty = stream.isTTY === true;
-  // hasColors reads only the environment and the platform, so the prototype's method serves any stream, a pipe too.
-  const nodeSaysColors = WriteStream.prototype.hasColors(env);
   return {
     live: tty && env.TERM !== 'dumb',
-    color: (tty || env.FORCE_COLOR !== undefined) && nodeSaysColors,
+    color: (tty || env.FORCE_COLOR !== undefined) && nodeSaysColors(env),
   };
 }
 
