@@ -271,6 +271,57 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'branch', '--list', 'ralph/*')).toBe('');
   }, 60_000);
 
+  it('ralph batch --rollback <id> --repo moves the remote target back to the tagged start, refusing while someone else pushed on top', async () => {
+    const url = scene.databaseFor('batch_rollback');
+    const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
+    const start = gitIn(repo.bare, 'rev-parse', 'main');
+    await worker(url, 'lander', repo);
+    const batchId = await submitBatch(url, repo);
+    const tag = `ralph/batch-${batchId}/start`;
+    expect(gitIn(repo.bare, 'rev-parse', `${tag}^{commit}`)).toBe(start);
+    expect(gitIn(repo.bare, 'tag', '-l', '--format=%(contents)', tag)).toBe(
+      `ralph batch ${batchId}\ntarget main`,
+    );
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    const landed = gitIn(repo.bare, 'rev-parse', 'main');
+    // Someone else pushes on top of the batch's last landing: a rollback would drop their commit, so it is refused.
+    const outsider = tempFolder('ralph-fleet-outsider-');
+    gitIn(outsider, 'clone', '--quiet', repo.url, 'work');
+    writeFileSync(join(outsider, 'work', 'theirs.txt'), 'theirs\n');
+    gitIn(join(outsider, 'work'), 'add', 'theirs.txt');
+    gitIn(
+      join(outsider, 'work'),
+      '-c',
+      'user.name=o',
+      '-c',
+      'user.email=o@x',
+      'commit',
+      '--quiet',
+      '-m',
+      'theirs',
+    );
+    gitIn(join(outsider, 'work'), 'push', '--quiet', 'origin', 'main');
+    const theirs = gitIn(repo.bare, 'rev-parse', 'main');
+    const refused = await ralph(['batch', '--rollback', batchId, '--repo', repo.url]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`main on ${repo.url} moved since batch ${batchId}'s last landing`);
+    expect(gitIn(repo.bare, 'rev-parse', 'main')).toBe(theirs);
+    // With their commit gone again, the target goes back to where the batch started.
+    gitIn(repo.bare, 'update-ref', 'refs/heads/main', landed);
+    const back = await ralph(['batch', '--rollback', batchId, '--repo', repo.url]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toBe(`main rolled back from ${landed.slice(0, 12)} to ${start.slice(0, 12)}\n`);
+    expect(gitIn(repo.bare, 'rev-parse', 'main')).toBe(start);
+    // The landed work stays on the task's branch.
+    expect(gitIn(repo.bare, 'show', `ralph/${batchId}/one:o.txt`)).toBe('one');
+    const again = await ralph(['batch', '--rollback', batchId, '--repo', repo.url]);
+    expect(again.stdout).toBe(`main is at batch ${batchId}'s start commit ${start.slice(0, 12)} already\n`);
+    const unknown = await ralph(['batch', '--rollback', 'nope', '--repo', repo.url]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`there is no batch nope on ${repo.url} (no tag ralph/batch-nope/start)`);
+  }, 90_000);
+
   it('refuses, exit 2, before the database is asked: a repository URL of another transport, a bad tasks file, an objective beside --batch', async () => {
     const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
     const marker = join(repo.side, 'ext-ran');

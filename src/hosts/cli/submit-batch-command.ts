@@ -8,6 +8,7 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
+import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
@@ -46,8 +47,11 @@ function newBatchId(): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The commit the batch starts from: the `--into` branch's on the remote, else the remote's HEAD. */
-async function baseOf(repo: string, into: string | undefined): Promise<string> {
+/**
+ * The ref the batch starts from on the remote (`refs/heads/<into>`, else `HEAD`), checked with `git ls-remote`:
+ * a remote without it is refused before anything is written there.
+ */
+async function startRefOf(repo: string, into: string | undefined): Promise<string> {
   const ref = into === undefined ? 'HEAD' : `refs/heads/${into}`;
   let found: string | null;
   try {
@@ -61,7 +65,7 @@ async function baseOf(repo: string, into: string | undefined): Promise<string> {
         ? `ralph submit --repo ${repo}: the repository has no HEAD commit to start a batch from`
         : `ralph submit --into ${into}: there is no such branch in ${repo}`,
     );
-  return found;
+  return ref;
 }
 
 /**
@@ -92,8 +96,14 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
     return { task, input, verify };
   });
   const batchId = newBatchId();
-  const base = await baseOf(repo, into);
+  const ref = await startRefOf(repo, into);
   const target = into ?? sessionBranch(batchId);
+  // The start commit, tagged on the remote for `ralph batch --rollback <id> --repo URL`.
+  const base = await startRemoteSession(repo, batchId, ref, target).catch((error: unknown) => {
+    throw refuse(
+      `ralph submit --repo ${repo}: cannot tag the batch's start commit there: ${errorText(error)}`,
+    );
+  });
   return inputs.map(({ task, input, verify }) => ({
     ...input,
     batch: {
