@@ -1,4 +1,5 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import type { BatchBudget } from './batch-budget.js';
 import {
   type BatchTaskResult,
   batchTaskRunId,
@@ -23,6 +24,8 @@ export interface FleetBatchTaskStatus<Run> {
 export interface FleetBatchStatus<Run> {
   batchId: string;
   tasks: FleetBatchTaskStatus<Run>[];
+  /** The batch's own `--max-time`/`--max-cost` (absent: none). */
+  budget?: BatchBudget;
 }
 
 /** A batch's submission: one run input per task, each carrying its task (in an order where `after` comes first). */
@@ -56,8 +59,10 @@ export async function readBatch<Run extends { outcome?: unknown }>(
     workflow_id_prefix: `${batchId}.`,
     workflowName: FLEET_WORKFLOW,
     loadOutput: false,
+    loadInput: true,
   });
   runs.sort((a, b) => a.createdAt - b.createdAt);
+  const budget = (runs[0]?.input?.[0] as FleetRunInput | undefined)?.batch?.budget;
   const tasks = await Promise.all(
     runs.map(async (found): Promise<FleetBatchTaskStatus<Run>> => {
       const run = await statusOf(found.workflowID);
@@ -65,5 +70,5 @@ export async function readBatch<Run extends { outcome?: unknown }>(
       return isBatchTaskOutcome(run.outcome) ? { taskId, run, result: run.outcome.batch } : { taskId, run };
     }),
   );
-  return { batchId, tasks };
+  return budget === undefined ? { batchId, tasks } : { batchId, tasks, budget };
 }

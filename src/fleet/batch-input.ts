@@ -1,3 +1,5 @@
+import type { BatchBudget } from './batch-budget.js';
+
 /**
  * What a fleet run of a batch task carries besides an ordinary run's input (`ralph submit --batch`): where its
  * repository is, which branch it works on and lands on, and what it starts from.
@@ -19,6 +21,8 @@ export interface FleetBatchTask {
   verify: string | null;
   /** How long that verify command may take (ms). */
   verifyTimeoutMs: number;
+  /** The batch's own `--max-time`/`--max-cost`, held for the batch as a whole (absent: none). */
+  budget?: BatchBudget;
 }
 
 /** How a batch task ended for the batch: landed on the target, or why not. */

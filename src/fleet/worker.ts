@@ -13,6 +13,7 @@ import {
   landingWorkflowId,
 } from './batch-input.js';
 import { landTask } from './batch-landing.js';
+import { batchCostUsd, cancelBatchRuns } from './batch-runs.js';
 import { batchRefusal, runBatchTask } from './batch-task.js';
 import {
   DEFAULT_LEASE_MS,
@@ -270,6 +271,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 ...folders,
                 allowBatch: options.allowBatch === true,
                 resultOf: (id) => DBOS.getResult(id),
+                batchCostUsd: (batchId) => batchCostUsd(DBOS, batchId),
+                cancelBatch: (batchId, except) => cancelBatchRuns(DBOS, batchId, except),
                 async land({ batch: task }) {
                   const handle = await DBOS.startWorkflow(landing, {
                     workflowID: landingWorkflowId(task.batchId, task.taskId),

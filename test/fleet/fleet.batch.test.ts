@@ -322,6 +322,64 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(unknown.stderr).toContain(`there is no batch nope on ${repo.url} (no tag ralph/batch-nope/start)`);
   }, 90_000);
 
+  it("the batch's --max-cost holds for the whole batch: once its tasks' summed cost reaches it the rest is cancelled, ralph wait exits 4, nothing half-landed", async () => {
+    const url = scene.databaseFor('batch_max_cost');
+    const tasks = Array.from({ length: 4 }, (_, n) => ({
+      id: `t${n}`,
+      objective: `write f${n}.txt ${n}\ncost 0.25`,
+    }));
+    const repo = remote(tasks);
+    await worker(url, 'spender', repo, ['--concurrency', '1']);
+    const batchId = await submitBatch(url, repo, '--agent-reports-cost', '--max-cost', '0.6');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(4);
+    expect(waited.stderr).toContain(`ralph: batch ${batchId}: the batch's --max-cost was reached ($0.75)`);
+    // $0.25 a task, one at a time: the third loop's end passes $0.60, and the fourth never starts.
+    expect(repo.agentLines().filter((line) => line.startsWith('start'))).toHaveLength(3);
+    const lines = waited.stdout.split('\n').filter(Boolean);
+    expect(lines.filter((line) => / landed: main at /.test(line))).toHaveLength(3);
+    expect(
+      lines.filter((line) =>
+        new RegExp(`: ${batchId}\\.t\\d cancelled(?: on spender)?, 0 rounds done$`).test(line),
+      ),
+    ).toHaveLength(1);
+    // What landed landed whole, once each; the cancelled task left nothing on the target.
+    const counts = landedCounts(repo, batchId);
+    expect(Object.values(counts)).toEqual([1, 1, 1]);
+    const files = gitIn(repo.bare, 'ls-tree', '--name-only', 'main').split('\n');
+    expect(files.filter((f) => /^f\d\.txt$/.test(f)).sort()).toEqual(
+      Object.keys(counts)
+        .map((id) => `f${id.slice(1)}.txt`)
+        .sort(),
+    );
+  }, 90_000);
+
+  it("the batch's --max-time holds for the whole batch from its submit: its running loop ends then, the rest never starts, ralph wait exits 4", async () => {
+    const url = scene.databaseFor('batch_max_time');
+    const repo = remote(
+      Array.from({ length: 3 }, (_, n) => ({ id: `h${n}`, objective: `write f${n}.txt ${n}\nhang` })),
+    );
+    await worker(url, 'timer', repo, ['--concurrency', '1']);
+    const batchId = await submitBatch(url, repo, '--max-time', '3s');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(4);
+    expect(waited.stderr).toContain(`ralph: batch ${batchId}: the batch's --max-time ran out`);
+    // Each run's own --max-time of 3s would have let all three start, one after another.
+    const starts = repo.agentLines().filter((line) => line.startsWith('start'));
+    expect(starts.length).toBeLessThanOrEqual(1);
+    for (const line of starts)
+      await waitFor(() => !isRunning(Number(line.split(' ')[1])), 'the agent to be stopped');
+    for (const n of [0, 1, 2])
+      expect(waited.stdout).toMatch(
+        new RegExp(
+          `^h${n}: (failed: |skipped: the batch's --max-time ran out$|${batchId}\\.h${n} cancelled(?: on timer)?, 0 rounds done$)`,
+          'm',
+        ),
+      );
+    expect(landedCounts(repo, batchId)).toEqual({});
+    expect(gitIn(repo.bare, 'ls-tree', '--name-only', 'main')).toBe('README.md');
+  }, 90_000);
+
   it('refuses, exit 2, before the database is asked: a repository URL of another transport, a bad tasks file, an objective beside --batch', async () => {
     const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
     const marker = join(repo.side, 'ext-ran');

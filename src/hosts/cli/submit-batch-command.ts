@@ -6,12 +6,14 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
+import { guardRailConfig } from './guard-rail-options.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
 import { readTasksFile } from './tasks-file.js';
 
@@ -69,6 +71,19 @@ async function startRefOf(repo: string, into: string | undefined): Promise<strin
 }
 
 /**
+ * The batch's own budget: `--max-time` counted from now (the submit), `--max-cost` summed over its tasks' runs;
+ * absent without either, so a batch without them is submitted as before.
+ */
+function batchBudgetOf(options: SubmitOptions): BatchBudget | undefined {
+  const { maxWallTimeMs, maxCostUsd } = guardRailConfig(options);
+  if (maxWallTimeMs === undefined && maxCostUsd === undefined) return undefined;
+  return {
+    deadline: maxWallTimeMs === undefined ? null : Date.now() + maxWallTimeMs,
+    maxCostUsd: maxCostUsd ?? null,
+  };
+}
+
+/**
  * The batch's submission: every task as a fleet run with the options of `ralph submit` (its own agent, verify and
  * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
  */
@@ -104,9 +119,11 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
       `ralph submit --repo ${repo}: cannot tag the batch's start commit there: ${errorText(error)}`,
     );
   });
+  const budget = batchBudgetOf(rest);
   return inputs.map(({ task, input, verify }) => ({
     ...input,
     batch: {
+      ...(budget === undefined ? {} : { budget }),
       batchId,
       taskId: task.id,
       repo,
