@@ -197,6 +197,9 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
       () => existsSync(pids) && Number(readFileSync(pids, 'utf8').split('\n')[0]),
       'the merge to verify',
     );
+    // In the merge queue, the task says so, and who lands it.
+    const landing = await ralph(['status', batchId, '--database-url', url]);
+    expect(landing.stdout).toBe('merged: landing on main (by merger)\n');
     victim.child.kill('SIGKILL');
     await victim.exited;
     // Its verify command does not outlive it: its reaper kills it, as it kills its agents.

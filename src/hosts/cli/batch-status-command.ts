@@ -25,13 +25,20 @@ export async function batchNamed(fleet: RalphFleet, id: string): Promise<Batch |
 }
 
 /**
- * A batch's lines: one per task, its run's status until it settled, then what became of it (landed, needs-review
+ * A batch's lines: one per task, its run's status until its loop ended, `landing on <target>` while it is in the
+ * merge queue (by which worker, or waiting its turn), then what became of it (landed, needs-review
  * with the conflicting files and the branch kept on the remote, failed, skipped). Every value comes from the
  * database: printed without control characters.
  */
 export function batchLines(batch: Batch, runLine: (run: FleetRunStatus) => string): string {
   const lines: string[] = [];
-  for (const { taskId, run, result } of batch.tasks) {
+  for (const { taskId, run, result, landing } of batch.tasks) {
+    if (landing !== undefined) {
+      const where =
+        landing.workerId === undefined ? 'waiting its turn in the merge queue' : `by ${landing.workerId}`;
+      lines.push(stripControlToLine(`${taskId}: landing on ${landing.target} (${where})`));
+      continue;
+    }
     if (result === undefined) {
       lines.push(stripControlToLine(`${taskId}: ${runLine(run)}`));
       continue;
