@@ -7,7 +7,7 @@ import { gitLine } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
-import { type BatchFolders, withClone } from './batch-clone.js';
+import { type BatchFolders, removeEmptyFolders, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
 
 /** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
@@ -88,6 +88,7 @@ export function landTask(
       return { status: 'landed', detail: `${task.target} at ${combined}`, files: [] };
     } finally {
       await removeWorktree(clone, scratch);
+      await removeEmptyFolders(scratch, join(folders.stateDir, 'merges'));
     }
   });
 }

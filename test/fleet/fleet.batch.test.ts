@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
@@ -126,6 +126,12 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     const status = await ralph(['status', batchId, '--database-url', url]);
     expect(status.code).toBe(0);
     expect(status.stdout).toBe(waited.stdout);
+    // The workers' state folders keep their clones, and no empty folder of the batch's worktrees or merges.
+    for (const id of ['one', 'two'])
+      for (const kept of ['worktrees', 'merges']) {
+        const folder = join(repo.side, `state-${id}`, kept);
+        expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
+      }
   }, 90_000);
 
   it('two tasks editing the same lines: one lands, the other needs review naming the file, the remote target untouched by it', async () => {
