@@ -9,9 +9,18 @@ import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
 import { type BatchFolders, removeEmptyFolders, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
+import type { FleetResolveOutcome, FleetResolver } from './batch-resolve.js';
 
 /** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
 const VERIFY_GRACE_MS = 5_000;
+
+/** What a landing workflow is given: the task, and the run that made its branch (for the log). */
+export interface LandingInput {
+  task: FleetBatchTask;
+  runId: string;
+  /** With `--resolve-conflicts`: the agent and options a conflict's resolver loop runs with. */
+  resolver?: FleetResolver;
+}
 
 const needsReview = (detail: string, files: string[] = []): BatchTaskResult => ({
   status: 'needs-review',
@@ -52,13 +61,15 @@ async function verifyOwned(setup: MergeSetup, task: FleetBatchTask, signal: Abor
  * at once, by the merge queue's partitions): fetch; when a commit of the target carries the task's `Ralph-Task:`
  * trailer it landed already (a step re-run after a crash) and nothing is done; else rebase the branch onto the
  * target's head in a scratch worktree, run the verify command on the combined tree, and push the target with
- * `--force-with-lease` from the head it rebased onto. A conflict, a failing verify or a target that moved meanwhile
- * needs review: the target is untouched, the task's branch stays on the remote.
+ * `--force-with-lease` from the head it rebased onto. A conflict (unless `resolve`, with `--resolve-conflicts`, makes
+ * a merge of it), a failing verify or a target that moved meanwhile needs review: the target is untouched, the
+ * task's branch stays on the remote.
  */
 export function landTask(
   folders: BatchFolders,
   task: FleetBatchTask,
   signal: AbortSignal,
+  resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
 ): Promise<BatchTaskResult> {
   return withClone(folders, task.repo, async (clone) => {
     const targetHead = await remoteHead(clone, task.target);
@@ -76,8 +87,16 @@ export function landTask(
     try {
       const onto = targetHead ?? task.base;
       const rebased = await rebaseOnto(scratch, onto);
-      if (rebased.kind === 'conflict')
-        return needsReview(`conflict in ${rebased.files.join(', ') || 'the rebase'}`, rebased.files);
+      if (rebased.kind === 'conflict') {
+        const conflict = `conflict in ${rebased.files.join(', ') || 'the rebase'}`;
+        if (resolve === undefined) return needsReview(conflict, rebased.files);
+        const resolved = await resolve({ scratch, onto, head });
+        if (resolved.kind === 'unresolved')
+          return needsReview(
+            `${conflict}, which its resolver loop left unresolved: ${resolved.note}`,
+            rebased.files,
+          );
+      }
       const verified = await verifyOwned(setup, task, signal);
       if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
       const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);

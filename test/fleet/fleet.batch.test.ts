@@ -157,6 +157,33 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'show', `ralph/${batchId}/${other}:shared.txt`)).toBe(other);
   }, 90_000);
 
+  it('--resolve-conflicts: the conflict goes to a resolver loop on the landing worker, and the merge keeping both sides lands once verified', async () => {
+    const url = scene.databaseFor('batch_resolve');
+    const repo = remote(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    await worker(url, 'resolver', repo, ['--concurrency', '2']);
+    const verify = quote([process.execPath, '--version']);
+    const batchId = await submitBatch(url, repo, '--resolve-conflicts', '--verify', verify);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^left: landed: main at [0-9a-f]{40}$/m);
+    expect(waited.stdout).toMatch(/^right: landed: main at [0-9a-f]{40}$/m);
+    // The fake agent, asked to resolve, keeps both sides: both words are on main, no marker.
+    expect(gitIn(repo.bare, 'show', 'main:shared.txt').split('\n').sort()).toEqual(['left', 'right']);
+    expect(landedCounts(repo, batchId)).toEqual({ left: 1, right: 1 });
+    const merged = gitIn(repo.bare, 'log', '-1', '--format=%s', 'main');
+    expect(merged).toMatch(
+      new RegExp(`^ralph batch ${batchId}: task (left|right) onto main, conflicts resolved \\(run \\S+\\)$`),
+    );
+    // Two task agents and one resolver's.
+    expect(repo.agentLines().filter((line) => line.startsWith('start'))).toHaveLength(3);
+  }, 90_000);
+
   it('a worker SIGKILLed in the middle of a task: a live worker takes it over from its last pushed round, and it lands once', async () => {
     const url = scene.databaseFor('batch_task_kill');
     const repo = remote([{ id: 'slow', objective: 'Write a file a round' }]);
@@ -414,6 +441,9 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     const both = await submit('an objective', '--batch', repo.tasksFile, '--repo', repo.url);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('ralph submit --batch takes its objectives from the tasks file');
+    const unverified = await submit('--batch', repo.tasksFile, '--repo', repo.url, '--resolve-conflicts');
+    expect(unverified.code).toBe(2);
+    expect(unverified.stderr).toContain('--resolve-conflicts needs --verify');
     const noRepo = await submit('--batch', repo.tasksFile);
     expect(noRepo.code).toBe(2);
     expect(noRepo.stderr).toContain('ralph submit --batch needs --repo <git url>');

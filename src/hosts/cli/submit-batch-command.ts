@@ -25,6 +25,8 @@ export interface SubmitBatchOptions extends SubmitOptions {
   repo?: string;
   /** The branch the batch lands on (default: a new branch `ralph/batch-<id>` from the remote's HEAD). */
   into?: string;
+  /** A conflict at a landing goes to a resolver loop of the task's agent (needs --verify). */
+  resolveConflicts?: boolean;
 }
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
@@ -88,8 +90,12 @@ function batchBudgetOf(options: SubmitOptions): BatchBudget | undefined {
  * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
  */
 export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<FleetBatchSubmission> {
-  const { batch: file, repo, into, ...rest } = options;
+  const { batch: file, repo, into, resolveConflicts, ...rest } = options;
   if (file === undefined) throw refuse('ralph submit --batch needs a tasks file');
+  if (resolveConflicts === true && rest.verify === undefined)
+    throw refuse(
+      '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
+    );
   if (repo === undefined)
     throw refuse(
       'ralph submit --batch needs --repo <git url>: the repository every worker clones and pushes to',
@@ -124,6 +130,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
     ...input,
     batch: {
       ...(budget === undefined ? {} : { budget }),
+      ...(resolveConflicts === true ? { resolveConflicts } : {}),
       batchId,
       taskId: task.id,
       repo,
