@@ -184,6 +184,36 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(repo.agentLines().filter((line) => line.startsWith('start'))).toHaveLength(3);
   }, 90_000);
 
+  it('a landing waits its turn behind the one landing on its target: ralph status says which, and both land, one at a time', async () => {
+    const url = scene.databaseFor('batch_landing_turn');
+    const repo = remote([
+      { id: 'first', objective: 'write f.txt first' },
+      { id: 'later', objective: 'write l.txt later' },
+    ]);
+    const pids = join(repo.side, 'verify.pids');
+    const go = join(repo.side, 'go');
+    Object.assign(repo.env, { BATCH_VERIFY_PID: pids, BATCH_VERIFY_GO: go });
+    await worker(url, 'lander', repo, ['--concurrency', '2']);
+    const batchId = await submitBatch(url, repo, '--verify', WAIT_IN_MERGE);
+    await waitFor(() => existsSync(pids), 'a merge to verify');
+    const status = await waitFor(async () => {
+      const now = await ralph(['status', batchId, '--database-url', url]);
+      return now.stdout.includes('waiting its turn') && now.stdout;
+    }, 'a landing to wait its turn');
+    expect(status.split('\n').filter(Boolean).sort()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^(first|later): landing on main \(by lander\)$/),
+        expect.stringMatching(/^(first|later): landing on main \(waiting its turn in the merge queue\)$/),
+      ]),
+    );
+    // One merge at a time: only the landing under way has started its verify command.
+    expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    writeFileSync(go, '');
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(landedCounts(repo, batchId)).toEqual({ first: 1, later: 1 });
+  }, 90_000);
+
   it('a worker SIGKILLed in the middle of a task: a live worker takes it over from its last pushed round, and it lands once', async () => {
     const url = scene.databaseFor('batch_task_kill');
     const repo = remote([{ id: 'slow', objective: 'Write a file a round' }]);
