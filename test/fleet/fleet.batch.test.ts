@@ -446,6 +446,27 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'ls-tree', '--name-only', 'main')).toBe('README.md');
   }, 90_000);
 
+  it('a batch whose --max-time ran out before a worker took its tasks starts none: each is skipped, saying why', async () => {
+    const url = scene.databaseFor('batch_time_gone');
+    const repo = remote([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'write b.txt b', after: ['a'] },
+    ]);
+    const submitted = Date.now();
+    const batchId = await submitBatch(url, repo, '--max-time', '1s');
+    // The batch's clock runs from its submit, with no worker yet.
+    await waitFor(() => Date.now() > submitted + 1_500, "the batch's time to run out");
+    await worker(url, 'late', repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(4);
+    expect(waited.stdout).toMatch(/^a: skipped: the batch's --max-time ran out$/m);
+    expect(waited.stdout).toMatch(
+      /^b: skipped: (the batch's --max-time ran out|a, which it comes after, did not land)$/m,
+    );
+    expect(repo.agentLines()).toEqual([]);
+    expect(gitIn(repo.bare, 'branch', '--list', 'ralph/*')).toBe('');
+  }, 60_000);
+
   it('refuses, exit 2, before the database is asked: a repository URL of another transport, a bad tasks file, an objective beside --batch', async () => {
     const repo = remote([{ id: 'one', objective: 'write o.txt one' }]);
     const marker = join(repo.side, 'ext-ran');
