@@ -63,14 +63,20 @@ export function openTaskWorktree(folders: BatchFolders, task: FleetBatchTask, ba
 }
 
 /** The task's worktree gone (its branch is on the remote), and its batch's folder with it once empty. */
-export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): Promise<void> {
-  const path = taskWorktreePath(folders, task);
+export const closeTaskWorktree = (folders: BatchFolders, task: FleetBatchTask): Promise<void> =>
+  dropWorktree(folders, task.repo, taskWorktreePath(folders, task), 'worktrees');
+
+/**
+ * Removes a worktree of the clone of `url` (on the clone's queue, no fetch), then the folders above it up to the
+ * state folder's `kind` folder (`worktrees`, `merges`) as long as they are empty.
+ */
+export function dropWorktree(folders: BatchFolders, url: string, path: string, kind: string): Promise<void> {
   return withClone(
     folders,
-    task.repo,
+    url,
     async (clone) => {
       await removeWorktree(clone, path);
-      await removeEmptyFolders(path, join(folders.stateDir, 'worktrees'));
+      await removeEmptyFolders(path, join(folders.stateDir, kind));
     },
     { fetch: false },
   );
@@ -81,7 +87,7 @@ export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): 
  * keeps no empty `worktrees/<batch>/` or `merges/<batch>/<task>/` after its tasks. Called on a clone's queue, so
  * no task of this worker is making a folder there meanwhile.
  */
-export async function removeEmptyFolders(path: string, top: string): Promise<void> {
+async function removeEmptyFolders(path: string, top: string): Promise<void> {
   for (let folder = path; folder.startsWith(`${top}${sep}`); folder = dirname(folder)) {
     try {
       await rmdir(folder);

@@ -214,6 +214,31 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(landedCounts(repo, batchId)).toEqual({ first: 1, later: 1 });
   }, 90_000);
 
+  it('two batches landing on two targets of one repository merge at once, each target one landing at a time', async () => {
+    const url = scene.databaseFor('batch_two_targets');
+    const repo = remote([{ id: 'one', objective: 'write one.txt one' }]);
+    gitIn(repo.bare, 'branch', 'dev', 'main');
+    const pids = join(repo.side, 'verify.pids');
+    const go = join(repo.side, 'go');
+    Object.assign(repo.env, { BATCH_VERIFY_PID: pids, BATCH_VERIFY_GO: go });
+    await worker(url, 'both', repo, ['--concurrency', '2']);
+    const onMain = await submitBatch(url, repo, '--verify', WAIT_IN_MERGE);
+    const onDev = await submitBatch(url, repo, '--verify', WAIT_IN_MERGE, '--into', 'dev');
+    // Both merges verify at the same time: each waits for the go, so neither could finish first.
+    await waitFor(
+      () => existsSync(pids) && readFileSync(pids, 'utf8').split('\n').filter(Boolean).length === 2,
+      'both merges to verify at once',
+    );
+    writeFileSync(go, '');
+    for (const batchId of [onMain, onDev]) {
+      const waited = await ralph(['wait', batchId, '--database-url', url]);
+      expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    }
+    expect(gitIn(repo.bare, 'show', 'main:one.txt')).toBe('one');
+    expect(gitIn(repo.bare, 'show', 'dev:one.txt')).toBe('one');
+    expect(landedCounts(repo, onMain)).toEqual({ one: 1 });
+  }, 90_000);
+
   it('a worker SIGKILLed in the middle of a task: a live worker takes it over from its last pushed round, and it lands once', async () => {
     const url = scene.databaseFor('batch_task_kill');
     const repo = remote([{ id: 'slow', objective: 'Write a file a round' }]);
