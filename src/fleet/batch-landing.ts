@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type MergeSetup, scratchPath, verifyCombined } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
+import { pauseAfterLandForTests } from '../process/pause-after-land.js';
 import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
@@ -110,6 +111,7 @@ export async function landTask(
       return needsReview(
         `${task.target} moved on the remote while the merge was verified; it was left as it is`,
       );
+    await pauseAfterLandForTests(task.taskId);
     return { status: 'landed', detail: `${task.target} at ${combined}`, files: [] };
   } finally {
     await dropWorktree(folders, task.repo, scratch, 'merges');

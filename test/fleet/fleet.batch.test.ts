@@ -305,6 +305,30 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(readFileSync(pids, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   }, 90_000);
 
+  it('a worker SIGKILLed after its landing pushed the target but before the step was recorded: the heir finds it landed, and it lands once', async () => {
+    const url = scene.databaseFor('batch_push_kill');
+    const repo = remote([{ id: 'pushed', objective: 'write p.txt pushed' }]);
+    const pause = join(repo.side, 'landed');
+    const victim = ended(
+      await startWorker(url, 'pusher', {
+        env: { ...repo.env, RALPH_TEST_PAUSE_AFTER_LAND: pause },
+        extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, 'state-pusher')],
+      }),
+    );
+    const batchId = await submitBatch(url, repo);
+    await waitFor(() => existsSync(pause), 'the landing to push the target');
+    const landed = gitIn(repo.bare, 'rev-parse', 'main');
+    expect(landedCounts(repo, batchId)).toEqual({ pushed: 1 });
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await worker(url, 'heir', repo);
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(waited.stdout).toBe(`pushed: landed: already on main at ${landed}\n`);
+    expect(gitIn(repo.bare, 'rev-parse', 'main')).toBe(landed);
+    expect(landedCounts(repo, batchId)).toEqual({ pushed: 1 });
+  }, 90_000);
+
   it('ralph cancel of a task skips the tasks after it; ralph cancel <batch-id> cancels every task not settled', async () => {
     const url = scene.databaseFor('batch_cancel');
     const repo = remote([]);
