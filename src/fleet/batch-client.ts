@@ -1,9 +1,11 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import type { BatchBudget } from './batch-budget.js';
 import {
   type BatchTaskResult,
   batchTaskRunId,
   type FleetBatchTask,
   isBatchTaskOutcome,
+  landingWorkflowId,
 } from './batch-input.js';
 import { FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import type { FleetRunInput } from './run-input.js';
@@ -17,12 +19,33 @@ export interface FleetBatchTaskStatus<Run> {
   run: Run;
   /** Landed, needs review, failed or skipped, once its run settled (absent before). */
   result?: BatchTaskResult;
+  /** While it is in the merge queue (its loop completed, its landing not settled): where it lands and how far. */
+  landing?: FleetBatchLanding;
+}
+
+/** A task in the merge queue: the target it lands on, and the worker landing it now (absent: waiting its turn). */
+export interface FleetBatchLanding {
+  target: string;
+  workerId?: string;
+}
+
+/** The task's landing while it is not settled (queued, or under way on a worker), else undefined. */
+async function landingOf(client: DBOSClient, task: FleetBatchTask): Promise<FleetBatchLanding | undefined> {
+  const found = await client.getWorkflow(landingWorkflowId(task.batchId, task.taskId));
+  if (found === undefined) return undefined;
+  if (found.status === 'ENQUEUED') return { target: task.target };
+  if (found.status !== 'PENDING') return undefined;
+  return found.executorId === ''
+    ? { target: task.target }
+    : { target: task.target, workerId: found.executorId };
 }
 
 /** A fleet batch: its tasks, in the order they were submitted. */
 export interface FleetBatchStatus<Run> {
   batchId: string;
   tasks: FleetBatchTaskStatus<Run>[];
+  /** The batch's own `--max-time`/`--max-cost` (absent: none). */
+  budget?: BatchBudget;
 }
 
 /** A batch's submission: one run input per task, each carrying its task (in an order where `after` comes first). */
@@ -56,14 +79,19 @@ export async function readBatch<Run extends { outcome?: unknown }>(
     workflow_id_prefix: `${batchId}.`,
     workflowName: FLEET_WORKFLOW,
     loadOutput: false,
+    loadInput: true,
   });
   runs.sort((a, b) => a.createdAt - b.createdAt);
+  const budget = (runs[0]?.input?.[0] as FleetRunInput | undefined)?.batch?.budget;
   const tasks = await Promise.all(
     runs.map(async (found): Promise<FleetBatchTaskStatus<Run>> => {
       const run = await statusOf(found.workflowID);
       const taskId = found.workflowID.slice(batchId.length + 1);
-      return isBatchTaskOutcome(run.outcome) ? { taskId, run, result: run.outcome.batch } : { taskId, run };
+      if (isBatchTaskOutcome(run.outcome)) return { taskId, run, result: run.outcome.batch };
+      const task = (found.input?.[0] as FleetRunInput | undefined)?.batch;
+      const landing = task === undefined ? undefined : await landingOf(client, task);
+      return landing === undefined ? { taskId, run } : { taskId, run, landing };
     }),
   );
-  return { batchId, tasks };
+  return budget === undefined ? { batchId, tasks } : { batchId, tasks, budget };
 }

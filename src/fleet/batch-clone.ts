@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmdir } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { git } from '../workspace/git-command.js';
 import { commitLeftovers } from '../workspace/git-commit.js';
 import { fetchClone, pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
@@ -61,10 +62,39 @@ export function openTaskWorktree(folders: BatchFolders, task: FleetBatchTask, ba
   });
 }
 
-/** The task's worktree gone (its branch is on the remote). */
-export function closeTaskWorktree(folders: BatchFolders, task: FleetBatchTask): Promise<void> {
-  const path = taskWorktreePath(folders, task);
-  return withClone(folders, task.repo, (clone) => removeWorktree(clone, path), { fetch: false });
+/** The task's worktree gone (its branch is on the remote), and its batch's folder with it once empty. */
+export const closeTaskWorktree = (folders: BatchFolders, task: FleetBatchTask): Promise<void> =>
+  dropWorktree(folders, task.repo, taskWorktreePath(folders, task), 'worktrees');
+
+/**
+ * Removes a worktree of the clone of `url` (on the clone's queue, no fetch), then the folders above it up to the
+ * state folder's `kind` folder (`worktrees`, `merges`) as long as they are empty.
+ */
+export function dropWorktree(folders: BatchFolders, url: string, path: string, kind: string): Promise<void> {
+  return withClone(
+    folders,
+    url,
+    async (clone) => {
+      await removeWorktree(clone, path);
+      await removeEmptyFolders(path, join(folders.stateDir, kind));
+    },
+    { fetch: false },
+  );
+}
+
+/**
+ * Removes `path` and the folders above it, up to `top` (kept), as long as each is empty: a worker's state folder
+ * keeps no empty `worktrees/<batch>/` or `merges/<batch>/<task>/` after its tasks. Called on a clone's queue, so
+ * no task of this worker is making a folder there meanwhile.
+ */
+async function removeEmptyFolders(path: string, top: string): Promise<void> {
+  for (let folder = path; folder.startsWith(`${top}${sep}`); folder = dirname(folder)) {
+    try {
+      await rmdir(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    }
+  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { BatchBudget } from './batch-budget.js';
+
 /**
  * What a fleet run of a batch task carries besides an ordinary run's input (`ralph submit --batch`): where its
  * repository is, which branch it works on and lands on, and what it starts from.
@@ -19,6 +21,10 @@ export interface FleetBatchTask {
   verify: string | null;
   /** How long that verify command may take (ms). */
   verifyTimeoutMs: number;
+  /** `--resolve-conflicts`: a conflict at its landing goes to a resolver loop of the task's agent (absent: no). */
+  resolveConflicts?: boolean;
+  /** The batch's own `--max-time`/`--max-cost`, held for the batch as a whole (absent: none). */
+  budget?: BatchBudget;
 }
 
 /** How a batch task ended for the batch: landed on the target, or why not. */
@@ -28,12 +34,6 @@ export interface BatchTaskResult {
   detail: string;
   /** The conflicting files, for a conflict. */
   files: string[];
-}
-
-/** What a landing workflow is given: the task, and the run that made its branch (for the log). */
-export interface LandingInput {
-  task: FleetBatchTask;
-  runId: string;
 }
 
 /** The run id of a batch's task: `<batch-id>.<task-id>` (a batch id has no dot, so the prefix names the batch). */

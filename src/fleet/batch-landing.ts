@@ -2,16 +2,26 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type MergeSetup, scratchPath, verifyCombined } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
+import { pauseAfterLandForTests } from '../process/pause-after-land.js';
 import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
-import { type BatchFolders, withClone } from './batch-clone.js';
+import { type BatchFolders, dropWorktree, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
+import type { FleetResolveOutcome, FleetResolver } from './batch-resolve.js';
 
 /** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
 const VERIFY_GRACE_MS = 5_000;
+
+/** What a landing workflow is given: the task, and the run that made its branch (for the log). */
+export interface LandingInput {
+  task: FleetBatchTask;
+  runId: string;
+  /** With `--resolve-conflicts`: the agent and options a conflict's resolver loop runs with. */
+  resolver?: FleetResolver;
+}
 
 const needsReview = (detail: string, files: string[] = []): BatchTaskResult => ({
   status: 'needs-review',
@@ -47,47 +57,87 @@ async function verifyOwned(setup: MergeSetup, task: FleetBatchTask, signal: Abor
   }
 }
 
+/** A landing ready to merge: its scratch tree on the task's head, and the target's head it started from. */
+interface OpenLanding {
+  setup: MergeSetup;
+  scratch: string;
+  head: string;
+  targetHead: string | null;
+}
+
 /**
  * Lands a task's pushed branch on the remote's target, as one step of its landing workflow (one landing per target
  * at once, by the merge queue's partitions): fetch; when a commit of the target carries the task's `Ralph-Task:`
  * trailer it landed already (a step re-run after a crash) and nothing is done; else rebase the branch onto the
  * target's head in a scratch worktree, run the verify command on the combined tree, and push the target with
- * `--force-with-lease` from the head it rebased onto. A conflict, a failing verify or a target that moved meanwhile
- * needs review: the target is untouched, the task's branch stays on the remote.
+ * `--force-with-lease` from the head it rebased onto. A conflict (unless `resolve`, with `--resolve-conflicts`, makes
+ * a merge of it), a failing verify or a target that moved meanwhile needs review: the target is untouched, the
+ * task's branch stays on the remote. Only the fetch, the scratch tree's making and removal and the push wait their
+ * turn on the worker's clone: the merge, its resolver loop and its verify command run in the scratch tree, beside a
+ * landing on another target and the rounds' pushes of the worker's tasks.
  */
-export function landTask(
+export async function landTask(
   folders: BatchFolders,
   task: FleetBatchTask,
   signal: AbortSignal,
+  resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
 ): Promise<BatchTaskResult> {
-  return withClone(folders, task.repo, async (clone) => {
-    const targetHead = await remoteHead(clone, task.target);
-    if (targetHead !== null) {
-      const landed = await taskTrailers(clone, `${task.base}..${targetHead}`);
-      if (landed.includes(taskTrailer(task)))
-        return { status: 'landed', detail: `already on ${task.target} at ${targetHead}`, files: [] };
-    }
-    const head = await remoteHead(clone, task.branch);
-    if (head === null) return needsReview(`its branch ${task.branch} is not on the remote`);
-    const setup = mergeSetup(folders, clone, task);
-    const scratch = scratchPath(setup);
-    if (existsSync(scratch)) await removeWorktree(clone, scratch);
-    await addDetachedWorktree(clone, scratch, head);
-    try {
-      const onto = targetHead ?? task.base;
-      const rebased = await rebaseOnto(scratch, onto);
-      if (rebased.kind === 'conflict')
-        return needsReview(`conflict in ${rebased.files.join(', ') || 'the rebase'}`, rebased.files);
-      const verified = await verifyOwned(setup, task, signal);
-      if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
-      const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
-      if (!(await pushBranch(scratch, combined, task.target, targetHead)))
+  const opened = await withClone(folders, task.repo, (clone) => openLanding(folders, clone, task));
+  if (!('scratch' in opened)) return opened;
+  const { setup, scratch, head, targetHead } = opened;
+  try {
+    const onto = targetHead ?? task.base;
+    const rebased = await rebaseOnto(scratch, onto);
+    if (rebased.kind === 'conflict') {
+      const conflict = `conflict in ${rebased.files.join(', ') || 'the rebase'}`;
+      if (resolve === undefined) return needsReview(conflict, rebased.files);
+      const resolved = await resolve({ scratch, onto, head });
+      if (resolved.kind === 'unresolved')
         return needsReview(
-          `${task.target} moved on the remote while the merge was verified; it was left as it is`,
+          `${conflict}, which its resolver loop left unresolved: ${resolved.note}`,
+          rebased.files,
         );
-      return { status: 'landed', detail: `${task.target} at ${combined}`, files: [] };
-    } finally {
-      await removeWorktree(clone, scratch);
     }
-  });
+    const verified = await verifyOwned(setup, task, signal);
+    if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
+    const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
+    const pushed = await withClone(
+      folders,
+      task.repo,
+      () => pushBranch(scratch, combined, task.target, targetHead),
+      { fetch: false },
+    );
+    if (!pushed)
+      return needsReview(
+        `${task.target} moved on the remote while the merge was verified; it was left as it is`,
+      );
+    await pauseAfterLandForTests(task.taskId);
+    return { status: 'landed', detail: `${task.target} at ${combined}`, files: [] };
+  } finally {
+    await dropWorktree(folders, task.repo, scratch, 'merges');
+  }
+}
+
+/**
+ * On the freshly fetched clone: the landing's result when there is nothing to merge (the target holds the task
+ * already, or its branch is not on the remote), else its scratch tree made on the task's head.
+ */
+async function openLanding(
+  folders: BatchFolders,
+  clone: string,
+  task: FleetBatchTask,
+): Promise<BatchTaskResult | OpenLanding> {
+  const targetHead = await remoteHead(clone, task.target);
+  if (targetHead !== null) {
+    const landed = await taskTrailers(clone, `${task.base}..${targetHead}`);
+    if (landed.includes(taskTrailer(task)))
+      return { status: 'landed', detail: `already on ${task.target} at ${targetHead}`, files: [] };
+  }
+  const head = await remoteHead(clone, task.branch);
+  if (head === null) return needsReview(`its branch ${task.branch} is not on the remote`);
+  const setup = mergeSetup(folders, clone, task);
+  const scratch = scratchPath(setup);
+  if (existsSync(scratch)) await removeWorktree(clone, scratch);
+  await addDetachedWorktree(clone, scratch, head);
+  return { setup, scratch, head, targetHead };
 }

@@ -1,5 +1,6 @@
 import type { ChildRun, SubagentProvider } from '../contract/types.js';
 import { remoteHead } from '../workspace/git-remote.js';
+import { type BatchBudget, type BatchSpend, batchBudgetSpent } from './batch-budget.js';
 import {
   type BatchFolders,
   closeTaskWorktree,
@@ -14,7 +15,12 @@ import {
   isBatchTaskOutcome,
 } from './batch-input.js';
 import type { DurableSteps } from './durable-provider.js';
-import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
+import {
+  type FleetOutcome,
+  type FleetProviderFactory,
+  type FleetRunInput,
+  guardRailsOf,
+} from './run-input.js';
 import { runFleetRun } from './workflow.js';
 
 /** What a batch task's workflow needs of its worker and of DBOS. */
@@ -30,6 +36,13 @@ export interface BatchTaskDeps
   allowBatch: boolean;
   /** `DBOS.getResult` of another workflow (a task this one comes after), recorded in this one. */
   resultOf(workflowId: string): Promise<unknown>;
+  /** The summed cost of the batch's task runs so far (what its `--max-cost` counts), read in a step of this one. */
+  batchCostUsd(batchId: string): Promise<number>;
+  /**
+   * Cancels the batch's task runs that are not settled and not landing (a landing under way finishes), but this
+   * one, as `ralph cancel <batch-id>` does; read in a step of this one.
+   */
+  cancelBatch(batchId: string, except: string): Promise<void>;
   /** Starts the task's landing on the merge queue (once: its id is the task's) and resolves with how it went. */
   land(input: FleetRunInput & { batch: NonNullable<FleetRunInput['batch']> }): Promise<BatchTaskResult>;
 }
@@ -66,11 +79,48 @@ export function batchRefusal(
   return null;
 }
 
-/** Why a finished run of a task does not go to the merge queue, or null when it does (it completed). */
-function notLanding(outcome: FleetOutcome): string | null {
-  if (!outcome.ok) return `${outcome.failure.code}: ${outcome.failure.message}`;
+/**
+ * Why a finished run of a task does not go to the merge queue, or null when it does (it completed, even when the
+ * batch's budget ran out as it ended: its work is done, and a landing spends no agent's time or money).
+ */
+function notLanding(outcome: FleetOutcome, batchSpent: string | null): string | null {
+  const also = batchSpent === null ? '' : ` (${batchSpent})`;
+  if (!outcome.ok) return `${outcome.failure.code}: ${outcome.failure.message}${also}`;
   const { status } = outcome.envelope.result;
-  return status === 'complete' ? null : `its loop ended ${status}`;
+  return status === 'complete' ? null : `its loop ended ${status}${also}`;
+}
+
+/**
+ * The task's run input with its wall-clock budget ending no later than the batch's: a run still going when the
+ * batch's `--max-time` runs out ends then, budget-limited, as a run does at its own `--max-time`.
+ */
+function withinBatchTime<T extends FleetRunInput>(input: T, atStart: BatchSpend | undefined): T {
+  const deadline = input.batch?.budget?.deadline ?? null;
+  if (deadline === null || atStart === undefined) return input;
+  const left = deadline - atStart.now;
+  const own = guardRailsOf(input).maxWallTimeMs;
+  const maxWallTimeMs = typeof own === 'number' && own < left ? own : left;
+  return { ...input, guardRails: { ...guardRailsOf(input), maxWallTimeMs } };
+}
+
+/**
+ * Once the task's loop ended, whether the batch's budget ran out (its cost counted now, as the local batch sums a
+ * loop's cost when it ends): then the batch's other runs not settled and not landing are cancelled. Recorded, so a
+ * takeover decides the same.
+ */
+async function spendAtEnd(
+  task: FleetBatchTask,
+  budget: BatchBudget,
+  deps: BatchTaskDeps,
+): Promise<string | null> {
+  return deps.steps.runStep(async () => {
+    const spent = batchBudgetSpent(budget, {
+      now: Date.now(),
+      costUsd: await deps.batchCostUsd(task.batchId),
+    });
+    if (spent !== null) await deps.cancelBatch(task.batchId, deps.workflowId);
+    return spent;
+  }, 'batch-spent');
 }
 
 /**
@@ -127,6 +177,23 @@ export async function runBatchTask(
       return ended({ ok: false, failure }, 'skipped', failure.message);
     }
   }
+  // The batch's own budget, asked once it may start (recorded: a takeover decides the same).
+  const budget = task.budget;
+  const atStart =
+    budget === undefined
+      ? undefined
+      : await deps.steps.runStep(
+          async () => ({ now: Date.now(), costUsd: await deps.batchCostUsd(task.batchId) }),
+          'batch-budget',
+        );
+  const spentAtStart =
+    budget === undefined || atStart === undefined ? null : batchBudgetSpent(budget, atStart);
+  if (spentAtStart !== null)
+    return ended(
+      { ok: false, failure: { code: 'cancelled', message: spentAtStart } },
+      'skipped',
+      spentAtStart,
+    );
   // After the tasks it waited for: the target as they left it, read once and recorded.
   const base =
     task.after.length === 0
@@ -149,7 +216,7 @@ export async function runBatchTask(
   const roundMessage = (round: number) =>
     `ralph batch ${task.batchId}: task ${task.taskId}, round ${round} (run ${deps.workflowId})`;
   const outcome = await runFleetRun(
-    { ...input, cwd: worktree },
+    { ...withinBatchTime(input, atStart), cwd: worktree },
     {
       workflowId: deps.workflowId,
       steps: deps.steps,
@@ -163,7 +230,8 @@ export async function runBatchTask(
         pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, roundMessage(round))),
     },
   );
-  const why = notLanding(outcome);
+  const spentAtEnd = budget === undefined ? null : await spendAtEnd(task, budget, deps);
+  const why = notLanding(outcome, spentAtEnd);
   if (why !== null) {
     await closeTaskWorktree(deps, task).catch(() => undefined);
     return ended(outcome, 'failed', why);

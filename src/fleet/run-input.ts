@@ -32,7 +32,7 @@ export const FLEET_GUARD_RAILS = [
 ] as const satisfies readonly (keyof RalphConfigInput)[];
 
 /** The guard rails a run's stored input sets, and only those fields (its input is whatever JSON was submitted). */
-export function guardRailsOf(input: FleetRunInput): FleetGuardRails {
+export function guardRailsOf(input: Pick<FleetRunInput, 'guardRails'>): FleetGuardRails {
   const stored = (input.guardRails ?? {}) as Record<string, unknown>;
   const picked: Record<string, unknown> = {};
   for (const field of FLEET_GUARD_RAILS) if (stored[field] !== undefined) picked[field] = stored[field];

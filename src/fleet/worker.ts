@@ -6,13 +6,10 @@ import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
-import {
-  type BatchTaskResult,
-  type LandingInput,
-  landingPartition,
-  landingWorkflowId,
-} from './batch-input.js';
-import { landTask } from './batch-landing.js';
+import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
+import { type LandingInput, landTask } from './batch-landing.js';
+import { resolveOnFleet } from './batch-resolve.js';
+import { batchCostUsd, cancelBatchRuns } from './batch-runs.js';
 import { batchRefusal, runBatchTask } from './batch-task.js';
 import {
   DEFAULT_LEASE_MS,
@@ -212,7 +209,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   };
   const folders = { stateDir: options.stateDir ?? join(homedir(), '.ralph', 'workers', workerId) };
   const landing = DBOS.registerWorkflow(
-    async ({ task, runId }: LandingInput): Promise<BatchTaskResult> => {
+    async ({ task, runId, resolver }: LandingInput): Promise<BatchTaskResult> => {
       notice(
         `${NOTICE} ${workerId}: landing ${task.taskId} of batch ${task.batchId} (run ${runId}) on ${task.target}`,
       );
@@ -225,10 +222,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       const result: BatchTaskResult =
         refusal !== null
           ? { status: 'needs-review', detail: refusal, files: [] }
-          : await steps.runStep(
-              () => landTask(folders, task, steps.cancelSignal() ?? new AbortController().signal),
-              'land',
-            );
+          : await steps.runStep(() => {
+              const signal = steps.cancelSignal() ?? new AbortController().signal;
+              const resolve =
+                resolver === undefined
+                  ? undefined
+                  : (merge: Parameters<typeof resolveOnFleet>[0]) =>
+                      resolveOnFleet(merge, task, resolver, options.providerFor, signal);
+              return landTask(folders, task, signal, resolve);
+            }, 'land');
       notice(
         `${NOTICE} ${workerId}: ${task.taskId} of batch ${task.batchId}: ${result.status}: ${result.detail}`,
       );
@@ -270,12 +272,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 ...folders,
                 allowBatch: options.allowBatch === true,
                 resultOf: (id) => DBOS.getResult(id),
-                async land({ batch: task }) {
+                batchCostUsd: (batchId) => batchCostUsd(DBOS, batchId),
+                cancelBatch: (batchId, except) => cancelBatchRuns(DBOS, batchId, except),
+                async land({ batch: task, agent, guardRails, maxRounds, terminationGraceMs }) {
+                  const resolver = { agent, guardRails, maxRounds, terminationGraceMs };
                   const handle = await DBOS.startWorkflow(landing, {
                     workflowID: landingWorkflowId(task.batchId, task.taskId),
                     queueName: MERGE_QUEUE,
                     enqueueOptions: { queuePartitionKey: landingPartition(task) },
-                  })({ task, runId });
+                  })({ task, runId, ...(task.resolveConflicts === true ? { resolver } : {}) });
                   return handle.getResult();
                 },
               },

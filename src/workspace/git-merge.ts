@@ -10,14 +10,15 @@ const CONFLICT_MARKER = /^(<{7}|={7}|>{7})( |$)/m;
  * In `scratch`, a worktree whose detached head is the target's head, merges `branch` without committing and
  * resolves with the files left conflicting (none when it merged cleanly): what a resolver is asked to fix.
  */
-export async function startMerge(scratch: string, branch: string): Promise<string[]> {
-  await git(scratch, [
-    ...(await commitIdentityArgs(scratch)),
-    'merge',
-    '--no-ff',
-    '--no-commit',
-    `refs/heads/${branch}`,
-  ]).catch(() => undefined);
+export function startMerge(scratch: string, branch: string): Promise<string[]> {
+  return startMergeOf(scratch, `refs/heads/${branch}`);
+}
+
+/** startMerge of any commit (`rev`), such as a fleet task's branch as the worker's clone fetched it. */
+export async function startMergeOf(scratch: string, rev: string): Promise<string[]> {
+  await git(scratch, [...(await commitIdentityArgs(scratch)), 'merge', '--no-ff', '--no-commit', rev]).catch(
+    () => undefined,
+  );
   return gitLines(scratch, ['diff', '--name-only', '--diff-filter=U']);
 }
 

@@ -20,7 +20,7 @@ export function repoUrlProblem(url: string): string | null {
  * The `-c` options every command that reaches the remote gets: only the transports a batch URL may name, so no
  * redirect, submodule or `insteadOf` rewrite reaches another one (git's GIT_ALLOW_PROTOCOL, as config).
  */
-const PROTOCOLS = [
+export const PROTOCOLS = [
   '-c',
   'protocol.allow=never',
   ...['file', 'https', 'ssh'].flatMap((name) => ['-c', `protocol.${name}.allow=always`]),

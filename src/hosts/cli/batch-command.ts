@@ -26,6 +26,8 @@ import type {
 import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
 import { killLiveGroups } from '../../process/live-groups.js';
 import { GitError } from '../../workspace/git-command.js';
+import { repoUrlProblem } from '../../workspace/git-remote.js';
+import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
@@ -57,6 +59,8 @@ export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOpti
   parallel?: string;
   into?: string;
   rollback?: string;
+  /** With `rollback`: the remote of a fleet batch (`ralph submit --batch --repo URL`). */
+  repo?: string;
   resolveConflicts?: boolean;
   resume?: string;
 }
@@ -108,9 +112,23 @@ function newBatchId(): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** `ralph batch --rollback <id>`: the batch's target back on its starting commit. */
-async function rollbackCommand(batchId: string, cwd: string): Promise<number> {
-  const done = await rollbackSession(cwd, batchId);
+/**
+ * `ralph batch --rollback <id>`: the batch's target back on its starting commit, in the repository `cwd` is in, or
+ * with `--repo URL` on that remote (a fleet batch's).
+ */
+async function rollbackCommand(batchId: string, cwd: string, repo: string | undefined): Promise<number> {
+  if (repo !== undefined) {
+    const problem = repoUrlProblem(repo);
+    if (problem !== null) throw refuse(`ralph batch --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+  }
+  const done =
+    repo === undefined ? await rollbackSession(cwd, batchId) : await rollbackRemoteSession(repo, batchId);
+  if (done.from === done.to) {
+    process.stdout.write(
+      `${done.target} is at batch ${batchId}'s start commit ${done.to.slice(0, 12)} already\n`,
+    );
+    return EXIT.complete;
+  }
   process.stdout.write(
     done.from === done.to
       ? `${done.target} is already at the batch's start ${done.to.slice(0, 12)}: nothing to roll back\n`
@@ -131,7 +149,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
   let tracing: BatchTracing | undefined;
   try {
     const cwd = resolve(options.cwd ?? '.');
-    if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd);
+    if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
+    if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
     const tasks = await readTasks(tasksFile);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)

@@ -1,22 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type MergeSetup, scratchPath } from '../../actors/merge-steps.js';
+import { resolverObjective, resolverVerdict } from '../../actors/resolver-steps.js';
 import type { ConflictItem, ResolveOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
-import { filesWithMarkers, finishMerge, startMerge } from '../../workspace/git-merge.js';
+import { finishMerge, startMerge } from '../../workspace/git-merge.js';
 import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
 import type { LoopSetup } from './batch-loops.js';
 import { createCliTool } from './cli-tool.js';
 import { parseNumberOption } from './numbers.js';
-
-/** The objective of a resolver loop: fixed text naming the target, the task and the files in conflict. */
-export function resolverObjective(target: string, taskId: string, files: readonly string[]): string {
-  return [
-    `This worktree holds an unfinished git merge of task ${taskId}'s branch into ${target}.`,
-    `Resolve the merge conflicts in ${files.join(', ')}, keeping both sides' intent: what ${target} already has and what the task added.`,
-    'Leave no conflict markers; do not commit and do not abort the merge: ralph commits the merge when your report says complete.',
-  ].join('\n');
-}
 
 /**
  * `--resolve-conflicts`: in the scratch worktree, merges the task's branch into the target's head and hands the
@@ -50,15 +42,6 @@ export async function resolveConflicts(
     { objective: resolverObjective(merge.target, item.taskId, files), ...maxRounds },
     { agent, signal, record: join(merge.folder, 'runs', `${item.taskId}.resolve.jsonl`) },
   );
-  const { status, report } = envelope.result;
-  if (status !== 'complete')
-    return { kind: 'unresolved', note: `${status}: ${report.blocker ?? report.summary}` };
-  const marked = await filesWithMarkers(scratch, files);
-  if (marked.length > 0)
-    return { kind: 'unresolved', note: `conflict markers are left in ${marked.join(', ')}` };
-  return {
-    kind: 'resolved',
-    head: await finishMerge(scratch, message(`conflicts resolved (run ${envelope.runId})`)),
-    onto,
-  };
+  const verdict = await resolverVerdict(scratch, files, envelope, message);
+  return verdict.kind === 'resolved' ? { ...verdict, onto } : verdict;
 }

@@ -1,3 +1,4 @@
+import { batchBudgetSpent, summedCostUsd } from '../../fleet/batch-budget.js';
 import type { FleetBatchStatus } from '../../fleet/batch-client.js';
 import type { FleetRunStatus, RalphFleet } from '../../fleet/client.js';
 import { FleetError } from '../../fleet/database.js';
@@ -24,13 +25,20 @@ export async function batchNamed(fleet: RalphFleet, id: string): Promise<Batch |
 }
 
 /**
- * A batch's lines: one per task, its run's status until it settled, then what became of it (landed, needs-review
+ * A batch's lines: one per task, its run's status until its loop ended, `landing on <target>` while it is in the
+ * merge queue (by which worker, or waiting its turn), then what became of it (landed, needs-review
  * with the conflicting files and the branch kept on the remote, failed, skipped). Every value comes from the
  * database: printed without control characters.
  */
 export function batchLines(batch: Batch, runLine: (run: FleetRunStatus) => string): string {
   const lines: string[] = [];
-  for (const { taskId, run, result } of batch.tasks) {
+  for (const { taskId, run, result, landing } of batch.tasks) {
+    if (landing !== undefined) {
+      const where =
+        landing.workerId === undefined ? 'waiting its turn in the merge queue' : `by ${landing.workerId}`;
+      lines.push(stripControlToLine(`${taskId}: landing on ${landing.target} (${where})`));
+      continue;
+    }
     if (result === undefined) {
       lines.push(stripControlToLine(`${taskId}: ${runLine(run)}`));
       continue;
@@ -56,7 +64,7 @@ export function printBatchStatus(
 
 /**
  * `ralph wait <batch-id>`: waits for every task's run to settle (each landing included), then prints the batch's
- * lines; exit 0 when every task landed, 1 when some did not.
+ * lines; exit 0 when every task landed, 4 when some did not because the batch's own budget ran out, else 1.
  */
 export async function waitBatch(
   fleet: RalphFleet,
@@ -67,5 +75,23 @@ export async function waitBatch(
   for (const { run } of batch.tasks) await fleet.wait(run.runId);
   const settled = await fleet.batch(batch.batchId);
   printBatchStatus(settled, json, runLine);
-  return settled.tasks.every((task) => task.result?.status === 'landed') ? EXIT.complete : EXIT.failed;
+  if (settled.tasks.every((task) => task.result?.status === 'landed')) return EXIT.complete;
+  const spent = budgetSpent(settled);
+  if (spent === null) return EXIT.failed;
+  process.stderr.write(`ralph: batch ${settled.batchId}: ${spent}\n`);
+  return EXIT.budgetLimited;
+}
+
+/**
+ * Why the settled batch's own budget stopped it, or null when it did not: its tasks' summed cost reached its
+ * `--max-cost`, or a task that did not land settled once its `--max-time` had run out.
+ */
+function budgetSpent({ budget, tasks }: Batch): string | null {
+  if (budget === undefined) return null;
+  const costUsd = summedCostUsd(tasks.map((task) => task.run.usage));
+  const cost = batchBudgetSpent({ deadline: null, maxCostUsd: budget.maxCostUsd }, { now: 0, costUsd });
+  if (cost !== null) return cost;
+  const unlanded = tasks.filter((task) => task.result?.status !== 'landed');
+  const lastSettled = Math.max(...unlanded.map((task) => task.run.updatedAt ?? task.run.createdAt));
+  return batchBudgetSpent({ deadline: budget.deadline, maxCostUsd: null }, { now: lastSettled, costUsd });
 }

@@ -119,13 +119,18 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
           '--into <branch>',
           "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
         )
+        .option(
+          '--resolve-conflicts',
+          "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
+        )
         .option(...DATABASE_URL)
         .option(...DATABASE_URL_FILE),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
-      if (options.batch !== undefined) {
+      // --resolve-conflicts without --batch is refused there (it needs a tasks file), never sent as an agent option.
+      if (options.batch !== undefined || options.resolveConflicts === true) {
         const { submitBatchCommand } = await import('./submit-batch-command.js');
         setExitCode(await submitBatchCommand(objective, options));
         return;

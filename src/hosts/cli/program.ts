@@ -67,6 +67,7 @@ Examples:
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --rollback 20261201-1522-a1b2c3
+  $ ralph batch --rollback 20261201-1522-a1b2c3 --repo git@host:team/app.git
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
@@ -253,7 +254,8 @@ export async function runCli(argv: string[]): Promise<number> {
         .option(
           '--rollback <id>',
           "move batch <id>'s target back to the commit it started from, and run nothing",
-        ),
+        )
+        .option('--repo <url>', 'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)'),
     ),
   )
     .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)

@@ -6,11 +6,14 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
+import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
+import { guardRailConfig } from './guard-rail-options.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
 import { readTasksFile } from './tasks-file.js';
 
@@ -22,6 +25,8 @@ export interface SubmitBatchOptions extends SubmitOptions {
   repo?: string;
   /** The branch the batch lands on (default: a new branch `ralph/batch-<id>` from the remote's HEAD). */
   into?: string;
+  /** A conflict at a landing goes to a resolver loop of the task's agent (needs --verify). */
+  resolveConflicts?: boolean;
 }
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
@@ -46,8 +51,11 @@ function newBatchId(): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The commit the batch starts from: the `--into` branch's on the remote, else the remote's HEAD. */
-async function baseOf(repo: string, into: string | undefined): Promise<string> {
+/**
+ * The ref the batch starts from on the remote (`refs/heads/<into>`, else `HEAD`), checked with `git ls-remote`:
+ * a remote without it is refused before anything is written there.
+ */
+async function startRefOf(repo: string, into: string | undefined): Promise<string> {
   const ref = into === undefined ? 'HEAD' : `refs/heads/${into}`;
   let found: string | null;
   try {
@@ -61,7 +69,20 @@ async function baseOf(repo: string, into: string | undefined): Promise<string> {
         ? `ralph submit --repo ${repo}: the repository has no HEAD commit to start a batch from`
         : `ralph submit --into ${into}: there is no such branch in ${repo}`,
     );
-  return found;
+  return ref;
+}
+
+/**
+ * The batch's own budget: `--max-time` counted from now (the submit), `--max-cost` summed over its tasks' runs;
+ * absent without either, so a batch without them is submitted as before.
+ */
+function batchBudgetOf(options: SubmitOptions): BatchBudget | undefined {
+  const { maxWallTimeMs, maxCostUsd } = guardRailConfig(options);
+  if (maxWallTimeMs === undefined && maxCostUsd === undefined) return undefined;
+  return {
+    deadline: maxWallTimeMs === undefined ? null : Date.now() + maxWallTimeMs,
+    maxCostUsd: maxCostUsd ?? null,
+  };
 }
 
 /**
@@ -69,8 +90,12 @@ async function baseOf(repo: string, into: string | undefined): Promise<string> {
  * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
  */
 export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<FleetBatchSubmission> {
-  const { batch: file, repo, into, ...rest } = options;
+  const { batch: file, repo, into, resolveConflicts, ...rest } = options;
   if (file === undefined) throw refuse('ralph submit --batch needs a tasks file');
+  if (resolveConflicts === true && rest.verify === undefined)
+    throw refuse(
+      '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
+    );
   if (repo === undefined)
     throw refuse(
       'ralph submit --batch needs --repo <git url>: the repository every worker clones and pushes to',
@@ -92,11 +117,20 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
     return { task, input, verify };
   });
   const batchId = newBatchId();
-  const base = await baseOf(repo, into);
+  const ref = await startRefOf(repo, into);
   const target = into ?? sessionBranch(batchId);
+  // The start commit, tagged on the remote for `ralph batch --rollback <id> --repo URL`.
+  const base = await startRemoteSession(repo, batchId, ref, target).catch((error: unknown) => {
+    throw refuse(
+      `ralph submit --repo ${repo}: cannot tag the batch's start commit there: ${errorText(error)}`,
+    );
+  });
+  const budget = batchBudgetOf(rest);
   return inputs.map(({ task, input, verify }) => ({
     ...input,
     batch: {
+      ...(budget === undefined ? {} : { budget }),
+      ...(resolveConflicts === true ? { resolveConflicts } : {}),
       batchId,
       taskId: task.id,
       repo,
