@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type MergeSetup, scratchPath, verifyCombined } from '../actors/merge-steps.js';
+import { type MergeSetup, scratchPath, verifyCombinedOwned } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
 import { pauseAfterLandForTests } from '../process/pause-after-land.js';
-import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
@@ -40,21 +39,6 @@ function mergeSetup(folders: BatchFolders, clone: string, task: FleetBatchTask):
     verifyTimeoutMs: task.verifyTimeoutMs,
     terminationGraceMs: VERIFY_GRACE_MS,
   };
-}
-
-/**
- * Runs the merge's verify command with a round folder of this worker naming it in its environment: a worker killed
- * by SIGKILL has it killed by its reaper (whose sweep finds a dead host's processes by the round folder their
- * environment names), as it has its agents killed, so no verify command outlives its worker.
- */
-async function verifyOwned(setup: MergeSetup, task: FleetBatchTask, signal: AbortSignal) {
-  const folder = takeRoundFolder('{}');
-  try {
-    const env = { ...process.env, RALPH_MERGE_FOLDER: join(folder.dir, 'merge') };
-    return await verifyCombined(setup, { taskId: task.taskId, branch: task.branch }, signal, env);
-  } finally {
-    folder.release();
-  }
 }
 
 /** A landing ready to merge: its scratch tree on the task's head, and the target's head it started from. */
@@ -98,7 +82,7 @@ export async function landTask(
           rebased.files,
         );
     }
-    const verified = await verifyOwned(setup, task, signal);
+    const verified = await verifyCombinedOwned(setup, { taskId: task.taskId, branch: task.branch }, signal);
     if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
     const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
     const pushed = await withClone(
