@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,41 @@ async function unprivilegedUser(): Promise<{ uid: number; gid: number } | undefi
   throw new Error('running as root and there is no postgres user to run the server as');
 }
 
+const OWNER_FILE = 'owner.pid';
+
+/** Whether a process with this pid is alive (a pid of another user's process counts as alive). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops and removes the clusters of test processes that died without stopping theirs (SIGKILL, a killed `vitest`:
+ * no exit handler runs), found by the pid each cluster's folder names, so a killed run leaves no server behind for
+ * long. A cluster of a live process, or one whose folder names none, is left alone.
+ */
+async function sweepAbandonedClusters(bin: string, as: { uid?: number; gid?: number }): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names.filter((entry) => entry.startsWith('ralph-pg-'))) {
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || isAlive(owner)) continue;
+    await run(join(bin, 'pg_ctl'), ['stop', '-w', '-m', 'immediate', '-D', join(dir, 'data')], as).catch(
+      () => undefined,
+    );
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Starts a fresh cluster: initdb in a temp folder owned by the postgres user (when the tests run as root), then
  * the server on a free loopback port with its socket in that folder. Everything it started is stopped and removed
@@ -66,10 +101,12 @@ export async function startTestPostgres({ fsync = false } = {}): Promise<TestPos
   const bin = await postgresBin();
   if (bin === undefined) throw new Error('Postgres is not installed (apt-get install postgresql)');
   const user = await unprivilegedUser();
+  const as = user === undefined ? {} : { uid: user.uid, gid: user.gid };
+  await sweepAbandonedClusters(bin, as);
   const dir = await mkdtemp(join(tmpdir(), 'ralph-pg-'));
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid));
   if (user !== undefined) await chown(dir, user.uid, user.gid);
   const data = join(dir, 'data');
-  const as = user === undefined ? {} : { uid: user.uid, gid: user.gid };
   const exec = (file: string, args: string[]) =>
     run(join(bin, file), args, { ...as, cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
   try {
