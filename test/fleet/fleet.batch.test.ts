@@ -431,7 +431,9 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     // The landed work stays on the task's branch.
     expect(gitIn(repo.bare, 'show', `ralph/${batchId}/one:o.txt`)).toBe('one');
     const again = await ralph(['batch', '--rollback', batchId, '--repo', repo.url]);
-    expect(again.stdout).toBe(`main is at batch ${batchId}'s start commit ${start.slice(0, 12)} already\n`);
+    expect(again.stdout).toBe(
+      `main is already at batch ${batchId}'s start commit ${start.slice(0, 12)}: nothing to roll back\n`,
+    );
     const unknown = await ralph(['batch', '--rollback', 'nope', '--repo', repo.url]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`there is no batch nope on ${repo.url} (no tag ralph/batch-nope/start)`);

@@ -733,7 +733,7 @@ describe('ralph batch', () => {
     const again = await ralph(['batch', '--rollback', id], { cwd: repo, env });
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(
-      `${targetOf(run.stdout)} is already at the batch's start ${start.slice(0, 12)}: nothing to roll back\n`,
+      `${targetOf(run.stdout)} is already at batch ${id}'s start commit ${start.slice(0, 12)}: nothing to roll back\n`,
     );
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
   }, 60_000);

@@ -123,15 +123,9 @@ async function rollbackCommand(batchId: string, cwd: string, repo: string | unde
   }
   const done =
     repo === undefined ? await rollbackSession(cwd, batchId) : await rollbackRemoteSession(repo, batchId);
-  if (done.from === done.to) {
-    process.stdout.write(
-      `${done.target} is at batch ${batchId}'s start commit ${done.to.slice(0, 12)} already\n`,
-    );
-    return EXIT.complete;
-  }
   process.stdout.write(
     done.from === done.to
-      ? `${done.target} is already at the batch's start ${done.to.slice(0, 12)}: nothing to roll back\n`
+      ? `${done.target} is already at batch ${batchId}'s start commit ${done.to.slice(0, 12)}: nothing to roll back\n`
       : `${done.target} rolled back from ${done.from.slice(0, 12)} to ${done.to.slice(0, 12)}\n`,
   );
   return EXIT.complete;
