@@ -141,6 +141,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
   const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
   const say = (text: string) => progress.line(text);
   let tracing: BatchTracing | undefined;
+  let openNotifier: ReturnType<typeof notifierFor> | undefined;
   try {
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
@@ -153,6 +154,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       );
     checkTaskOptions(tasks, options, cwd);
     const notifier = notifierFor(options);
+    openNotifier = notifier;
     const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
     const batchCostUsd = guardRailConfig(options).maxCostUsd ?? null;
     const verifyTimeoutMs =
@@ -319,6 +321,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
   } catch (error) {
     progress.stop();
     await tracing?.end(true);
+    // A batch that fails after it began notifying still gives its notifications their short while, and no longer.
+    await openNotifier?.close();
     if (error instanceof SessionError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     if (error instanceof GitError) return printFailure(refuse(`ralph batch: ${error.message}`), false);
     return printFailure(error, false);
