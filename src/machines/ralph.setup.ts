@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
+import { emit, enqueueActions, fromPromise, setup } from 'xstate';
 import { isNonEmptyObjective, isValidMaxRounds } from '../contract/call.js';
 import { MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
@@ -20,6 +20,7 @@ import type {
 } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
+import { assignContext } from './context-assign.js';
 import { limitWaitMs } from './limit-wait.js';
 import {
   costBudgetOf,
@@ -143,14 +144,14 @@ export const ralphSetup = setup({
     },
   },
   actions: {
-    refuse: assign(({ context }, params: { check: CallCheck }) =>
+    refuse: assignContext(({ context }, params: { check: CallCheck }) =>
       fail({ code: 'refused', message: REFUSALS[params.check](context) }),
     ),
-    acceptCall: assign(({ context }) => ({
+    acceptCall: assignContext(({ context }) => ({
       objective: context.call.objectiveInput as string,
       maxRounds: requestedCapOf(context),
     })),
-    restoreProgress: assign(({ context }) => {
+    restoreProgress: assignContext(({ context }) => {
       const from = context.call.resumeFrom;
       if (from === null) return {};
       // What the rounds before said they used goes on being counted (read, not trusted: a recording is a file).
@@ -161,7 +162,7 @@ export const ralphSetup = setup({
         usage: usageOf(from.usage),
       };
     }),
-    beginRound: assign(({ context }) => ({
+    beginRound: assignContext(({ context }) => ({
       round: context.round + 1,
       childId: null,
       review: null,
@@ -174,7 +175,7 @@ export const ralphSetup = setup({
       round: context.round,
       maxRounds: context.maxRounds,
     })),
-    recordChildStarted: assign(({ context }, params: ChildStarted) => ({
+    recordChildStarted: assignContext(({ context }, params: ChildStarted) => ({
       agentsStarted: context.agentsStarted + 1,
       childId: params.childId,
     })),
@@ -185,41 +186,41 @@ export const ralphSetup = setup({
       maxRounds: context.maxRounds,
       childId: params.childId,
     })),
-    failProviderStart: assign(({ context }, params: { error: unknown }) =>
+    failProviderStart: assignContext(({ context }, params: { error: unknown }) =>
       workflowFailedIn(
         context,
         `subagent provider "${context.call.provider.name}" failed to start round ${context.round}: ${errorText(params.error)}`,
         errorText(params.error),
       ),
     ),
-    failChild: assign(({ context }, params: { error: unknown }) =>
+    failChild: assignContext(({ context }, params: { error: unknown }) =>
       childFailed(context, errorText(params.error)),
     ),
-    reviewReport: assign(({ context }, outcome: RoundOutcome) => ({
+    reviewReport: assignContext(({ context }, outcome: RoundOutcome) => ({
       review: reviewReport(outcome.output, context.call.maxHandoffChars),
     })),
-    recordUsage: assign(({ context }, params: { usage: RalphUsage | null }) => ({
+    recordUsage: assignContext(({ context }, params: { usage: RalphUsage | null }) => ({
       roundUsage: params.usage,
       usage: addUsage(context.usage, params.usage),
     })),
-    failMissingReport: assign(({ context }) =>
+    failMissingReport: assignContext(({ context }) =>
       workflowFailedIn(
         context,
         `round ${context.round} child finished without a structured report`,
         reviewAs(context.review, 'missing').problem,
       ),
     ),
-    failMalformedReport: assign(({ context }) => {
+    failMalformedReport: assignContext(({ context }) => {
       const { problem } = reviewAs(context.review, 'malformed');
       return workflowFailedIn(context, `round ${context.round} report is malformed: ${problem}`, problem);
     }),
-    failOversizedReport: assign(({ context }) =>
+    failOversizedReport: assignContext(({ context }) =>
       workflowFailedIn(
         context,
         `round ${context.round} report is ${reviewAs(context.review, 'oversized').size} characters, over the handoff cap of ${context.call.maxHandoffChars}`,
       ),
     ),
-    acceptReport: assign(({ context }) => ({
+    acceptReport: assignContext(({ context }) => ({
       handoff: reviewAs(context.review, 'accepted').report,
       limitWaits: 0,
     })),
@@ -238,10 +239,10 @@ export const ralphSetup = setup({
       if (context.usage !== null) event.totalUsage = context.usage;
       return event;
     }),
-    failUsageLimit: assign(({ context }, outcome: RoundOutcome) =>
+    failUsageLimit: assignContext(({ context }, outcome: RoundOutcome) =>
       childFailed(context, limitOf(outcome).detail),
     ),
-    recordLimitWait: assign(({ context }, outcome: RoundOutcome) => ({
+    recordLimitWait: assignContext(({ context }, outcome: RoundOutcome) => ({
       limitWaits: context.limitWaits + 1,
       limitWaitMs: limitWaitMs(limitOf(outcome), context.limitWaits + 1),
     })),
@@ -252,12 +253,14 @@ export const ralphSetup = setup({
       detail: limitOf(outcome).detail,
     })),
     // The round is run again: it is started once more under its own number, so the wait costs no round of the cap.
-    repeatRound: assign(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
-    settle: assign(({ context }, params: { status: RalphResultStatus }) => settled(context, params.status)),
+    repeatRound: assignContext(({ context }) => ({ round: context.round - 1, limitWaitMs: null })),
+    settle: assignContext(({ context }, params: { status: RalphResultStatus }) =>
+      settled(context, params.status),
+    ),
     // The guard rails' envelopes add one field after the reference's, so a reference run's envelope is unchanged.
     // A round stopped by the time limit, or waiting out a usage limit, is counted in `rounds` but never reported:
     // the limit names it, so that no host mistakes the last report for that round's.
-    settleTimeLimited: assign(({ context }) =>
+    settleTimeLimited: assignContext(({ context }) =>
       settled(context, 'budget-limited', {
         limit: {
           kind: 'time',
@@ -268,12 +271,12 @@ export const ralphSetup = setup({
         },
       }),
     ),
-    settleIdleLimited: assign(({ context }) =>
+    settleIdleLimited: assignContext(({ context }) =>
       settled(context, 'budget-limited', {
         limit: { kind: 'idle', maxIdleRounds: railOf(context, 'maxIdleRounds') },
       }),
     ),
-    settleCostLimited: assign(({ context }) =>
+    settleCostLimited: assignContext(({ context }) =>
       settled(context, 'budget-limited', {
         limit: {
           kind: 'cost',
@@ -285,10 +288,10 @@ export const ralphSetup = setup({
         },
       }),
     ),
-    settleVerified: assign(({ context }) =>
+    settleVerified: assignContext(({ context }) =>
       settled(context, 'complete', { verifiedBy: [...verifyOf(context).argv] }),
     ),
-    markOutOfTime: assign({ outOfTime: true }),
+    markOutOfTime: assignContext({ outOfTime: true }),
     announceTimeLimit: emit(({ context }) => ({
       type: 'time-limit-reached' as const,
       ...progressOf(context),
@@ -302,18 +305,18 @@ export const ralphSetup = setup({
         roundTimeoutMs: railOf(context, 'roundTimeoutMs'),
       });
     }),
-    stopRoundForTimeLimit: assign({ stopReason: 'time-limit' }),
-    failRoundTimedOut: assign(({ context }) =>
+    stopRoundForTimeLimit: assignContext({ stopReason: 'time-limit' }),
+    failRoundTimedOut: assignContext(({ context }) =>
       childFailed(context, roundTimedOut(context.round, railOf(context, 'roundTimeoutMs'))),
     ),
-    failTimeRanOutInRound: assign(({ context }) =>
+    failTimeRanOutInRound: assignContext(({ context }) =>
       childFailed(context, timeRanOutInRound(context.round, railOf(context, 'maxWallTimeMs'))),
     ),
-    failTimeRanOutBeforeRounds: assign(({ context }) => {
+    failTimeRanOutBeforeRounds: assignContext(({ context }) => {
       const detail = timeRanOutBeforeRounds(railOf(context, 'maxWallTimeMs'));
       return workflowFailedIn(context, detail, detail);
     }),
-    failTimeRanOutWaiting: assign(({ context }) => {
+    failTimeRanOutWaiting: assignContext(({ context }) => {
       const detail = timeRanOutWaitingForLimit(context.round, railOf(context, 'maxWallTimeMs'));
       return workflowFailedIn(context, detail, detail);
     }),
@@ -337,14 +340,14 @@ export const ralphSetup = setup({
         ),
       });
     }),
-    failVerifyStart: assign(({ context }, params: { error: unknown }) =>
+    failVerifyStart: assignContext(({ context }, params: { error: unknown }) =>
       workflowFailedIn(
         context,
         verifyCouldNotStart(context.round, verifyOf(context).argv, errorText(params.error)),
         errorText(params.error),
       ),
     ),
-    recordFingerprint: assign(({ context }, params: { fingerprint: string }) => ({
+    recordFingerprint: assignContext(({ context }, params: { fingerprint: string }) => ({
       fingerprint: params.fingerprint,
       idleRounds:
         context.round > 0 && params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
@@ -355,7 +358,7 @@ export const ralphSetup = setup({
       idleRounds: context.idleRounds,
       maxIdleRounds: railOf(context, 'maxIdleRounds'),
     })),
-    failFingerprint: assign(({ context }, params: { error: unknown }) =>
+    failFingerprint: assignContext(({ context }, params: { error: unknown }) =>
       workflowFailedIn(
         context,
         fingerprintFailed(context.round, errorText(params.error)),
@@ -363,7 +366,7 @@ export const ralphSetup = setup({
       ),
     ),
     // Only a started round can be cancelled: validating never waits.
-    settleCancelled: assign(({ context }) =>
+    settleCancelled: assignContext(({ context }) =>
       failed(context, { code: 'cancelled', message: WORKFLOW_CANCELLED }),
     ),
   },

@@ -1,0 +1,45 @@
+import { type AnyActorScope, type AnyMachineSnapshot, assign, type EventObject } from 'xstate';
+
+// XState's `assign` builds the next snapshot with `cloneMachineSnapshot`, which recomputes the state value and the
+// tag set from the active state nodes (a Set, two Maps and their arrays) although an assignment changes neither: a
+// round runs five such assigns, and their snapshots were the largest part of its garbage (BENCHMARKS.md, issue 21).
+// An assignment here copies the snapshot with its new context and keeps what the nodes give as it was.
+
+/** The arguments an assignment function is called with, as XState's `assign` gives them (no `spawn`: none is used). */
+interface AssignArgs {
+  context: unknown;
+  event: EventObject;
+  self: unknown;
+  system: unknown;
+}
+
+/** What XState hands a built-in action's `resolve`: the assignment is the one the action was created with. */
+type AssignmentFunction = (args: AssignArgs, params: unknown) => object;
+
+/** The next snapshot of an assignment: the same state nodes, value, tags and children, and the updated context. */
+function resolveContextAssign(
+  actorScope: AnyActorScope,
+  snapshot: AnyMachineSnapshot,
+  actionArgs: { event: EventObject },
+  actionParams: unknown,
+  { assignment }: { assignment: AssignmentFunction },
+): [AnyMachineSnapshot, undefined, undefined] {
+  const update = assignment(
+    { context: snapshot.context, event: actionArgs.event, self: actorScope.self, system: actorScope.system },
+    actionParams,
+  );
+  return [{ ...snapshot, context: Object.assign({}, snapshot.context, update) }, undefined, undefined];
+}
+
+/**
+ * XState's `assign` for an assignment function that spawns nothing, without the recomputed snapshot: the context it
+ * gives is XState's (`Object.assign({}, context, update)`), the rest of the snapshot is carried over. An object of
+ * property assigners is left to XState's own resolution. Relies on XState's built-in action protocol (`resolve`),
+ * which the pinned xstate version fixes; `test/machines/context-assign.test.ts` checks it against XState's `assign`.
+ */
+export const assignContext = ((assignment: Parameters<typeof assign>[0]) => {
+  const action = assign(assignment);
+  if (typeof assignment === 'function')
+    (action as unknown as { resolve: typeof resolveContextAssign }).resolve = resolveContextAssign;
+  return action;
+}) as typeof assign;
