@@ -28,13 +28,15 @@ function resolveContextAssign(
     { context: snapshot.context, event: actionArgs.event, self: actorScope.self, system: actorScope.system },
     actionParams,
   );
-  return [{ ...snapshot, context: Object.assign({}, snapshot.context, update) }, undefined, undefined];
+  // A spread, not XState's `Object.assign({}, context, update)`: the same keys in the same order, and V8 keeps the
+  // copy a fast object at any number of keys (Object.assign turns one of more than 19 into a dictionary).
+  return [{ ...snapshot, context: { ...snapshot.context, ...update } }, undefined, undefined];
 }
 
 /**
  * XState's `assign` for an assignment function that spawns nothing, without the recomputed snapshot: the context it
- * gives is XState's (`Object.assign({}, context, update)`), the rest of the snapshot is carried over. An object of
- * property assigners is left to XState's own resolution. Relies on XState's built-in action protocol (`resolve`),
+ * gives holds what XState's would, key for key and in the same order; the rest of the snapshot is carried over. An
+ * object of property assigners is left to XState's own resolution. Relies on XState's built-in action protocol (`resolve`),
  * which the pinned xstate version fixes; `test/machines/context-assign.test.ts` checks it against XState's `assign`.
  */
 export const assignContext = ((assignment: Parameters<typeof assign>[0]) => {

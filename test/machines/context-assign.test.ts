@@ -51,6 +51,8 @@ const read = (actor: AnyActorRef) => {
   return {
     value: snapshot.value,
     context: snapshot.context,
+    // In the same order: a recording and the inspector show the context as JSON.
+    contextKeys: Object.keys(snapshot.context),
     tags: [...snapshot.tags].sort(),
     status: snapshot.status,
     children: Object.keys(snapshot.children),
