@@ -42,10 +42,6 @@ export function unreachableTask(tasks: readonly TaskEntry[]): TaskEntry | undefi
 export const runActorId = (taskId: string): string => `run-${taskId}`;
 
 /** The same tasks with one of them changed. */
-export function updateTask(
-  tasks: readonly TaskEntry[],
-  id: string | undefined,
-  change: Partial<TaskEntry>,
-): TaskEntry[] {
+export function updateTask(tasks: readonly TaskEntry[], id: string, change: Partial<TaskEntry>): TaskEntry[] {
   return tasks.map((task) => (task.id === id ? { ...task, ...change } : task));
 }

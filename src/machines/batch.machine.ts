@@ -77,20 +77,21 @@ export const batchMachine = setup({
     noLoopRunning: ({ context }) => runningCount(context.tasks) === 0,
   },
   actions: {
+    // These three run only on the transition whose guard (canStartTask, hasUnreachableTask) found their task.
     spawnNextTask: spawnChild('runTask', {
-      id: ({ context }) => runActorId(nextReadyTask(context.tasks)?.id ?? ''),
+      id: ({ context }) => runActorId(nextReadyTask(context.tasks)!.id),
       input: ({ context }) => {
-        const task = nextReadyTask(context.tasks);
-        return { taskId: task?.id ?? '', startFromTarget: (task?.after.length ?? 0) > 0 };
+        const task = nextReadyTask(context.tasks)!;
+        return { taskId: task.id, startFromTarget: task.after.length > 0 };
       },
     }),
     markNextRunning: assign({
       tasks: ({ context }) =>
-        updateTask(context.tasks, nextReadyTask(context.tasks)?.id, { status: 'running' }),
+        updateTask(context.tasks, nextReadyTask(context.tasks)!.id, { status: 'running' }),
     }),
     skipUnreachable: assign({
       tasks: ({ context }) =>
-        updateTask(context.tasks, unreachableTask(context.tasks)?.id, {
+        updateTask(context.tasks, unreachableTask(context.tasks)!.id, {
           status: 'skipped',
           note: 'a task it comes after did not land',
         }),
