@@ -270,6 +270,19 @@ console.log(
   `Peers: ${ROUNDS} rounds of the same fake claude, medians of ${runs} interleaved runs (${cpus().length} cores, load ${load}, node ${process.version})`,
 );
 console.log('');
+// Node 20 reads and parses every certificate of NODE_EXTRA_CA_CERTS at each start, before any script runs (a
+// 144-certificate bundle cost ≈ 38 ms of CPU a start on the development machine, more than ralph's own start-up): ralph
+// and the Node loops pay it, Bun does not. Said, so that a table taken with it set is not read as the tools' own.
+const extraCerts = process.env.NODE_EXTRA_CA_CERTS;
+if (extraCerts) {
+  const count = await readFile(extraCerts, 'utf8')
+    .then((text) => `${(text.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length} certificates`)
+    .catch(() => 'unreadable');
+  console.log(
+    `NODE_EXTRA_CA_CERTS is set (${extraCerts}, ${count}): every Node start parses it; unset it to compare the tools alone`,
+  );
+  console.log('');
+}
 const header = ['tool', 'median s', 'min s', 'max s', 'ms / round', 'vs ralphy', 'fake calls / run'];
 const rows = tools.map((tool) =>
   tool.failure

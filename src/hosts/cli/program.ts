@@ -84,189 +84,244 @@ Exit codes:
   130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
 `;
 
+/** The commands this file registers; the fleet's come from fleet-commands.ts. */
+const OWN_COMMANDS = [
+  'run',
+  'mcp',
+  'resume',
+  'replay',
+  'demo',
+  'viz',
+  'report',
+  'report-tool',
+  'batch',
+] as const;
+type OwnCommand = (typeof OWN_COMMANDS)[number];
+
+/**
+ * The command `argv` names when it is one of this file's: then only it is registered. commander parses a command's
+ * arguments and prints its help and errors with that command alone, and building all of them (their options, their
+ * help) is a share of every start-up, `ralph run`'s among them (BENCHMARKS.md). Anything else (no command, --help,
+ * --version, `help`, a fleet command, a typo to suggest a command for) gets every command.
+ */
+function onlyCommand(argv: string[]): OwnCommand | undefined {
+  const name = argv[2];
+  return OWN_COMMANDS.find((own) => own === name);
+}
+
 /**
  * The `ralph` command line. Each command loads its implementation only when it runs, so `ralph run` never pays
  * for the MCP SDK. Resolves with the exit code; argument errors exit 2 like every other refusal.
  */
 export async function runCli(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.complete;
+  const only = onlyCommand(argv);
+  const wanted = (name: OwnCommand): boolean => only === undefined || only === name;
   const program = new Command('ralph')
     .description('Ralph loops: one immutable objective, one fresh agent per round, schema-checked reports.')
     .version(packageVersion())
     .exitOverride()
     .showHelpAfterError('(run ralph --help for usage)');
 
-  const run = addGuardRailOptions(
-    addAgentOptions(
-      program
-        .command('run')
-        .description('run a Ralph loop in the terminal')
-        .argument('[objective]', 'the immutable objective every round works toward')
-        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-        .option('--json', 'print the result envelope as JSON instead of the text')
-        .option(
-          '--record <file>',
-          'record the run (its inspection events, one JSON line each) for ralph replay',
-        )
-        .option(
-          '--inspect [port]',
-          'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
-        )
-        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
-    ),
-  )
-    .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP)
-    .action(async (objective: string | undefined, options: RunOptions) => {
-      const { runCommand } = await import('./run.js');
-      exitCode = await runCommand(objective, options);
-    });
-  // `ralph run Tick every box`: the shell split an unquoted objective into words, and commander counts them.
-  run.configureOutput({
-    outputError: (text, write) =>
-      write(text.startsWith('error: too many arguments') ? `${text}${quoteObjectiveHint(run.args)}\n` : text),
-  });
-
-  addGuardRailOptions(
-    addAgentOptions(
-      program
-        .command('mcp')
-        .description('serve the ralph tool over MCP (stdio)')
-        .option(
-          '--max-rounds <n>',
-          "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-        )
-        .option(
-          '--max-concurrent-runs <n>',
-          'how many calls may run at once; one more is refused (default 1)',
-        ),
-    ),
-  )
-    .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP)
-    .action(async (options: McpOptions) => {
-      const { mcpCommand } = await import('./mcp-command.js');
-      exitCode = await mcpCommand(options);
-    });
-
-  addAgentOptions(
-    program
-      .command('resume')
-      .description(
-        'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
-      )
-      .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
-      .option('--json', 'print the result envelope as JSON instead of the text')
-      .option('--record <file>', 'record the resumed run here instead of in <file>')
-      .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-      .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
-      .option(
-        '--trust-recording',
-        'run the agent, binary paths and verify command the recording names (shown when refused without it)',
+  if (wanted('run')) {
+    const run = addGuardRailOptions(
+      addAgentOptions(
+        program
+          .command('run')
+          .description('run a Ralph loop in the terminal')
+          .argument('[objective]', 'the immutable objective every round works toward')
+          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+          .option('--json', 'print the result envelope as JSON instead of the text')
+          .option(
+            '--record <file>',
+            'record the run (its inspection events, one JSON line each) for ralph replay',
+          )
+          .option(
+            '--inspect [port]',
+            'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+          )
+          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
       ),
-  )
-    .addHelpText('after', RESUME_EXAMPLES)
-    .action(async (file: string, options: ResumeOptions) => {
-      const { resumeCommand } = await import('./resume.js');
-      exitCode = await resumeCommand(file, options);
-    });
-
-  program
-    .command('replay')
-    .description('replay a run recorded with ralph run --record: print what it printed, exit as it exited')
-    .argument('<file>', 'the recording (JSON Lines)')
-    .option('--json', 'print the result envelope (or the error) as JSON, as ralph run --json did')
-    .action(async (file: string, options: ReplayOptions) => {
-      const { replayCommand } = await import('./replay-command.js');
-      exitCode = await replayCommand(file, options);
-    });
-
-  program
-    .command('demo')
-    .description(
-      'copy the bundled demo workspace to a temporary folder and run the offline example agent on it',
     )
-    .action(async () => {
-      const { demoCommand } = await import('./demo.js');
-      exitCode = await demoCommand();
+      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP)
+      .action(async (objective: string | undefined, options: RunOptions) => {
+        const { runCommand } = await import('./run.js');
+        exitCode = await runCommand(objective, options);
+      });
+    // `ralph run Tick every box`: the shell split an unquoted objective into words, and commander counts them.
+    run.configureOutput({
+      outputError: (text, write) =>
+        write(
+          text.startsWith('error: too many arguments') ? `${text}${quoteObjectiveHint(run.args)}\n` : text,
+        ),
     });
+  }
 
-  program
-    .command('viz')
-    .description("write the machine's diagrams (Mermaid, DOT, SVG) and its Stately code to a folder")
-    .option('--out <dir>', 'the folder to write to', 'visualizations')
-    .option('--check', 'write nothing; exit 1 when a file there differs from what ralph viz would write')
-    .action(async (options: VizOptions) => {
-      const { vizCommand } = await import('./viz.js');
-      exitCode = await vizCommand(options);
-    });
-
-  program
-    .command('report')
-    .description(
-      'write the HTML report of a recorded run (ralph run --record) or batch (ralph batch): one self-contained file',
+  if (wanted('mcp')) {
+    addGuardRailOptions(
+      addAgentOptions(
+        program
+          .command('mcp')
+          .description('serve the ralph tool over MCP (stdio)')
+          .option(
+            '--max-rounds <n>',
+            "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+          )
+          .option(
+            '--max-concurrent-runs <n>',
+            'how many calls may run at once; one more is refused (default 1)',
+          ),
+      ),
     )
-    .argument('<recording>', 'the recording, e.g. run.jsonl')
-    .option('-o, --output <file>', 'where to write the report (default: the recording with .html for .jsonl)')
-    .action(async (recording: string, options: ReportOptions) => {
-      const { reportCommand } = await import('./report-command.js');
-      exitCode = await reportCommand(recording, options);
-    });
+      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP)
+      .action(async (options: McpOptions) => {
+        const { mcpCommand } = await import('./mcp-command.js');
+        exitCode = await mcpCommand(options);
+      });
+  }
 
-  program
-    .command('report-tool')
-    .description(
-      "serve one round's submit_report tool over MCP (stdio), for agent CLIs with no schema flag; ralph's presets register it per round",
-    )
-    .option('--report-file <file>', 'where a valid report is written (default: $RALPH_REPORT_FILE)')
-    .option(
-      '--max-handoff-chars <n>',
-      'the handoff cap a report must fit (default: $RALPH_MAX_HANDOFF_CHARS, else 16384)',
-    )
-    .action(async (options: ReportToolCommandOptions) => {
-      const { reportToolCommand } = await import('./report-tool-command.js');
-      exitCode = await reportToolCommand(options);
-    });
-
-  addGuardRailOptions(
+  if (wanted('resume')) {
     addAgentOptions(
       program
-        .command('batch')
+        .command('resume')
         .description(
-          'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+          'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
         )
-        .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks')
-        .option('--parallel <n>', 'how many loops run at once (default 2)')
+        .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+        .option('--json', 'print the result envelope as JSON instead of the text')
+        .option('--record <file>', 'record the resumed run here instead of in <file>')
+        .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
         .option(
-          '--into <branch>',
-          'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
-        )
-        .option(
-          '--max-rounds <n>',
-          "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
-        )
-        .option(
-          '--resume <recording>',
-          'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
-        )
-        .option(
-          '--resolve-conflicts',
-          "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
-        )
-        .option(
-          '--rollback <id>',
-          "move batch <id>'s target back to the commit it started from, and run nothing",
-        )
-        .option('--repo <url>', 'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)'),
-    ),
-  )
-    .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
-    .action(async (tasks: string | undefined, options: BatchOptions) => {
-      const { batchCommand } = await import('./batch-command.js');
-      exitCode = await batchCommand(tasks, options);
-    });
+          '--trust-recording',
+          'run the agent, binary paths and verify command the recording names (shown when refused without it)',
+        ),
+    )
+      .addHelpText('after', RESUME_EXAMPLES)
+      .action(async (file: string, options: ResumeOptions) => {
+        const { resumeCommand } = await import('./resume.js');
+        exitCode = await resumeCommand(file, options);
+      });
+  }
 
-  addFleetCommands(program, (code) => {
-    exitCode = code;
-  });
+  if (wanted('replay')) {
+    program
+      .command('replay')
+      .description('replay a run recorded with ralph run --record: print what it printed, exit as it exited')
+      .argument('<file>', 'the recording (JSON Lines)')
+      .option('--json', 'print the result envelope (or the error) as JSON, as ralph run --json did')
+      .action(async (file: string, options: ReplayOptions) => {
+        const { replayCommand } = await import('./replay-command.js');
+        exitCode = await replayCommand(file, options);
+      });
+  }
+
+  if (wanted('demo')) {
+    program
+      .command('demo')
+      .description(
+        'copy the bundled demo workspace to a temporary folder and run the offline example agent on it',
+      )
+      .action(async () => {
+        const { demoCommand } = await import('./demo.js');
+        exitCode = await demoCommand();
+      });
+  }
+
+  if (wanted('viz')) {
+    program
+      .command('viz')
+      .description("write the machine's diagrams (Mermaid, DOT, SVG) and its Stately code to a folder")
+      .option('--out <dir>', 'the folder to write to', 'visualizations')
+      .option('--check', 'write nothing; exit 1 when a file there differs from what ralph viz would write')
+      .action(async (options: VizOptions) => {
+        const { vizCommand } = await import('./viz.js');
+        exitCode = await vizCommand(options);
+      });
+  }
+
+  if (wanted('report')) {
+    program
+      .command('report')
+      .description(
+        'write the HTML report of a recorded run (ralph run --record) or batch (ralph batch): one self-contained file',
+      )
+      .argument('<recording>', 'the recording, e.g. run.jsonl')
+      .option(
+        '-o, --output <file>',
+        'where to write the report (default: the recording with .html for .jsonl)',
+      )
+      .action(async (recording: string, options: ReportOptions) => {
+        const { reportCommand } = await import('./report-command.js');
+        exitCode = await reportCommand(recording, options);
+      });
+  }
+
+  if (wanted('report-tool')) {
+    program
+      .command('report-tool')
+      .description(
+        "serve one round's submit_report tool over MCP (stdio), for agent CLIs with no schema flag; ralph's presets register it per round",
+      )
+      .option('--report-file <file>', 'where a valid report is written (default: $RALPH_REPORT_FILE)')
+      .option(
+        '--max-handoff-chars <n>',
+        'the handoff cap a report must fit (default: $RALPH_MAX_HANDOFF_CHARS, else 16384)',
+      )
+      .action(async (options: ReportToolCommandOptions) => {
+        const { reportToolCommand } = await import('./report-tool-command.js');
+        exitCode = await reportToolCommand(options);
+      });
+  }
+
+  if (wanted('batch')) {
+    addGuardRailOptions(
+      addAgentOptions(
+        program
+          .command('batch')
+          .description(
+            'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+          )
+          .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks')
+          .option('--parallel <n>', 'how many loops run at once (default 2)')
+          .option(
+            '--into <branch>',
+            'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+          )
+          .option(
+            '--max-rounds <n>',
+            "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+          )
+          .option(
+            '--resume <recording>',
+            'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
+          )
+          .option(
+            '--resolve-conflicts',
+            "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+          )
+          .option(
+            '--rollback <id>',
+            "move batch <id>'s target back to the commit it started from, and run nothing",
+          )
+          .option(
+            '--repo <url>',
+            'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
+          ),
+      ),
+    )
+      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
+      .action(async (tasks: string | undefined, options: BatchOptions) => {
+        const { batchCommand } = await import('./batch-command.js');
+        exitCode = await batchCommand(tasks, options);
+      });
+  }
+
+  if (only === undefined) {
+    addFleetCommands(program, (code) => {
+      exitCode = code;
+    });
+  }
   addNotifyCommandOptions(program);
 
   try {
