@@ -1,4 +1,4 @@
-import { assign, fromPromise, sendParent, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, sendParent, setup } from 'xstate';
 import type {
   BringOutcome,
   CombinedVerify,
@@ -17,7 +17,11 @@ export interface MergeQueueInput {
   resolves: boolean;
 }
 
-/** The queue's context: plain data. */
+/**
+ * The queue's context: plain data. A merge's fields are set by the transition into the state that reads them (`current`
+ * from takeNext on; `rebased` before verifying and landing; `problem` before resolvingConflicts and needsReview), so
+ * the actions and step inputs read them with `!`: there is no fallback to take.
+ */
 export interface MergeQueueContext {
   verifies: boolean;
   resolves: boolean;
@@ -29,6 +33,11 @@ export interface MergeQueueContext {
   /** Why the current task needs review. */
   problem: { note: string; files: string[] } | null;
 }
+
+type Rebased = Extract<BringOutcome, { kind: 'rebased' }>;
+type Conflict = Extract<BringOutcome, { kind: 'conflict' }>;
+type Resolved = Extract<ResolveOutcome, { kind: 'resolved' }>;
+type Unresolved = Extract<ResolveOutcome, { kind: 'unresolved' }>;
 
 const notProvided = (name: string) => () => {
   throw new Error(`mergeQueueMachine actor "${name}" was not provided; run it through the batch runner`);
@@ -67,8 +76,10 @@ export const mergeQueueMachine = setup({
   },
   actions: {
     enqueue: assign({
-      queue: ({ context, event }) =>
-        event.type === 'ENQUEUE' ? [...context.queue, event.item] : context.queue,
+      queue: ({ context, event }) => {
+        assertEvent(event, 'ENQUEUE');
+        return [...context.queue, event.item];
+      },
     }),
     takeNext: assign({
       current: ({ context }) => context.queue[0] ?? null,
@@ -76,27 +87,29 @@ export const mergeQueueMachine = setup({
       rebased: null,
       problem: null,
     }),
+    // Each keep* action of an outcome runs on the transition whose guard told its kind apart: it reads that kind.
     keepRebased: assign({
-      rebased: (_, params: { outcome: BringOutcome }) =>
-        params.outcome.kind === 'rebased' ? { head: params.outcome.head, onto: params.outcome.onto } : null,
+      rebased: (_, params: { outcome: BringOutcome }) => {
+        const { head, onto } = params.outcome as Rebased;
+        return { head, onto };
+      },
     }),
     keepConflict: assign({
-      problem: (_, params: { outcome: BringOutcome }) =>
-        params.outcome.kind === 'conflict'
-          ? {
-              note: `conflict in ${params.outcome.files.join(', ') || 'the rebase'}`,
-              files: params.outcome.files,
-            }
-          : null,
+      problem: (_, params: { outcome: BringOutcome }) => {
+        const { files } = params.outcome as Conflict;
+        return { note: `conflict in ${files.join(', ') || 'the rebase'}`, files };
+      },
     }),
     keepResolved: assign({
-      rebased: (_, params: { outcome: ResolveOutcome }) =>
-        params.outcome.kind === 'resolved' ? { head: params.outcome.head, onto: params.outcome.onto } : null,
+      rebased: (_, params: { outcome: ResolveOutcome }) => {
+        const { head, onto } = params.outcome as Resolved;
+        return { head, onto };
+      },
     }),
     keepUnresolved: assign({
       problem: ({ context }, params: { outcome: ResolveOutcome }) => ({
-        note: `${context.problem?.note ?? 'conflict'}; the resolver did not resolve it: ${params.outcome.kind === 'unresolved' ? params.outcome.note : ''}`,
-        files: context.problem?.files ?? [],
+        note: `${context.problem!.note}; the resolver did not resolve it: ${(params.outcome as Unresolved).note}`,
+        files: context.problem!.files,
       }),
     }),
     keepVerifyFailure: assign({
@@ -111,16 +124,16 @@ export const mergeQueueMachine = setup({
     reportLanded: sendParent(
       ({ context }): MergeReport => ({
         type: 'MERGE.LANDED',
-        taskId: context.current?.taskId ?? '',
-        head: context.rebased?.head ?? '',
+        taskId: context.current!.taskId,
+        head: context.rebased!.head,
       }),
     ),
     reportNeedsReview: sendParent(
       ({ context }): MergeReport => ({
         type: 'MERGE.NEEDS_REVIEW',
-        taskId: context.current?.taskId ?? '',
-        note: context.problem?.note ?? 'the merge did not complete',
-        files: context.problem?.files ?? [],
+        taskId: context.current!.taskId,
+        note: context.problem!.note,
+        files: context.problem!.files,
       }),
     ),
     clearCurrent: assign({ current: null, rebased: null, problem: null }),
@@ -187,7 +200,7 @@ export const mergeQueueMachine = setup({
       invoke: {
         id: 'resolveConflicts',
         src: 'resolveConflicts',
-        input: ({ context }) => ({ ...(context.current as MergeItem), files: context.problem?.files ?? [] }),
+        input: ({ context }) => ({ ...(context.current as MergeItem), files: context.problem!.files }),
         onDone: [
           {
             guard: { type: 'conflictsResolved', params: ({ event }) => ({ outcome: event.output }) },
@@ -236,8 +249,8 @@ export const mergeQueueMachine = setup({
         src: 'landOnTarget',
         input: ({ context }) => ({
           ...(context.current as MergeItem),
-          head: context.rebased?.head ?? '',
-          onto: context.rebased?.onto ?? '',
+          head: context.rebased!.head,
+          onto: context.rebased!.onto,
         }),
         onDone: 'landed',
         onError: {
