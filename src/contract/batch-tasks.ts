@@ -30,8 +30,11 @@ export class TasksFileError extends Error {
   override name = 'TasksFileError';
 }
 
-/** A checklist line: `- [ ] objective` (or `*`, `+`); its indent, whether it is ticked, and its text. */
-const CHECKLIST_LINE = /^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$/;
+/** A checklist line: `- [ ] objective` (or `*`, `+`); its indent, whether it is ticked, and its text (to be trimmed). */
+const CHECKLIST_LINE = /^(\s*)[-*+]\s+\[([ xX])\]\s(.*)$/;
+
+/** A checklist line's indent, box and text: each group of CHECKLIST_LINE always takes part in a match. */
+type ChecklistItem = [line: string, indent: string, box: string, text: string];
 
 /**
  * The tasks of a Markdown checklist: each top-level `- [ ] objective` is a task (ids `task-1`, `task-2`, … in
@@ -55,22 +58,21 @@ export function parseChecklist(text: string): BatchTask[] {
     current = null;
   };
   for (const line of text.split(/\r?\n/)) {
-    const item = CHECKLIST_LINE.exec(line);
-    const indent = item?.[1]?.length ?? 0;
-    if (item !== null && (current === null || indent <= current.indent)) {
+    const item = CHECKLIST_LINE.exec(line) as ChecklistItem | null;
+    if (item !== null && (current === null || item[1].length <= current.indent)) {
       close();
       number += 1;
       if (item[2] !== ' ') continue;
-      const objective = (item[3] ?? '').trim();
+      const objective = item[3].trim();
       if (objective === '')
         throw new TasksFileError(`task ${number} (line "${line.trim()}") has no objective`);
-      current = { task: { id: `task-${number}`, objective, after: [] }, indent, detail: [] };
+      current = { task: { id: `task-${number}`, objective, after: [] }, indent: item[1].length, detail: [] };
       tasks.push(current.task);
       continue;
     }
     const nested = line.trim() !== '' && /^\s/.test(line);
     if (current !== null && nested) current.detail.push(line);
-    else if (current !== null && line.trim() !== '') close();
+    else if (line.trim() !== '') close(); // a top-level line ends the task's detail (a blank one does not)
   }
   close();
   if (tasks.length === 0) throw new TasksFileError('it lists no open task ("- [ ] objective")');
@@ -107,11 +109,12 @@ export async function parseTasksYaml(text: string): Promise<BatchTask[]> {
   const { parse } = await import('yaml');
   let data: unknown;
   try {
-    // YAML 1.2's core schema: no dates or other implicit types beyond JSON's; a repeated key is an error.
-    data = parse(text, { schema: 'core', uniqueKeys: true });
+    // The yaml package's defaults: YAML 1.2's core schema (no dates or other implicit types beyond JSON's), and a
+    // repeated key is an error.
+    data = parse(text);
   } catch (error) {
     // The parser's message goes on with a picture of the line; its first line says what and where.
-    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] as string;
     throw new TasksFileError(`it is not YAML (${message.replace(/:$/, '')})`);
   }
   return tasksOfData(data);
@@ -144,7 +147,7 @@ export function checkTaskOrder(tasks: BatchTask[]): BatchTask[] {
         `tasks come after each other in a cycle: ${[...path.slice(at), id].join(' → ')}`,
       );
     path.push(id);
-    for (const before of byId.get(id)?.after ?? []) visit(before);
+    for (const before of (byId.get(id) as BatchTask).after) visit(before);
     path.pop();
     done.add(id);
   };

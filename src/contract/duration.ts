@@ -34,13 +34,15 @@ function partsToMs(body: string): { ms: bigint; whole: boolean } | undefined {
     PART.lastIndex = at;
     const match = PART.exec(body);
     if (match === null) return undefined;
-    const [, integer = '', fraction = '', unit = ''] = match;
+    // The number and the unit always take part in a match; only the fraction may be absent.
+    const [, integer, fraction = '', unit] = match as unknown as [string, string, string | undefined, string];
     const rank = UNIT_RANK.get(unit) as number;
     // Longest unit first, each once: `30m1h` or `1m1m` is more likely a typo than a meant sum.
     if (rank <= lastRank) return undefined;
     lastRank = rank;
+    // A missing fraction is '': a scale of 1, and BigInt('') is 0n.
     const scale = 10n ** BigInt(fraction.length);
-    const scaled = (BigInt(integer) * scale + BigInt(fraction || '0')) * (UNIT_MS.get(unit) as bigint);
+    const scaled = (BigInt(integer) * scale + BigInt(fraction)) * (UNIT_MS.get(unit) as bigint);
     if (scaled % scale !== 0n) whole = false;
     total += scaled / scale;
     at = PART.lastIndex;

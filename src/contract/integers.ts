@@ -1,6 +1,7 @@
 /** True for a whole number from 1 up that is exactly representable (a count, a size, a limit). */
 export function isPositiveSafeInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  // Number.isSafeInteger is false for anything that is no number (it does not coerce).
+  return Number.isSafeInteger(value) && (value as number) > 0;
 }
 
 /** Returns `value` when it is a positive safe integer; throws a RangeError naming `what` otherwise. */

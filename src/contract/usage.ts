@@ -29,8 +29,8 @@ export const USAGE_FIELDS = [
   'durationMs',
 ] as const satisfies readonly (keyof RalphUsage)[];
 
-const isAmount = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+// Number.isFinite is false for anything that is no number (it does not coerce).
+const isAmount = (value: unknown): value is number => Number.isFinite(value) && (value as number) >= 0;
 
 /** Micro-dollars in a dollar: money is kept to a millionth of a dollar, the unit sums are exact in. */
 export const MICRO_USD_PER_USD = 1_000_000;

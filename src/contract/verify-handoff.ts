@@ -3,6 +3,9 @@ import type { RalphReport, VerifyOutcome, VerifySpec } from './types.js';
 
 const sizeOf = (report: RalphReport): number => JSON.stringify(report).length;
 
+/** The most characters JSON writes for one character of a string: a control character's `\u001b`. */
+const WIDEST_ESCAPE = 6;
+
 /** The handoff with `tail` as the last part of its next step. */
 function withTail(base: RalphReport, step: string, tail: string): RalphReport {
   const text = tail === '' ? step : `${step}\n${VERIFY_OUTPUT_TAIL}\n${tail}`;
@@ -23,7 +26,7 @@ export function verifyFailureHandoff(
   maxHandoffChars: number,
 ): RalphReport {
   const step = verifyFailedStep(verify.argv, verifyEnding(outcome, verify.timeoutMs));
-  const base: RalphReport = { ...report, status: 'continue', nextSteps: [], blocker: null };
+  const base: RalphReport = { ...report, status: 'continue', blocker: null };
   const bare = withTail(base, step, '');
   const room = maxHandoffChars - sizeOf(bare);
   if (room < 0) {
@@ -31,10 +34,13 @@ export function verifyFailureHandoff(
     return { ...bare, summary, evidence: [] };
   }
   let tail = outcome.outputTail.slice(-room);
-  // JSON escapes (quotes, newlines, control characters) make the serialized tail longer than its text.
-  while (tail !== '' && sizeOf(withTail(base, step, tail)) > maxHandoffChars) {
+  // JSON escapes (quotes, newlines, control characters) make the serialized tail longer than its text. Cutting as
+  // many characters as it is over could cut escaped ones, each worth up to 6, and keep less than fits; so each pass
+  // cuts only what the over must take at the least, and the tail kept is the longest end that fits. (An empty tail
+  // always fits: the bare note did.)
+  while (sizeOf(withTail(base, step, tail)) > maxHandoffChars) {
     const over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
-    tail = tail.slice(Math.max(1, over));
+    tail = tail.slice(Math.ceil(over / WIDEST_ESCAPE));
   }
   return withTail(base, step, tail);
 }

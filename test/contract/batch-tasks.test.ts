@@ -1,5 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { parseTasksFile, TasksFileError } from '../../src/contract/batch-tasks.js';
+import { parseTasksFile, TasksFileError, tasksOfData } from '../../src/contract/batch-tasks.js';
+
+/** The refusal parseTasksFile gives for `text` read as the file `name`, or a failure when it reads it. */
+async function refusalOf(name: string, text: string): Promise<TasksFileError> {
+  const error = await parseTasksFile(name, text).then(
+    () => new Error(`${name} was read`),
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(TasksFileError);
+  return error as TasksFileError;
+}
 
 describe('a Markdown checklist', () => {
   test('each open box is a task, its nested lines are its detail, a ticked box keeps its number', async () => {
@@ -30,6 +40,68 @@ describe('a Markdown checklist', () => {
     );
   });
 
+  test('a box indented deeper than its task, ticked or not, is part of its detail', async () => {
+    const text = [
+      '- [ ] Ship the release',
+      '  - [ ] tag it',
+      '  - [x] write the notes',
+      '- [ ] Announce it',
+    ].join('\n');
+    expect(await parseTasksFile('TASKS.md', text)).toEqual([
+      { id: 'task-1', objective: 'Ship the release\n- [ ] tag it\n- [x] write the notes', after: [] },
+      { id: 'task-2', objective: 'Announce it', after: [] },
+    ]);
+  });
+
+  test('a list indented as a whole is read as the same list', async () => {
+    const text = ['Plan:', '  - [ ] Add a greeting', '    in English', '  + [ ] Add a farewell'].join('\n');
+    expect(await parseTasksFile('TASKS.md', text)).toEqual([
+      { id: 'task-1', objective: 'Add a greeting\nin English', after: [] },
+      { id: 'task-2', objective: 'Add a farewell', after: [] },
+    ]);
+  });
+
+  test('a box followed by more than one space is a box too', async () => {
+    expect(await parseTasksFile('TASKS.md', '-   [ ]   Add a greeting  ')).toEqual([
+      { id: 'task-1', objective: 'Add a greeting', after: [] },
+    ]);
+  });
+
+  test('an objective and its detail lose the white space they end with', async () => {
+    const text = ['- [ ] Add a greeting   ', '  Say hello.  \t', '- [ ] Add a farewell\t'].join('\n');
+    expect(await parseTasksFile('TASKS.md', text)).toEqual([
+      { id: 'task-1', objective: 'Add a greeting\nSay hello.', after: [] },
+      { id: 'task-2', objective: 'Add a farewell', after: [] },
+    ]);
+  });
+
+  test('a blank or white-space line inside a detail keeps the detail going', async () => {
+    const text = ['- [ ] Port the parser', '  Keep the API.', '', '   ', '  Then the docs.'].join('\n');
+    expect((await parseTasksFile('TASKS.md', text))[0]?.objective).toBe(
+      'Port the parser\nKeep the API.\nThen the docs.',
+    );
+  });
+
+  test('a top-level line ends the detail: indented lines after it are no part of the task', async () => {
+    const text = ['- [ ] Port the parser', '  Keep the API.', 'Notes:', '  not for the agent'].join('\n');
+    expect(await parseTasksFile('TASKS.md', text)).toEqual([
+      { id: 'task-1', objective: 'Port the parser\nKeep the API.', after: [] },
+    ]);
+  });
+
+  test('indented lines before the first box, and a box in the middle of a line, are no task', async () => {
+    const text = ['  An indented intro', 'Prose that mentions - [ ] a box', '- [ ] The only task'].join('\n');
+    expect(await parseTasksFile('TASKS.md', text)).toEqual([
+      { id: 'task-1', objective: 'The only task', after: [] },
+    ]);
+  });
+
+  test('an open box with no objective is refused, naming its number and its line', async () => {
+    const error = await refusalOf('TASKS.md', '- [x] done\n  - [ ]   \t');
+    expect(error.message).toBe('task 2 (line "- [ ]") has no objective');
+    expect(error.name).toBe('TasksFileError');
+  });
+
   test('a checklist with no open box is refused', async () => {
     await expect(parseTasksFile('TASKS.md', '- [x] done\n')).rejects.toThrow(TasksFileError);
     await expect(parseTasksFile('TASKS.md', 'just prose\n')).rejects.toThrow(/lists no open task/);
@@ -55,6 +127,14 @@ describe('a JSON tasks file', () => {
     ['no task', '[]', /lists no task/],
     ['an empty objective', '[{"id":"a","objective":"  "}]', /objective: must not be empty/],
     ['an id that is no branch name', '[{"id":"../x","objective":"o"}]', /id: must be 1-64/],
+    ['an id with a slash', '[{"id":"feature/x","objective":"o"}]', /^0\.id: must be 1-64/],
+    ['an id with a capital', '[{"id":"taskA","objective":"o"}]', /^0\.id: must be 1-64/],
+    ['an id of 65 characters', `[{"id":"${'a'.repeat(65)}","objective":"o"}]`, /^0\.id: must be 1-64/],
+    [
+      'an objective with a NUL character',
+      '[{"id":"a","objective":"o\\u0000"}]',
+      /^0\.objective: must not contain a NUL character$/,
+    ],
     ['an id that is a number', '[{"id":1,"objective":"o"}]', /^0\.id: .*expected string/],
     ['a tasks object with another field', '{"tasks":[{"id":"a","objective":"o"}],"x":1}', /"x"/],
     ['an unknown field', '[{"id":"a","objective":"o","cwd":"/"}]', /cwd/],
@@ -74,6 +154,11 @@ describe('a JSON tasks file', () => {
       'a cycle',
       '[{"id":"a","objective":"o","after":["c"]},{"id":"b","objective":"p","after":["a"]},{"id":"c","objective":"q","after":["b"]}]',
       /in a cycle: a → c → b → a/,
+    ],
+    [
+      'a cycle further down',
+      '[{"id":"a","objective":"o","after":["b"]},{"id":"b","objective":"p","after":["c"]},{"id":"c","objective":"q","after":["b"]}]',
+      /in a cycle: b → c → b$/,
     ],
   ])('%s is refused with a message saying why', async (_name, text, message) => {
     await expect(parseTasksFile('tasks.json', text)).rejects.toThrow(TasksFileError);
@@ -137,10 +222,41 @@ describe('a YAML tasks file', () => {
     await expect(parseTasksFile('tasks.yml', text)).rejects.toThrow(message);
   });
 
+  test('a file whose name only has .yaml in it is a checklist', async () => {
+    expect(await parseTasksFile('tasks.yaml.md', '- [ ] Add a greeting')).toEqual([
+      { id: 'task-1', objective: 'Add a greeting', after: [] },
+    ]);
+  });
+
+  test("the refusal of a file that is not YAML keeps the parser's first line whole, less its closing colon", async () => {
+    expect((await refusalOf('tasks.yaml', '- objective: |x\n    text\n')).message).toMatch(
+      /^it is not YAML \(Block scalar header includes extra characters: \|x at line 1, column 15\)$/,
+    );
+  });
+
   test('a YAML date or other non-JSON type is no string', async () => {
     // The core schema reads `2026-12-01` as a string, so an id like it is taken as it is written.
     expect(await parseTasksFile('t.yaml', '- {id: 2026-12-01, objective: o}\n')).toEqual([
       { id: '2026-12-01', objective: 'o', after: [] },
     ]);
+  });
+});
+
+describe('the tasks of data', () => {
+  test('no data at all is an empty file', () => {
+    for (const data of [null, undefined])
+      expect(() => tasksOfData(data)).toThrow(new TasksFileError('it is empty: it lists no task'));
+  });
+});
+
+describe('the order of the tasks', () => {
+  test('a web of tasks each after many others is walked once per task', async () => {
+    // 40 layers of two tasks, each after both of the layer before: 2^40 paths, 80 tasks.
+    const tasks = Array.from({ length: 80 }, (_, i) => ({
+      id: `t${i}`,
+      objective: `step ${i}`,
+      after: i < 2 ? [] : [`t${i - 2 - (i % 2)}`, `t${i - 1 - (i % 2)}`],
+    }));
+    expect(await parseTasksFile('tasks.json', JSON.stringify(tasks))).toHaveLength(80);
   });
 });

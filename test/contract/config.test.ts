@@ -31,6 +31,18 @@ describe('the deployment config is validated and normalized when the tool is cre
     expect(() => normalizeConfig(config)).toThrow(/^Ralph config is invalid: /);
   });
 
+  it("caps the verify command's kept output at 1,000,000 characters and keeps any cap from 1 up to it", () => {
+    const verify = (maxOutputChars: number) => ({
+      subagentProvider: 'p',
+      verify: { argv: ['npm', 'test'], maxOutputChars },
+    });
+    expect(normalizeConfig(verify(1)).verify?.maxOutputChars).toBe(1);
+    expect(normalizeConfig(verify(1_000_000)).verify?.maxOutputChars).toBe(1_000_000);
+    expect(() => normalizeConfig(verify(1_000_001))).toThrow(
+      'Ralph config is invalid: verify.maxOutputChars: Too big: expected number to be <=1000000',
+    );
+  });
+
   it('keeps what the deployment set', () => {
     expect(normalizeConfig({ subagentProvider: 'p', maxRounds: 3, maxResultChars: 100 })).toMatchObject({
       maxRounds: 3,

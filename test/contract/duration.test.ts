@@ -58,6 +58,8 @@ describe('a duration flag refuses what is not a positive duration, naming the fl
   it('refuses a negative', () => {
     expect(refusalOf('-5s').message).toBe('--max-time must be more than 0 (got "-5s")');
     expect(refusalOf('-90').message).toMatch(/must be more than 0/);
+    expect(refusalOf('- 90').message).toBe('--max-time must be more than 0 (got "- 90")');
+    expect(refusalOf('- 1h 30m').message).toBe('--max-time must be more than 0 (got "- 1h 30m")');
   });
 
   it.each(['', '   ', '-', '1.5', '1h30', '30m1h', '1m1m', '1 h', 'h', '1w', '1e3s', '+5s', '5s;'])(
@@ -101,6 +103,12 @@ describe('a duration is shown exactly, its non-zero parts longest first', () => 
   it('refuses NaN and the infinities', () => {
     expect(() => formatDuration(Number.NaN)).toThrow(RangeError);
     expect(() => formatDuration(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => formatDuration(Number.NaN)).toThrow(
+      'a duration must be a finite number of milliseconds (got NaN)',
+    );
+    expect(() => formatDuration(Number.NEGATIVE_INFINITY)).toThrow(
+      'a duration must be a finite number of milliseconds (got -Infinity)',
+    );
   });
 });
 
