@@ -161,3 +161,35 @@ describe('the wall clock', () => {
     });
   });
 });
+
+describe('the idle watch', () => {
+  const idle = (maxIdleRounds: number) => baseInput({ guardRails: { ...railsOff(), maxIdleRounds } });
+  const work = (n: number) => Array.from({ length: n }, () => ({ output: report('continue') }));
+
+  test('that many rounds in a row that leave the workspace as it was end the run budget-limited', async () => {
+    const run = startRun(idle(2), { rounds: work(2), fingerprints: ['a', 'a', 'a'] });
+    const output = await run.outcome();
+    expect(
+      eventsOf(run.events, 'workspace-unchanged').map((event) => [event.round, event.idleRounds]),
+    ).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    expect(output).toMatchObject({
+      ok: true,
+      envelope: {
+        result: { status: 'budget-limited', rounds: 2, limit: { kind: 'idle', maxIdleRounds: 2 } },
+      },
+    });
+  });
+
+  test('a round that changes the workspace starts the count again', async () => {
+    const run = startRun(idle(2), {
+      rounds: [...work(2), { output: report('complete') }],
+      fingerprints: ['a', 'a', 'b'],
+    });
+    const output = await run.outcome();
+    expect(eventsOf(run.events, 'workspace-unchanged').map((event) => event.idleRounds)).toEqual([1]);
+    expect(output).toMatchObject({ ok: true, envelope: { result: { status: 'complete', rounds: 3 } } });
+  });
+});
