@@ -4,12 +4,13 @@ import ts from 'typescript';
 
 /**
  * The source of a machine file (`src/machines/…`, from the project's root) as written. Under Stryker the tests run
- * in a sandbox (a folder .stryker-tmp/sandbox-NAME) whose copy is instrumented with mutants; the import check is
- * about the source as written, so this reads the project's own copy.
+ * in a sandbox (a folder .stryker-tmp/sandbox-NAME, or under the `--tempDirName` given, .stryker-tmp-NAME/…) whose
+ * copy is instrumented with mutants; the import check is about the source as written, so this reads the project's
+ * own copy.
  */
 export function machineSource(file: string): string {
   const path = fileURLToPath(new URL(`../../${file}`, import.meta.url)).replace(
-    /\/\.stryker-tmp\/[^/]+\//,
+    /\/\.stryker-tmp[^/]*\/[^/]+\//,
     '/',
   );
   return readFileSync(path, 'utf8');
