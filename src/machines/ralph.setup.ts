@@ -56,9 +56,8 @@ const notProvided = (name: string) => () => {
   throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
 };
 
-/** The accepted report's status, or undefined when the review refused the report. */
-const acceptedStatusOf = (context: RalphContext) =>
-  context.review?.verdict === 'accepted' ? context.review.report.status : undefined;
+/** The accepted report's status (read only in `reviewingReport.accepted`, where the review accepted it). */
+const acceptedStatusOf = (context: RalphContext) => reviewAs(context.review, 'accepted').report.status;
 
 /** A round's child failed (its error, its limit, its timeout): the reference's child-failure message. */
 const childFailed = (context: RalphContext, detail: string) =>
@@ -126,12 +125,12 @@ export const ralphSetup = setup({
       context.call.guardRails.verify !== null && acceptedStatusOf(context) === 'complete',
     verifyPassed: (_, outcome: VerifyOutcome) => outcome.exitCode === 0 && !outcome.timedOut,
     idleWatchIsOn: ({ context }) => context.call.guardRails.maxIdleRounds !== null,
+    // The fingerprint before round 1 has none to equal: the context holds none (null) until it is taken.
     idleLimitReached: ({ context }, params: { fingerprint: string }) =>
-      context.round > 0 &&
       params.fingerprint === context.fingerprint &&
       context.idleRounds + 1 >= (context.call.guardRails.maxIdleRounds ?? Number.POSITIVE_INFINITY),
     workspaceUnchanged: ({ context }, params: { fingerprint: string }) =>
-      context.round > 0 && params.fingerprint === context.fingerprint,
+      params.fingerprint === context.fingerprint,
     stoppedForRoundTimeout: ({ context }) => context.stopReason === 'round-timeout',
     roundHitLimitAndWaits: ({ context }, outcome: RoundOutcome) =>
       outcome.limit !== undefined && context.call.guardRails.waitOnLimits === true,
@@ -349,8 +348,7 @@ export const ralphSetup = setup({
     ),
     recordFingerprint: assignContext(({ context }, params: { fingerprint: string }) => ({
       fingerprint: params.fingerprint,
-      idleRounds:
-        context.round > 0 && params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
+      idleRounds: params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
     })),
     announceIdleRound: emit(({ context }) => ({
       type: 'workspace-unchanged' as const,
