@@ -16,5 +16,5 @@ export default {
   thresholds: { high: 95, low: 90, break: 90 },
   concurrency: 2,
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['dist', 'reports', 'coverage', '*.tgz', 'scratch-*'],
+  ignorePatterns: ['dist', 'reports', 'coverage', '*.tgz', 'scratch-*', '.bench-cache', '.agents-cache'],
 };
