@@ -38,9 +38,10 @@ export function verifyFailureHandoff(
   // many characters as it is over could cut escaped ones, each worth up to 6, and keep less than fits; so each pass
   // cuts only what the over must take at the least, and the tail kept is the longest end that fits. (An empty tail
   // always fits: the bare note did.)
-  while (sizeOf(withTail(base, step, tail)) > maxHandoffChars) {
-    const over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
+  let over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
+  while (over > 0) {
     tail = tail.slice(Math.ceil(over / WIDEST_ESCAPE));
+    over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
   }
   return withTail(base, step, tail);
 }
