@@ -142,12 +142,14 @@ describe.skipIf(NO_BROWSER !== undefined)(
   { timeout: 60_000 },
   () => {
     let browser: Browser;
+    // Hooks get the describe's bound too: its `timeout` covers the tests only, and launching Chromium under load took
+    // more than the default 20 s.
     beforeAll(async () => {
       browser = await launchBrowser();
-    });
+    }, 60_000);
     afterAll(async () => {
       await browser?.close();
-    });
+    }, 60_000);
 
     it('shows round 2 appear while the page is open, without a reload, keeps what a person closed, and ends with the run', async () => {
       const server = await serve();
