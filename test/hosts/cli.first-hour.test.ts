@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { parse } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ROUNDS_INVALID, OBJECTIVE_EMPTY } from '../../src/index.js';
 import {
@@ -15,6 +14,7 @@ import {
   ralph,
   type Workspace,
 } from '../fixtures/cli-agents/harness.js';
+import { docBlock } from '../support/doc-block.js';
 
 // Issue 20, the first hour: wherever a newcomer stopped and had to guess, the CLI now says what to do next. The
 // reference's texts stay word for word on the first line; the CLI's second line names the flag and the fix.
@@ -257,20 +257,16 @@ describe('a refused flag keeps the seed text and names the flag and its range on
 
 const DEMO_WORKSPACE = fileURLToPath(new URL('../../examples/demo-workspace', import.meta.url));
 
-describe("the help's own example works: the example agent ticks the checklist the objective names", () => {
+// The help's own examples (TASKS.md, on a copy of the demo) are run as printed in cli.help-examples.test.ts.
+describe('the example agent ticks the checklist the objective names', () => {
   it('ralph run "Tick every box in CHECKLIST.md" --agent example --cwd <a folder with CHECKLIST.md> completes', async () => {
-    const help = await ralph(['run', '--help']);
-    const example = /\$ ralph run "([^"]*CHECKLIST\.md)" --agent example --cwd \/tmp\/demo\n/.exec(
-      help.stdout,
-    );
-    if (example === null) throw new Error('the help has no CHECKLIST.md example');
     const dir = await mkdtemp(join(tmpdir(), 'ralph-demo-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     await cp(DEMO_WORKSPACE, dir, { recursive: true });
     await rm(join(dir, 'TASKS.md'));
     await cp(join(DEMO_WORKSPACE, 'TASKS.md'), join(dir, 'CHECKLIST.md'));
 
-    const out = await ralph(['run', example[1] as string, '--agent', 'example', '--cwd', dir]);
+    const out = await ralph(['run', 'Tick every box in CHECKLIST.md', '--agent', 'example', '--cwd', dir]);
 
     expect(out.code, out.stderr).toBe(0);
     expect(await readFile(join(dir, 'CHECKLIST.md'), 'utf8')).not.toMatch(/^- \[ \]/m);
@@ -383,39 +379,7 @@ describe('ralph mcp started by hand says what it is doing', () => {
   });
 });
 
-/** The first fenced block of `language` after `marker` in `page` (README.md, or a page of docs/). */
-async function docBlock(page: string, marker: string, language: string): Promise<string> {
-  const text = await readFile(fileURLToPath(new URL(`../../${page}`, import.meta.url)), 'utf8');
-  const from = text.indexOf(marker);
-  if (from < 0) throw new Error(`${page} has no "${marker}"`);
-  const block = new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``).exec(text.slice(from));
-  if (block === null) throw new Error(`${page} has no ${language} block after "${marker}"`);
-  return block[1] as string;
-}
-
-describe("the README's first screen and the manual's sample agent work as written, offline", () => {
-  it('"See a run": copy the demo, record a run with the example agent, report it, replay it, inspect a run', async () => {
-    const block = await docBlock('README.md', '## See a run', 'sh');
-    const scratch = await mkdtemp(join(tmpdir(), 'ralph-readme-'));
-    cleanups.push(() => rm(scratch, { recursive: true, force: true }));
-    const demo = join(scratch, 'demo');
-    const lines = block.split('\n').filter((line) => line.trim() !== '');
-    expect(lines.every((line) => !line.includes('--agent claude'))).toBe(true);
-
-    for (const line of lines) {
-      const words = parse(line.replaceAll('/tmp/demo', demo)).filter((word) => typeof word === 'string');
-      if (words[0] === 'cp') {
-        expect(words.slice(0, 3)).toEqual(['cp', '-r', 'examples/demo-workspace']);
-        await cp(DEMO_WORKSPACE, words[3] as string, { recursive: true });
-        continue;
-      }
-      expect(words.slice(0, 2)).toEqual(['npx', 'ralph']);
-      const out = await ralph(words.slice(2), { cwd: scratch });
-      expect(out.code, `${line}\n${out.stderr}`).toBe(0);
-    }
-    expect((await readFile(join(scratch, 'run.html'), 'utf8')).startsWith('<!doctype html>')).toBe(true);
-  });
-
+describe("the manual's sample agent works as written, offline (the README's examples: cli.help-examples.test.ts)", () => {
   it('the sample agent beside the command agent protocol (docs/agents.md) completes a run as it stands', async () => {
     const agent = await docBlock('docs/agents.md', 'A sample agent', 'js');
     expect(agent.trimEnd().split('\n')).toHaveLength(6);

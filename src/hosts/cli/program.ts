@@ -19,9 +19,9 @@ const RUN_EXAMPLES = `
 Examples:
   $ ralph run "Make every test in ./test pass" --agent claude --max-rounds 10
   $ ralph run "Port the parser to TypeScript" --agent codex --cwd ~/src/parser
-  $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo
+  $ ralph run "Tick every box in TASKS.md" --agent example --cwd /tmp/demo    # /tmp/demo: a copy of examples/demo-workspace
   $ ralph run "Fix the flaky build" --agent-command 'my-agent --model big' --json
-  $ ralph run "Tick every box in CHECKLIST.md" --agent example --cwd /tmp/demo --inspect
+  $ ralph run "Tick every box in TASKS.md" --agent example --cwd /tmp/demo --inspect   # its live page; --inspect-keep keeps it up after the run
   $ ralph run "Make every test pass" --agent claude --verify 'npm test' --max-time 2h --round-timeout 30m
 
 Every round starts one fresh agent in the workspace (--cwd) with the objective and the previous round's report;
