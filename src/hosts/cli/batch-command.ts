@@ -44,6 +44,7 @@ import {
   startBatchTracing,
   verifySpanOutcome,
 } from './batch-tracing.js';
+import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
@@ -175,6 +176,15 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       say,
     );
     const { batchId, folder, recorder, recordingPath } = session;
+    const capNote = batchRoundCapNote(
+      tasks
+        .filter((task) => !session.settled.has(task.id))
+        .map((task) => ({
+          agent: taskOptions({ options }, task).agent,
+          maxRounds: task.maxRounds ?? options.maxRounds,
+        })),
+    );
+    if (capNote !== undefined) say(capNote);
     tracing = await startBatchTracing(batchId, say);
     const traced = tracing;
     /** One merge step, in a span of its own when the batch is traced. */

@@ -68,14 +68,29 @@ export function quoteObjectiveHint(words: readonly string[]): string {
   return `ralph: the objective is one argument; quote it: ralph run ${JSON.stringify(words.join(' '))} …`;
 }
 
+/** True when only the ceiling bounds a run of a paid agent: no cap given, and not the offline example agent. */
+const onlyTheCeiling = (run: { agent?: unknown; maxRounds?: unknown } | undefined): boolean =>
+  run !== undefined && run.maxRounds === undefined && run.agent !== 'example';
+
 /**
  * Said once before round 1 when a run of a paid agent (claude, codex, an --agent-command) was given no
  * --max-rounds, so that only the ceiling bounds what it spends; undefined otherwise (the offline example agent,
  * a cap given). `run` is `ralph run`'s options, or what a recording kept of them.
  */
 export function roundCapNote(run: { agent?: unknown; maxRounds?: unknown } | undefined): string | undefined {
-  if (run === undefined || run.maxRounds !== undefined || run.agent === 'example') return undefined;
+  if (!onlyTheCeiling(run)) return undefined;
   return `no --max-rounds given: up to ${DEFAULT_MAX_ROUNDS} rounds (the ceiling); pass --max-rounds N to cap a paid agent`;
+}
+
+/**
+ * Said once when a batch starts (not once a task) when some task's loop, of a paid agent, has neither --max-rounds
+ * nor its own maxRounds; undefined otherwise. `loops` is each task's agent and cap, the batch's options filled in.
+ */
+export function batchRoundCapNote(
+  loops: readonly { agent?: unknown; maxRounds?: unknown }[],
+): string | undefined {
+  if (!loops.some(onlyTheCeiling)) return undefined;
+  return `no --max-rounds given: up to ${DEFAULT_MAX_ROUNDS} rounds (the ceiling) for each task without its own maxRounds; pass --max-rounds N to cap a paid agent`;
 }
 
 /** Said on stderr when the first Ctrl-C (or SIGTERM) cancels the run. */
