@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
@@ -11,6 +10,7 @@ import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
+import { newBatchId } from './batch-id.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { guardRailConfig } from './guard-rail-options.js';
@@ -43,12 +43,6 @@ async function readTasks(file: string): Promise<BatchTask[]> {
   };
   for (const task of tasks) visit(task);
   return ordered;
-}
-
-/** A new batch id: the time and a random part, e.g. `20261201-1522-a1b2c3` (no dot: run ids add `.<task>`). */
-function newBatchId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13);
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 /**
