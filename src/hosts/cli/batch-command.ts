@@ -14,6 +14,7 @@ import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type {
   BringOutcome,
@@ -116,7 +117,8 @@ async function rollbackCommand(batchId: string, cwd: string, repo: string | unde
     throw refuse(`ralph batch --rollback ${JSON.stringify(batchId)} is refused: the batch id ${idRefused}`);
   if (repo !== undefined) {
     const problem = repoUrlProblem(repo);
-    if (problem !== null) throw refuse(`ralph batch --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+    if (problem !== null)
+      throw refuse(`ralph batch --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
   }
   const done =
     repo === undefined ? await rollbackSession(cwd, batchId) : await rollbackRemoteSession(repo, batchId);

@@ -5,6 +5,7 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
@@ -95,7 +96,8 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
       'ralph submit --batch needs --repo <git url>: the repository every worker clones and pushes to',
     );
   const problem = repoUrlProblem(repo);
-  if (problem !== null) throw refuse(`ralph submit --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+  if (problem !== null)
+    throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
   const tasks = await readTasks(file);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
