@@ -1,13 +1,29 @@
 import { z } from 'zod';
+import { refComponentProblem } from './ref-component.js';
 import { formatIssues } from './zod-issues.js';
 
-/** A task id: what its branch (`ralph/<batch-id>/<task-id>`) and worktree folder are named after. */
-const TASK_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export { refComponentProblem } from './ref-component.js';
+
+/** A task or batch id's characters: what its branches (`ralph/<batch-id>/<task-id>`) and folders are named after. */
+const ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * Why `id` cannot be a task's id or a batch's, or null when it can: 1-64 of a-z, 0-9, `.`, `_`, `-`, starting with a
+ * letter or digit, and one component of a git branch name (no `..`, no trailing `.` or `.lock`).
+ */
+export function idProblem(id: string): string | null {
+  if (!ID.test(id)) return 'must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit';
+  const problem = refComponentProblem(id);
+  return problem === null ? null : `${JSON.stringify(id)} cannot name a git branch: ${problem}`;
+}
 
 /** One task of a tasks file as JSON gives it. */
 const taskSchema = z
   .object({
-    id: z.string().regex(TASK_ID, 'must be 1-64 of a-z, 0-9, ".", "_", "-", starting with a letter or digit'),
+    id: z.string().superRefine((id, context) => {
+      const problem = idProblem(id);
+      if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+    }),
     objective: z
       .string()
       .refine((text) => text.trim() !== '', 'must not be empty')

@@ -1,7 +1,9 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { RalphError } from '../contract/errors.js';
 import type { BatchBudget } from './batch-budget.js';
 import {
   type BatchTaskResult,
+  batchTaskProblem,
   batchTaskRunId,
   type FleetBatchTask,
   isBatchTaskOutcome,
@@ -51,8 +53,16 @@ export interface FleetBatchStatus<Run> {
 /** A batch's submission: one run input per task, each carrying its task (in an order where `after` comes first). */
 export type FleetBatchSubmission = (FleetRunInput & { batch: FleetBatchTask })[];
 
-/** Enqueues every task of a batch as a fleet run whose id is `<batch-id>.<task-id>`; resolves with those ids. */
+/**
+ * Enqueues every task of a batch as a fleet run whose id is `<batch-id>.<task-id>`; resolves with those ids. Refused
+ * (a RalphError), nothing enqueued, when a task's ids or repository URL are (a URL's credential is never stored).
+ */
 export async function enqueueBatch(client: DBOSClient, submission: FleetBatchSubmission): Promise<string[]> {
+  for (const { batch } of submission) {
+    const problem = batchTaskProblem(batch);
+    if (problem !== null)
+      throw new RalphError({ code: 'refused', message: `ralph: the batch task is refused: ${problem}` });
+  }
   const ids: string[] = [];
   for (const input of submission) {
     const handle = await client.enqueue(

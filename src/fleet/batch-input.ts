@@ -1,3 +1,6 @@
+import { idProblem } from '../contract/batch-tasks.js';
+import { maskUrlCredentials } from '../contract/url-credentials.js';
+import { repoUrlProblem } from '../workspace/git-remote.js';
 import type { BatchBudget } from './batch-budget.js';
 
 /**
@@ -53,4 +56,19 @@ export const taskTrailer = (task: Pick<FleetBatchTask, 'batchId' | 'taskId'>): s
 /** Whether a stored outcome is a batch task's (it carries what became of the task besides its run's outcome). */
 export function isBatchTaskOutcome(outcome: unknown): outcome is { batch: BatchTaskResult } {
   return typeof outcome === 'object' && outcome !== null && 'batch' in outcome;
+}
+
+/**
+ * Why a batch task cannot be submitted or taken, or null: its batch and task ids name git branches and folders (the
+ * rules of a tasks file's ids), and its repository URL is one a worker may clone, with no credential in it.
+ */
+export function batchTaskProblem(task: Pick<FleetBatchTask, 'batchId' | 'taskId' | 'repo'>): string | null {
+  const batchId = idProblem(task.batchId);
+  if (batchId !== null) return `its batch id ${batchId}`;
+  const taskId = idProblem(task.taskId);
+  if (taskId !== null) return `its task id ${taskId}`;
+  const repo = repoUrlProblem(task.repo);
+  return repo === null
+    ? null
+    : `its repository ${JSON.stringify(maskUrlCredentials(task.repo))} is refused: ${repo}`;
 }

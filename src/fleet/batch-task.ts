@@ -1,4 +1,5 @@
 import type { ChildRun, SubagentProvider } from '../contract/types.js';
+import { maskUrlCredentials } from '../contract/url-credentials.js';
 import { remoteHead } from '../workspace/git-remote.js';
 import { type BatchBudget, type BatchSpend, batchBudgetSpent } from './batch-budget.js';
 import {
@@ -209,7 +210,7 @@ export async function runBatchTask(
   } catch (error) {
     const failure = {
       code: 'workflow-failed' as const,
-      message: `ralph fleet: could not clone ${task.repo}: ${String(error)}`,
+      message: `ralph fleet: could not clone ${maskUrlCredentials(task.repo)}: ${String(error)}`,
     };
     return ended({ ok: false, failure }, 'failed', failure.message);
   }

@@ -70,7 +70,10 @@ export interface RalphFleet {
   ): Promise<FleetRunStatus>;
   /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
   cancel(runId: string): Promise<void>;
-  /** Enqueues a batch's tasks (`ralph submit --batch`), one fleet run each; resolves with their run ids. */
+  /**
+   * Enqueues a batch's tasks (`ralph submit --batch`), one fleet run each; resolves with their run ids. Refused (a
+   * RalphError), nothing enqueued, when a task's ids or repository URL are (a URL with a credential in it above all).
+   */
   submitBatch(submission: FleetBatchSubmission): Promise<string[]>;
   /** A batch's tasks and what became of each; a FleetError when there is no such batch. */
   batch(batchId: string): Promise<FleetBatchStatus<FleetRunStatus>>;

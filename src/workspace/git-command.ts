@@ -1,17 +1,27 @@
 import { execFile } from 'node:child_process';
+import { maskUrlCredentials } from '../contract/url-credentials.js';
 
 /** The most a git command's output may hold in memory: more is an error, never an unbounded buffer. */
 const MAX_GIT_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-/** A git command that failed: its arguments, exit code and what it said on stderr. */
+/**
+ * A git command that failed: its arguments, exit code and what it said on stderr, each with the credentials of any
+ * URL in it masked (an error is printed, logged and stored by the fleet's workflows).
+ */
 export class GitError extends Error {
   override name = 'GitError';
+  readonly args: readonly string[];
+  readonly stderr: string;
   constructor(
-    readonly args: readonly string[],
+    args: readonly string[],
     readonly exitCode: number | null,
-    readonly stderr: string,
+    stderr: string,
   ) {
-    super(`git ${args.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim()}`);
+    const masked = args.map(maskUrlCredentials);
+    const said = maskUrlCredentials(stderr);
+    super(`git ${masked.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${said.trim()}`);
+    this.args = masked;
+    this.stderr = said;
   }
 }
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { urlCredentialsProblem } from '../contract/url-credentials.js';
 import { git, gitLine, gitLines } from './git-command.js';
 
 /**
@@ -8,8 +9,13 @@ import { git, gitLine, gitLines } from './git-command.js';
  */
 const REPO_URL = /^(file:\/\/\/|https:\/\/|ssh:\/\/)[^\s]+$|^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s-][^\s]*$/;
 
-/** Why a repository URL is refused, or null when it is one a worker may clone and push to. */
+/**
+ * Why a repository URL is refused, or null when it is one a worker may clone and push to: with no credential in it
+ * (workers bring their own), over an allowed transport.
+ */
 export function repoUrlProblem(url: string): string | null {
+  const credentials = urlCredentialsProblem(url);
+  if (credentials !== null) return credentials;
   // A host or path starting with `-` would reach ssh as an option (`ssh://-oProxyCommand=…`).
   if (url.startsWith('-') || !REPO_URL.test(url) || url.includes('::') || /(:\/\/|@|:)-/.test(url))
     return 'it must be a file://, https://, ssh:// or user@host:path URL (no other transport, never ext::)';

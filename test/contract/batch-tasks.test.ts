@@ -131,6 +131,21 @@ describe('a JSON tasks file', () => {
     ['an id with a capital', '[{"id":"taskA","objective":"o"}]', /^0\.id: must be 1-64/],
     ['an id of 65 characters', `[{"id":"${'a'.repeat(65)}","objective":"o"}]`, /^0\.id: must be 1-64/],
     [
+      'an id with ".." in it, which git refuses in a branch name',
+      '[{"id":"a..b","objective":"o"}]',
+      /^0\.id: "a\.\.b" cannot name a git branch: it contains "\.\.", which git refuses in a branch name$/,
+    ],
+    [
+      'an id ending in ".lock"',
+      '[{"id":"ok","objective":"o"},{"id":"x.lock","objective":"o"}]',
+      /^1\.id: "x\.lock" cannot name a git branch: it ends with "\.lock", which git refuses in a branch name$/,
+    ],
+    [
+      'an id ending in "."',
+      '{"tasks":[{"id":"a.","objective":"o"}]}',
+      /^tasks\.0\.id: "a\." cannot name a git branch: it ends with "\.", which git refuses in a branch name$/,
+    ],
+    [
       'an objective with a NUL character',
       '[{"id":"a","objective":"o\\u0000"}]',
       /^0\.objective: must not contain a NUL character$/,
@@ -206,6 +221,11 @@ describe('a YAML tasks file', () => {
     ['an id that is a number', '- id: 1\n  objective: o\n', /^0\.id: .*expected string/],
     ['an unknown field', '- id: a\n  objective: o\n  cwd: /\n', /cwd/],
     ['a round cap above 256', '- id: a\n  objective: o\n  maxRounds: 257\n', /maxRounds/],
+    [
+      'an id git refuses in a branch name',
+      '- id: x.lock\n  objective: o\n',
+      /^0\.id: "x\.lock" cannot name a git branch: it ends with "\.lock"/,
+    ],
     [
       'two tasks with one id',
       '- {id: a, objective: o}\n- {id: a, objective: p}\n',

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createActor, fromPromise, toPromise } from 'xstate';
@@ -11,10 +10,11 @@ import {
   verifyCombinedOwned,
 } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
-import type { BatchTask } from '../../contract/batch-tasks.js';
+import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type {
   BringOutcome,
@@ -31,6 +31,7 @@ import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
+import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { openBatch } from './batch-open.js';
@@ -107,20 +108,18 @@ function checkTaskOptions(tasks: BatchTask[], options: BatchOptions, cwd: string
   }
 }
 
-/** A new batch id: the time it started and a random part, e.g. `20261201-1522-a1b2c3`. */
-function newBatchId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13);
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
 /**
  * `ralph batch --rollback <id>`: the batch's target back on its starting commit, in the repository `cwd` is in, or
  * with `--repo URL` on that remote (a fleet batch's).
  */
 async function rollbackCommand(batchId: string, cwd: string, repo: string | undefined): Promise<number> {
+  const idRefused = idProblem(batchId);
+  if (idRefused !== null)
+    throw refuse(`ralph batch --rollback ${JSON.stringify(batchId)} is refused: the batch id ${idRefused}`);
   if (repo !== undefined) {
     const problem = repoUrlProblem(repo);
-    if (problem !== null) throw refuse(`ralph batch --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+    if (problem !== null)
+      throw refuse(`ralph batch --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
   }
   const done =
     repo === undefined ? await rollbackSession(cwd, batchId) : await rollbackRemoteSession(repo, batchId);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { BatchTask } from '../../contract/batch-tasks.js';
+import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
@@ -48,6 +48,9 @@ export async function resumedBatch(
     throw refuse(path, "it is not a batch's recording (ralph batch writes batch.jsonl)");
   const recording = readBatchRecording(text);
   const { header } = recording;
+  // The id names the batch's branches and its folder: one a crafted recording gives is checked as any id is.
+  const idRefused = idProblem(String(header.batchId));
+  if (idRefused !== null) throw refuse(path, `its batch id ${idRefused}`);
   if (recording.settled !== null)
     throw refuse(path, `batch ${header.batchId} already settled: there is nothing to resume`);
   const pid = recordedHostRuns(recording.process);

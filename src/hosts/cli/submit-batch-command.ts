@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
@@ -6,11 +5,13 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
+import { newBatchId } from './batch-id.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { guardRailConfig } from './guard-rail-options.js';
@@ -43,12 +44,6 @@ async function readTasks(file: string): Promise<BatchTask[]> {
   };
   for (const task of tasks) visit(task);
   return ordered;
-}
-
-/** A new batch id: the time and a random part, e.g. `20261201-1522-a1b2c3` (no dot: run ids add `.<task>`). */
-function newBatchId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 13);
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 /**
@@ -101,7 +96,8 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
       'ralph submit --batch needs --repo <git url>: the repository every worker clones and pushes to',
     );
   const problem = repoUrlProblem(repo);
-  if (problem !== null) throw refuse(`ralph submit --repo ${JSON.stringify(repo)} is refused: ${problem}`);
+  if (problem !== null)
+    throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
   const tasks = await readTasks(file);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
