@@ -43,6 +43,103 @@ const submitBatch = (tasksFile: string, repo: string) =>
 /** A one-task checklist whose task has `lines` detail lines (" x" each, 3 bytes a line). */
 const checklistWithDetail = (lines: number): string => `- [ ] write a.txt a\n${' x\n'.repeat(lines)}`;
 
+describe('a tasks file names no command of its own without --trust-tasks', () => {
+  test("a task's agent command and verify command are refused (exit 2), each named, and never run", async () => {
+    const { repo, side, env, agentLines } = setup();
+    const pwned = join(side, 'PWNED');
+    const verified = join(side, 'VERIFIED');
+    const tasksFile = join(side, 'tasks.json');
+    writeFileSync(
+      tasksFile,
+      JSON.stringify([
+        { id: 'a', objective: 'write a.txt a', agent: `sh -c 'touch ${pwned}'` },
+        { id: 'b', objective: 'write b.txt b', verify: `sh -c 'touch ${verified}'` },
+      ]),
+    );
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toBe(
+      [
+        `ralph batch: the tasks file ${tasksFile} names commands to run; nothing was started`,
+        'Its tasks would run:',
+        `  task "a" agent: ${JSON.stringify(`sh -c 'touch ${pwned}'`)}`,
+        `  task "b" verify: ${JSON.stringify(`sh -c 'touch ${verified}'`)}`,
+        'Pass --trust-tasks to run them (trust a tasks file as you would a script), or take them out of the file: ' +
+          '--agent-command and --verify on the command line hold for every task.',
+        '',
+      ].join('\n'),
+    );
+    expect(existsSync(pwned)).toBe(false);
+    expect(existsSync(verified)).toBe(false);
+    expect(agentLines()).toEqual([]);
+    expect(gitIn(repo, 'branch', '--list', 'ralph/*')).toBe('');
+
+    // With --trust-tasks the file's own command is the task's agent: it runs (and, reporting nothing, fails the task).
+    const trusted = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--trust-tasks'],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(trusted.code, trusted.stdout + trusted.stderr).toBe(1);
+    expect(existsSync(pwned)).toBe(true);
+    expect(trusted.stdout).toMatch(/^a: failed/m);
+  }, 60_000);
+
+  test("the command line's agent wins over a preset a task names; --trust-tasks lets the file's preset apply", async () => {
+    const { repo, side, env } = setup();
+    const tasksFile = join(side, 'tasks.yaml');
+    writeFileSync(tasksFile, '- {id: a, objective: write a.txt a, agent: codex}\n');
+    const missingCodex = join(side, 'no-codex-here');
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--codex-path', missingCodex, '--cwd', repo];
+    const run = await ralph(args, { cwd: repo, env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'ralph batch: --agent-command on the command line wins over the agent the tasks file names for task "a" ' +
+        '(codex) (--trust-tasks lets the file choose)\n',
+    );
+    expect(gitIn(repo, 'show', `${targetOf(run.stdout)}:a.txt`)).toBe('a');
+    // Trusted, the task's codex is its agent: with no codex at that path, the batch is refused before it starts.
+    const trusted = await ralph([...args, '--trust-tasks'], { cwd: repo, env });
+    expect(trusted.code, trusted.stdout + trusted.stderr).toBe(2);
+    expect(trusted.stderr).toContain(missingCodex);
+  }, 60_000);
+
+  test('ralph submit --batch refuses the same before anything is tagged on the remote or queued (exit 2)', async () => {
+    const { repo, side } = setup();
+    const remote = join(side, 'remote.git');
+    gitIn(side, 'clone', '--quiet', '--bare', repo, remote);
+    const pwned = join(side, 'PWNED');
+    const tasksFile = join(side, 'tasks.json');
+    writeFileSync(tasksFile, JSON.stringify([{ id: 'a', objective: 'x', agent: `sh -c 'touch ${pwned}'` }]));
+    const submit = await submitBatch(tasksFile, remote);
+    expect(submit.code, submit.stderr).toBe(2);
+    expect(submit.stdout).toBe('');
+    expect(submit.stderr).toContain(
+      `ralph submit --batch: the tasks file ${tasksFile} names commands to run; nothing was submitted\n` +
+        `Its tasks would run:\n  task "a" agent: ${JSON.stringify(`sh -c 'touch ${pwned}'`)}\n`,
+    );
+    expect(gitIn(remote, 'tag', '--list')).toBe('');
+    const stray = await ralph([
+      'submit',
+      'x',
+      '--agent',
+      'claude',
+      '--trust-tasks',
+      '--database-url',
+      NO_DATABASE,
+    ]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toBe(
+      'ralph submit --trust-tasks is for --batch: it trusts the commands a tasks file names\n',
+    );
+  }, 60_000);
+});
+
 describe("a tasks file's size", () => {
   test('a task with 300,000 detail lines runs: its detail is in its objective, and the call stack holds', async () => {
     const { repo, side, env } = setup();

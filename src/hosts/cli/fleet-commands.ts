@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
+import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
@@ -123,14 +124,16 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
           '--resolve-conflicts',
           "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
         )
+        .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
         .option(...DATABASE_URL)
         .option(...DATABASE_URL_FILE),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
-      // --resolve-conflicts without --batch is refused there (it needs a tasks file), never sent as an agent option.
-      if (options.batch !== undefined || options.resolveConflicts === true) {
+      // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as
+      // an agent option.
+      if (options.batch !== undefined || options.resolveConflicts === true || options.trustTasks === true) {
         const { submitBatchCommand } = await import('./submit-batch-command.js');
         setExitCode(await submitBatchCommand(objective, options));
         return;
