@@ -38,7 +38,8 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
 const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
-their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify.
+their submitter chose. --agent example needs --allow-agent-command too: it runs the commands of the checklist in the
+run's workspace. A run's --verify command is a command too: it runs only with --allow-verify.
 The worker's own --notify URLs and --notify-command get the notifications of every run it takes; a run's own --notify
 URLs (ralph submit --notify) are POSTed to only with --allow-notify. A run asking for
 anything else ends refused, starting nothing. Anyone who can write to the
@@ -60,7 +61,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   )
     .option(
       '--agent <name>',
-      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot, droid or example (repeatable)',
+      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot, droid or example (repeatable; example needs --allow-agent-command)',
       collectPreset,
     )
     .option('--claude-path <path>', "this worker's claude executable (default: claude on PATH)")
