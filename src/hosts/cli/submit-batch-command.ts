@@ -42,9 +42,12 @@ async function readTasks(file: string, options: SubmitOptions & TasksTrustOption
   const tasks = tasksAsTrusted(await readTasksFile(file, use.command), options, use, said);
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const ordered: BatchTask[] = [];
+  // A set, not ordered.includes: a 1 MiB checklist holds some 100,000 tasks, and a scan per task would be quadratic.
+  const placed = new Set<BatchTask>();
   const visit = (task: BatchTask) => {
-    if (ordered.includes(task)) return;
+    if (placed.has(task)) return;
     for (const before of task.after) visit(byId.get(before) as BatchTask);
+    placed.add(task);
     ordered.push(task);
   };
   for (const task of tasks) visit(task);
