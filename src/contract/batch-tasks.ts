@@ -17,6 +17,12 @@ export function idProblem(id: string): string | null {
   return problem === null ? null : `${JSON.stringify(id)} cannot name a git branch: ${problem}`;
 }
 
+/**
+ * The most a tasks file may hold, in bytes (1 MiB): a batch of tasks is a few kilobytes, and every task's objective
+ * travels in each of its rounds' prompts. A larger file is refused before it is parsed.
+ */
+export const MAX_TASKS_FILE_BYTES = 1_048_576;
+
 /** One task of a tasks file as JSON gives it. */
 const taskSchema = z
   .object({
@@ -64,8 +70,10 @@ export function parseChecklist(text: string): BatchTask[] {
   const close = () => {
     if (current === null) return;
     // The detail keeps its own nesting: only the indent all its lines share goes.
+    // A loop, not Math.min(...lines): a task may have more detail lines than a call takes arguments.
     const lines = current.detail;
-    const shared = Math.min(...lines.map((line) => line.search(/\S/)));
+    let shared = Number.POSITIVE_INFINITY;
+    for (const line of lines) shared = Math.min(shared, line.search(/\S/));
     const detail = lines
       .map((line) => line.slice(shared))
       .join('\n')

@@ -56,6 +56,11 @@ export function roundUsd(usd: number): number {
  * 1.2000000000000002. Every total of money goes through it.
  */
 export function sumUsd(...amounts: readonly number[]): number {
+  return sumUsdOf(amounts);
+}
+
+/** sumUsd of a list: a list of any length (spread into sumUsd, a long one would overflow the call stack). */
+export function sumUsdOf(amounts: readonly number[]): number {
   let micro = 0;
   for (const usd of amounts) micro += toMicroUsd(usd);
   return fromMicroUsd(micro);

@@ -1,4 +1,4 @@
-import { type RalphUsage, sumUsd } from '../contract/usage.js';
+import { type RalphUsage, sumUsdOf } from '../contract/usage.js';
 
 /**
  * A fleet batch's own `--max-time` and `--max-cost` (`ralph submit --batch`), held for the batch as a whole besides
@@ -31,4 +31,4 @@ export function batchBudgetSpent(budget: BatchBudget, spend: BatchSpend): string
 
 /** The summed cost of the batch's task runs, from what each said its rounds used (no cost said counts nothing). */
 export const summedCostUsd = (usages: readonly (RalphUsage | null | undefined)[]): number =>
-  sumUsd(...usages.map((usage) => usage?.costUsd ?? 0));
+  sumUsdOf(usages.map((usage) => usage?.costUsd ?? 0));

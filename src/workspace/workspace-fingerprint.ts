@@ -176,8 +176,9 @@ async function hashTree(hash: Hash, root: string, scope: Scope): Promise<void> {
       }
       await hashEntry(hash, relative, join(root, relative), scope);
     }
-    // Popped from the end: pushed in reverse, the folders are walked in name order.
-    folders.push(...below.reverse());
+    // Popped from the end: pushed in reverse, the folders are walked in name order. One at a time, not
+    // push(...below): a folder may hold more subfolders than a call takes arguments.
+    for (const sub of below.reverse()) folders.push(sub);
   }
 }
 

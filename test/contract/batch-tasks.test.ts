@@ -102,6 +102,12 @@ describe('a Markdown checklist', () => {
     expect(error.name).toBe('TasksFileError');
   });
 
+  test('a task with 300,000 detail lines keeps them all (no call gets one argument per line)', async () => {
+    const text = `- [ ] Port the parser\n${'   detail\n'.repeat(300_000)}`;
+    const [task] = await parseTasksFile('TASKS.md', text);
+    expect(task?.objective).toBe(`Port the parser\n${Array(300_000).fill('detail').join('\n')}`);
+  });
+
   test('a checklist with no open box is refused', async () => {
     await expect(parseTasksFile('TASKS.md', '- [x] done\n')).rejects.toThrow(TasksFileError);
     await expect(parseTasksFile('TASKS.md', 'just prose\n')).rejects.toThrow(/lists no open task/);

@@ -139,10 +139,20 @@ async function firstReleaseDatabase(name: string): Promise<string> {
   return url;
 }
 
+/** `ralph worker` offering the example agent (which needs --allow-agent-command) on the fleet at `url`. */
+const exampleWorkerArgs = (url: string): string[] => [
+  'worker',
+  '--database-url',
+  url,
+  '--agent',
+  'example',
+  '--allow-agent-command',
+];
+
 describe("a fleet's database another release of ralph set up", () => {
   it("the first release's: the worker and the clients refuse it (exit 2), say what to do, and change nothing", async () => {
     const url = await firstReleaseDatabase('first_release');
-    const worker = await ralph(['worker', '--database-url', url, '--agent', 'example']);
+    const worker = await ralph(exampleWorkerArgs(url));
     expect(worker.code).toBe(2);
     expect(worker.stderr).toBe(
       `ralph worker: the fleet's database ${url} was set up by ralph-machine 0.1 (fleet schema 1), which ` +
@@ -167,7 +177,7 @@ describe("a fleet's database another release of ralph set up", () => {
     // Set up as a submit would (the read-only `ralph runs` creates nothing), then marked as a later release's.
     await (await createRalphFleet({ databaseUrl: url })).close();
     await sql(url, "UPDATE ralph_fleet_schema SET version = 3, ralph_version = '9.0.0'");
-    const worker = await ralph(['worker', '--database-url', url, '--agent', 'example']);
+    const worker = await ralph(exampleWorkerArgs(url));
     expect(worker.code).toBe(2);
     expect(worker.stderr).toBe(
       `ralph worker: the fleet's database ${url} was set up by ralph-machine 9.0.0 (fleet schema 3), which ` +

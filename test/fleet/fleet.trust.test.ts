@@ -115,6 +115,45 @@ describe('the worker decides what it runs', () => {
     await stopWorker(trusting);
   }, 60_000);
 
+  it('--agent example runs only with --allow-agent-command: the checklist a submitter put in the workspace is commands', async () => {
+    const url = scene.databaseFor('example');
+    const ws = await scene.workspace();
+    const pwned = join(ws.dir, 'pwned');
+    writeFileSync(join(ws.dir, 'TASKS.md'), `- [ ] Run \`touch ${pwned}\` — check: \`touch ${pwned}\`\n`);
+    const id = await enqueue(url, { agent: 'example' }, ws.dir);
+    const worker = spawnRalph([
+      'worker',
+      '--database-url',
+      url,
+      '--worker-id',
+      'examples',
+      '--agent',
+      'example',
+    ]);
+    scene.processes.push(worker);
+    // A worker that took the run would have run the checklist's command: whichever comes first ends the wait.
+    await waitFor(
+      () => worker.child.exitCode !== null || existsSync(pwned),
+      'the worker to end or the run to start',
+    );
+    expect(existsSync(pwned)).toBe(false);
+    expect(worker.child.exitCode).toBe(2);
+    expect(worker.stderr()).toBe(
+      "ralph worker --agent example runs the commands of a run's checklist (the backticked commands of its " +
+        "workspace's TASKS.md), which its submitter chooses: pass --allow-agent-command with it, as for runs " +
+        'submitted with --agent-command\n',
+    );
+    // Opted into, as a command is, the example agent runs the run's checklist.
+    const opted = await startWorker(url, 'examples', {
+      offer: ['--agent', 'example', '--allow-agent-command'],
+    });
+    scene.processes.push(opted);
+    const waited = await ralph(['wait', id, '--database-url', url]);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(existsSync(pwned)).toBe(true);
+    await stopWorker(opted);
+  }, 60_000);
+
   it("a preset runs with the worker's own executable, never the path a submitted run names", async () => {
     const url = scene.databaseFor('paths');
     const ws = await scene.workspace();

@@ -607,7 +607,8 @@ describe('ralph batch', () => {
       { id: 'a', objective: `write a.txt a\nhold-while ${hold}` },
       { id: 'b', objective: 'write b.txt b', after: ['a'], verify: WAIT_IN_MERGE_CHECK },
     ]);
-    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+    // b's own verify command is the file's: it runs only with --trust-tasks.
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--trust-tasks'], {
       cwd: repo,
       env: { ...env, BATCH_VERIFY_STARTED: verifyStarted, BATCH_VERIFY_GO: verifyGo },
     });

@@ -54,9 +54,10 @@ import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
 import { trapInterrupts } from './signals.js';
 import { readTasksFile } from './tasks-file.js';
+import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
 /** The options of `ralph batch`. */
-export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
+export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions, TasksTrustOptions {
   maxRounds?: string;
   parallel?: string;
   into?: string;
@@ -91,11 +92,19 @@ function graceOf(text: string | undefined): number {
   return value;
 }
 
-/** The tasks of the file, or a refusal naming the file and what is wrong with it. */
-async function readTasks(file: string | undefined): Promise<BatchTask[]> {
+/**
+ * The tasks of the file as the command line lets them run, or a refusal naming the file and what is wrong with it
+ * (a command it names without --trust-tasks among them).
+ */
+async function readTasks(
+  file: string | undefined,
+  options: BatchOptions,
+  say: (line: string) => void,
+): Promise<BatchTask[]> {
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
-  return readTasksFile(file, 'ralph batch');
+  const use = { command: 'ralph batch', file, nothing: 'nothing was started' };
+  return tasksAsTrusted(await readTasksFile(file, use.command), options, use, say);
 }
 
 /** Checks every task's agent and guard rails before anything starts: a refusal here starts no loop. */
@@ -146,7 +155,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
     if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
-    const tasks = await readTasks(tasksFile);
+    const tasks = await readTasks(tasksFile, options, say);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(

@@ -92,6 +92,10 @@ function budgetSpent({ budget, tasks }: Batch): string | null {
   const cost = batchBudgetSpent({ deadline: null, maxCostUsd: budget.maxCostUsd }, { now: 0, costUsd });
   if (cost !== null) return cost;
   const unlanded = tasks.filter((task) => task.result?.status !== 'landed');
-  const lastSettled = Math.max(...unlanded.map((task) => task.run.updatedAt ?? task.run.createdAt));
+  // A fold, not Math.max(...): a batch may have more tasks than a call takes arguments.
+  const lastSettled = unlanded.reduce(
+    (last, task) => Math.max(last, task.run.updatedAt ?? task.run.createdAt),
+    Number.NEGATIVE_INFINITY,
+  );
   return batchBudgetSpent({ deadline: budget.deadline, maxCostUsd: null }, { now: lastSettled, costUsd });
 }

@@ -12,6 +12,10 @@ import { type AgentOptions, isProgramPreset, PRESET_PROGRAMS } from './agent-opt
 export const AGENT_MISSING =
   "ralph needs an agent for its rounds: pass --agent claude|codex|example or --agent-command '<cmd and args>'";
 
+/** Help of `--trust-tasks` (`ralph batch`, `ralph submit --batch`). */
+export const TRUST_TASKS_HELP =
+  "run the agent and verify commands the tasks file names, and its tasks' agents over the command line's (shown when refused without it)";
+
 /** Refusal: both ways of naming an agent were given. */
 export const AGENT_CONFLICT = 'ralph takes either --agent or --agent-command, not both';
 

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
+import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
@@ -37,7 +38,8 @@ lease ran out. Every worker must see the workspace (--cwd) at the same path.
 const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
-their submitter chose. A run's --verify command is a command too: it runs only with --allow-verify.
+their submitter chose. --agent example needs --allow-agent-command too: it runs the commands of the checklist in the
+run's workspace. A run's --verify command is a command too: it runs only with --allow-verify.
 The worker's own --notify URLs and --notify-command get the notifications of every run it takes; a run's own --notify
 URLs (ralph submit --notify) are POSTed to only with --allow-notify. A run asking for
 anything else ends refused, starting nothing. Anyone who can write to the
@@ -59,7 +61,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   )
     .option(
       '--agent <name>',
-      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot, droid or example (repeatable)',
+      'a preset this worker runs: claude, codex, qwen, gemini, opencode, copilot, droid or example (repeatable; example needs --allow-agent-command)',
       collectPreset,
     )
     .option('--claude-path <path>', "this worker's claude executable (default: claude on PATH)")
@@ -123,14 +125,16 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
           '--resolve-conflicts',
           "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
         )
+        .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
         .option(...DATABASE_URL)
         .option(...DATABASE_URL_FILE),
     ),
   )
     .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
-      // --resolve-conflicts without --batch is refused there (it needs a tasks file), never sent as an agent option.
-      if (options.batch !== undefined || options.resolveConflicts === true) {
+      // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as
+      // an agent option.
+      if (options.batch !== undefined || options.resolveConflicts === true || options.trustTasks === true) {
         const { submitBatchCommand } = await import('./submit-batch-command.js');
         setExitCode(await submitBatchCommand(objective, options));
         return;

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
 import type { BatchOptions } from './batch-command.js';
-import { quoteObjectiveHint } from './cli-texts.js';
+import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
@@ -75,6 +75,8 @@ target (ralph/batch-<id>, made from HEAD, or --into BRANCH). Your working tree i
 The agent and guard-rail options hold for every task; --max-time and --max-cost also hold for the whole batch.
 --cwd names the repository (default: the current directory); each task works in its own worktree of it.
 The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
+A tasks file is data: an agent command or verify command a task names runs only with --trust-tasks (refused, each
+listed, without it); a preset a task names (agent: codex) is taken only when the command line names no agent.
 
 Exit codes:
   0    every task landed
@@ -307,7 +309,8 @@ export async function runCli(argv: string[]): Promise<number> {
           .option(
             '--repo <url>',
             'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
-          ),
+          )
+          .option('--trust-tasks', TRUST_TASKS_HELP),
       ),
     )
       .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)

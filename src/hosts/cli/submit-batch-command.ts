@@ -17,9 +17,10 @@ import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './
 import { guardRailConfig } from './guard-rail-options.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
 import { readTasksFile } from './tasks-file.js';
+import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
 /** The options `ralph submit --batch` adds to those of `ralph submit`. */
-export interface SubmitBatchOptions extends SubmitOptions {
+export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions {
   /** The tasks file. */
   batch?: string;
   /** The repository's URL every worker clones and pushes to. */
@@ -32,14 +33,22 @@ export interface SubmitBatchOptions extends SubmitOptions {
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
 
-/** The tasks of the file, in an order where every task comes after those it names in `after`. */
-async function readTasks(file: string): Promise<BatchTask[]> {
-  const tasks = await readTasksFile(file, 'ralph submit --batch');
+/**
+ * The tasks of the file as the command line lets them run (a command it names needs --trust-tasks), in an order
+ * where every task comes after those it names in `after`.
+ */
+async function readTasks(file: string, options: SubmitOptions & TasksTrustOptions): Promise<BatchTask[]> {
+  const use = { command: 'ralph submit --batch', file, nothing: 'nothing was submitted' };
+  const said = (line: string) => process.stderr.write(`${line}\n`);
+  const tasks = tasksAsTrusted(await readTasksFile(file, use.command), options, use, said);
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const ordered: BatchTask[] = [];
+  // A set, not ordered.includes: a 1 MiB checklist holds some 100,000 tasks, and a scan per task would be quadratic.
+  const placed = new Set<BatchTask>();
   const visit = (task: BatchTask) => {
-    if (ordered.includes(task)) return;
+    if (placed.has(task)) return;
     for (const before of task.after) visit(byId.get(before) as BatchTask);
+    placed.add(task);
     ordered.push(task);
   };
   for (const task of tasks) visit(task);
@@ -85,7 +94,8 @@ function batchBudgetOf(options: SubmitOptions): BatchBudget | undefined {
  * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
  */
 export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<FleetBatchSubmission> {
-  const { batch: file, repo, into, resolveConflicts, ...rest } = options;
+  // --trust-tasks is this command's own: it never goes with a task to a worker.
+  const { batch: file, repo, into, resolveConflicts, trustTasks: _trust, ...rest } = options;
   if (file === undefined) throw refuse('ralph submit --batch needs a tasks file');
   if (resolveConflicts === true && rest.verify === undefined)
     throw refuse(
@@ -98,7 +108,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   const problem = repoUrlProblem(repo);
   if (problem !== null)
     throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
-  const tasks = await readTasks(file);
+  const tasks = await readTasks(file, options);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
       ? DEFAULT_VERIFY_TIMEOUT_MS
@@ -147,6 +157,8 @@ export async function submitBatchCommand(
 ): Promise<number> {
   let submission: FleetBatchSubmission;
   try {
+    if (options.batch === undefined && options.trustTasks === true)
+      throw refuse('ralph submit --trust-tasks is for --batch: it trusts the commands a tasks file names');
     if (objective !== undefined)
       throw refuse('ralph submit --batch takes its objectives from the tasks file, not as an argument');
     submission = await batchSubmissionOf(options);

@@ -28,6 +28,14 @@ export const WORKER_AGENTS_MISSING =
   'ralph worker needs the agents it will run: pass --agent claude|codex|example (repeatable; --claude-path and ' +
   '--codex-path set their executables), and --allow-agent-command to also run runs submitted with --agent-command';
 
+/**
+ * Refusal: `ralph worker --agent example` without `--allow-agent-command`. The example agent runs the commands its
+ * workspace's checklist names, and a submitter chooses the workspace and its files (or the repository of a batch).
+ */
+export const WORKER_EXAMPLE_NEEDS_COMMANDS =
+  "ralph worker --agent example runs the commands of a run's checklist (the backticked commands of its workspace's " +
+  'TASKS.md), which its submitter chooses: pass --allow-agent-command with it, as for runs submitted with --agent-command';
+
 /** What the worker offers, as its refusals name it. */
 function offered(options: WorkerAgentOptions): string {
   const presets = options.agent ?? [];
@@ -45,12 +53,14 @@ const refusedRun = (what: string, options: WorkerAgentOptions) =>
 /**
  * The worker's provider factory: a run gets the preset it names if the worker offers it (with the worker's own
  * executable), or its `--agent-command` if the worker allows those; anything else settles the run refused, starting
- * nothing. Refused (exit 2) when the options offer nothing.
+ * nothing. Refused (exit 2) when the options offer nothing, or the example agent without `--allow-agent-command`.
  */
 export function workerProviderFactory(options: WorkerAgentOptions): FleetProviderFactory {
   if ((options.agent ?? []).length === 0 && options.allowAgentCommand !== true) {
     throw new RalphError({ code: 'refused', message: WORKER_AGENTS_MISSING });
   }
+  if ((options.agent ?? []).includes('example') && options.allowAgentCommand !== true)
+    throw new RalphError({ code: 'refused', message: WORKER_EXAMPLE_NEEDS_COMMANDS });
   return (agent: FleetJson): SubagentProvider => {
     const asked = (typeof agent === 'object' && agent !== null && !Array.isArray(agent) ? agent : {}) as {
       agent?: unknown;
