@@ -107,6 +107,25 @@ describe('ralph batch --clean', () => {
     expect(gitIn(repo, 'show', 'main:b.txt')).toBe('b');
   }, 60_000);
 
+  test('a session branch merged into yours and deleted: its task branches go, their work being on your branch', async () => {
+    const { repo, batch, clean } = batchRepo([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'write b.txt b' },
+    ]);
+    const run = await batch();
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = idOf(run.stdout);
+    gitIn(repo, 'merge', '--quiet', '--squash', `ralph/batch-${id}`);
+    gitIn(repo, 'commit', '--quiet', '-m', 'the batch, squashed');
+    gitIn(repo, 'branch', '--quiet', '-D', `ralph/batch-${id}`);
+    const cleaned = await clean();
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect(cleaned.stdout).toContain(
+      'ralph batch --clean: removed 2 branches, 1 tag, 0 worktrees, 1 batch folder; kept 0 branches',
+    );
+    expect(ralphRefs(repo)).toEqual([]);
+  }, 60_000);
+
   test('a needs-review branch stays, listed with why, until --force; the landed one goes and the target keeps it', async () => {
     const { repo, batch, clean } = batchRepo([
       { id: 'left', objective: 'write shared.txt left' },
@@ -254,6 +273,12 @@ describe('ralph batch --clean', () => {
     symlinkSync(victim, join(root, '20260101-0000-dddddd', 't1'));
     symlinkSync(victim, join(root, '20260101-0000-dddddd', 'runs'));
 
+    const stray = await ralph(['batch', '--force', '--cwd', repo]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('ralph batch --force goes with --clean');
+    const withTasks = await ralph(['batch', join(victim, 'keep.txt'), '--clean', '--cwd', repo]);
+    expect(withTasks.code).toBe(2);
+    expect(withTasks.stderr).toContain('ralph batch --clean runs no batch: give it no tasks file');
     for (const bad of ['../x', `..${victim}`]) {
       const refused = await ralph(['batch', '--clean', bad, '--cwd', repo]);
       expect(refused.code).toBe(2);

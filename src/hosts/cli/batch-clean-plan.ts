@@ -119,8 +119,8 @@ export async function batchPlan(context: CleanContext, name: string): Promise<Ba
 }
 
 /**
- * A settled batch's plan. A task's worktree and branch go when all the branch's work is on the target (or with
- * --force), unless the branch is checked out in another worktree; the scratch tree goes; the session branch goes
+ * A settled batch's plan. A task's worktree and branch go when all the branch's work is on the target or a branch
+ * of the user's (or with --force), unless the branch is checked out in another worktree; the scratch tree goes; the session branch goes
  * when it was never landed on or a branch of the user's holds its work; the start tag and the folder go once
  * nothing of the batch stays.
  */
@@ -156,10 +156,11 @@ async function settledPlan(
       if (dirty > 0) return `its worktree has uncommitted changes in ${dirty} path(s); --force to delete`;
     }
     if (head === null) return null;
-    if (targetHead === null) return `its target ${shownTarget} is gone; --force to delete`;
-    const missing = await commitsNotOn(repo, branch, target);
-    return missing === 0
-      ? null
+    const missing = targetHead === null ? null : await commitsNotOn(repo, branch, target);
+    // Work on a branch of the user's is not lost either: merged there by hand, or the target merged and deleted.
+    if (missing === 0 || (await userBranchHolding(repo, head)) !== null) return null;
+    return missing === null
+      ? `its target ${shownTarget} is gone; --force to delete`
       : `${missing} commit${missing === 1 ? '' : 's'} not on ${shownTarget}; --force to delete`;
   };
 
