@@ -53,15 +53,20 @@ const batchesOf = (repo: string) => join(repo, '.git', 'ralph', 'batches');
 /** The batch id a batch's summary names. */
 const idOf = (stdout: string): string => /--rollback (\S+)/.exec(stdout)?.[1] ?? '';
 
+/** A batch of two tasks (a.txt, b.txt) that both landed on its session branch. */
+async function landedBatch() {
+  const made = batchRepo([
+    { id: 'a', objective: 'write a.txt a' },
+    { id: 'b', objective: 'write b.txt b' },
+  ]);
+  const run = await made.batch();
+  expect(run.code, run.stdout + run.stderr).toBe(0);
+  return { ...made, id: idOf(run.stdout) };
+}
+
 describe('ralph batch --clean', () => {
   test('a landed batch: its task branches go; its session branch, tag and folder once a branch of yours holds its work', async () => {
-    const { repo, batch, clean } = batchRepo([
-      { id: 'a', objective: 'write a.txt a' },
-      { id: 'b', objective: 'write b.txt b' },
-    ]);
-    const run = await batch();
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const id = idOf(run.stdout);
+    const { repo, clean, id } = await landedBatch();
     const refs = ralphRefs(repo);
     expect(refs).toEqual([
       `refs/heads/ralph/${id}/a`,
@@ -108,13 +113,7 @@ describe('ralph batch --clean', () => {
   }, 60_000);
 
   test('a session branch merged into yours and deleted: its task branches go, their work being on your branch', async () => {
-    const { repo, batch, clean } = batchRepo([
-      { id: 'a', objective: 'write a.txt a' },
-      { id: 'b', objective: 'write b.txt b' },
-    ]);
-    const run = await batch();
-    expect(run.code, run.stdout + run.stderr).toBe(0);
-    const id = idOf(run.stdout);
+    const { repo, clean, id } = await landedBatch();
     gitIn(repo, 'merge', '--quiet', '--squash', `ralph/batch-${id}`);
     gitIn(repo, 'commit', '--quiet', '-m', 'the batch, squashed');
     gitIn(repo, 'branch', '--quiet', '-D', `ralph/batch-${id}`);
