@@ -66,6 +66,8 @@ async function carryOut(
   context: CleanContext,
   plan: BatchPlan,
 ): Promise<{ removed: Removal[]; kept: Kept[] }> {
+  // A batch left alone whole is not read again: its folder may be a link, which is never followed.
+  if (plan.remove.length === 0) return { removed: [], kept: plan.keep };
   const now = await readFile(join(plan.folder, 'batch.jsonl'), 'utf8').catch(() => null);
   const asKept = (list: Removal[], why: string): Kept[] =>
     list.map((removal) => ({
