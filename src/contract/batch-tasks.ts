@@ -191,3 +191,6 @@ export async function parseTasksFile(name: string, text: string): Promise<BatchT
   const tasks = name.toLowerCase().endsWith('.json') ? parseTasksJson(text) : parseChecklist(text);
   return checkTaskOrder(tasks);
 }
+
+/** True when `id` passes the id rule of a tasks file's task (so it names a branch and a folder of a batch). */
+export const isTaskId = (id: unknown): id is string => taskSchema.shape.id.safeParse(id).success;

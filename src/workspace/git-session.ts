@@ -1,5 +1,6 @@
 import { git, gitLine, gitLines } from './git-command.js';
 import { commitIdentityArgs } from './git-identity.js';
+import { worktreeList } from './git-worktree.js';
 
 /** Where a batch lands its tasks, and what it started from. */
 export interface BatchSession {
@@ -31,9 +32,8 @@ export const taskBranch = (batchId: string, taskId: string): string => `ralph/${
 
 /** The branches some worktree has checked out: moving one would change files under that worktree's user. */
 async function checkedOutBranches(repo: string): Promise<Set<string>> {
-  const lines = await gitLines(repo, ['worktree', 'list', '--porcelain']);
   return new Set(
-    lines.filter((l) => l.startsWith('branch refs/heads/')).map((l) => l.slice('branch refs/heads/'.length)),
+    (await worktreeList(repo)).flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
   );
 }
 

@@ -2,10 +2,15 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, gitLine, gitLines } from './git-command.js';
 
+/** The folder every batch's folder is in: `ralph/batches` in the repository's (common) git folder. */
+export async function batchesRoot(repo: string): Promise<string> {
+  const common = await gitLine(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  return join(common, 'ralph', 'batches');
+}
+
 /** The folder of a batch's worktrees: inside the repository's git folder, never in the user's working tree. */
 export async function batchFolder(repo: string, batchId: string): Promise<string> {
-  const common = await gitLine(repo, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  return join(common, 'ralph', 'batches', batchId);
+  return join(await batchesRoot(repo), batchId);
 }
 
 /** Adds a worktree at `path` on a new branch `branch` started at `start` (a commit or ref). */
@@ -53,8 +58,25 @@ export async function pruneWorktrees(repo: string): Promise<void> {
   await git(repo, ['worktree', 'prune']);
 }
 
+/** One worktree of a repository: its folder, and the branch it has checked out (null when detached). */
+export interface WorktreeEntry {
+  path: string;
+  branch: string | null;
+}
+
+/** The repository's worktrees, the main one first (`git worktree list --porcelain`). */
+export async function worktreeList(repo: string): Promise<WorktreeEntry[]> {
+  const entries: WorktreeEntry[] = [];
+  for (const line of await gitLines(repo, ['worktree', 'list', '--porcelain'])) {
+    if (line.startsWith('worktree ')) entries.push({ path: line.slice('worktree '.length), branch: null });
+    const last = entries.at(-1);
+    if (line.startsWith('branch refs/heads/') && last !== undefined)
+      last.branch = line.slice('branch refs/heads/'.length);
+  }
+  return entries;
+}
+
 /** The folders of the repository's worktrees, the main one first. */
 export async function worktreePaths(repo: string): Promise<string[]> {
-  const lines = await gitLines(repo, ['worktree', 'list', '--porcelain']);
-  return lines.filter((line) => line.startsWith('worktree ')).map((line) => line.slice('worktree '.length));
+  return (await worktreeList(repo)).map((entry) => entry.path);
 }

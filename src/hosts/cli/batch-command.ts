@@ -31,6 +31,7 @@ import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import type { AgentOptions } from './agent-options.js';
+import { type CleanOptions, cleanIfAsked } from './batch-clean.js';
 import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
@@ -57,7 +58,12 @@ import { readTasksFile } from './tasks-file.js';
 import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
 /** The options of `ralph batch`. */
-export interface BatchOptions extends AgentOptions, GuardRailOptions, NotifyOptions, TasksTrustOptions {
+export interface BatchOptions
+  extends AgentOptions,
+    GuardRailOptions,
+    NotifyOptions,
+    TasksTrustOptions,
+    CleanOptions {
   maxRounds?: string;
   parallel?: string;
   into?: string;
@@ -153,6 +159,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
   let openNotifier: ReturnType<typeof notifierFor> | undefined;
   try {
     const cwd = resolve(options.cwd ?? '.');
+    const cleaned = await cleanIfAsked(tasksFile, options);
+    if (cleaned !== null) return cleaned;
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
     if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
     const tasks = await readTasks(tasksFile, options, say);

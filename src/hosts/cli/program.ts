@@ -68,6 +68,8 @@ Examples:
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --rollback 20261201-1522-a1b2c3
   $ ralph batch --rollback 20261201-1522-a1b2c3 --repo git@host:team/app.git
+  $ ralph batch --clean --dry-run
+  $ ralph batch --clean 20261201-1522-a1b2c3 --force
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
@@ -77,6 +79,8 @@ The agent and guard-rail options hold for every task; --max-time and --max-cost 
 The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
 A tasks file is data: an agent command or verify command a task names runs only with --trust-tasks (refused, each
 listed, without it); a preset a task names (agent: codex) is taken only when the command line names no agent.
+--clean removes what settled batches left; a branch with commits not on the target stays unless --force, and a
+batch still running is never touched.
 
 Exit codes:
   0    every task landed
@@ -310,7 +314,16 @@ export async function runCli(argv: string[]): Promise<number> {
             '--repo <url>',
             'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
           )
-          .option('--trust-tasks', TRUST_TASKS_HELP),
+          .option('--trust-tasks', TRUST_TASKS_HELP)
+          .option(
+            '--clean [id]',
+            'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
+          )
+          .option(
+            '--force',
+            'with --clean: remove work that did not land, and batches that did not settle, too',
+          )
+          .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
       ),
     )
       .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
