@@ -10,6 +10,11 @@ export interface PgPool {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+/** One `pg` connection: a session, whose session locks hold until it ends. */
+export interface PgSession extends PgPool {
+  connect(): Promise<unknown>;
+}
+
 /** The options of a `pg` pool the lease table sets. */
 interface PgPoolOptions {
   connectionString: string;
@@ -19,12 +24,30 @@ interface PgPoolOptions {
 }
 
 /**
- * A `pg` pool: the driver the DBOS SDK itself depends on, resolved from the SDK's own folder, so the fleet adds no
- * dependency of its own and talks to Postgres with exactly the driver DBOS uses.
+ * The `pg` driver the DBOS SDK itself depends on, resolved from the SDK's own folder, so the fleet adds no dependency
+ * of its own and talks to Postgres with exactly the driver DBOS uses.
  */
-export function createPgPool(options: PgPoolOptions): PgPool {
+function pgDriver() {
   const here = createRequire(import.meta.url);
   const fromSdk = createRequire(here.resolve('@dbos-inc/dbos-sdk'));
-  const pg = fromSdk('pg') as { Pool: new (options: PgPoolOptions) => PgPool };
-  return new pg.Pool(options);
+  return fromSdk('pg') as {
+    Pool: new (options: PgPoolOptions) => PgPool;
+    Client: new (options: Omit<PgPoolOptions, 'max' | 'idleTimeoutMillis'>) => PgSession;
+  };
+}
+
+/** A `pg` pool (of DBOS's driver). */
+export function createPgPool(options: PgPoolOptions): PgPool {
+  return new (pgDriver().Pool)(options);
+}
+
+/**
+ * A `pg` connection of its own (not connected yet), for what must stay on one session: a pool closes a connection
+ * idle for a while (10 s by default), and a session lock with it.
+ */
+export function createPgSession(options: {
+  connectionString: string;
+  connectionTimeoutMillis?: number;
+}): PgSession {
+  return new (pgDriver().Client)(options);
 }

@@ -5,20 +5,7 @@ import { redactedUrl } from './database.js';
 import { LeaseTable } from './leases.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
 import { RunEventTable } from './run-events.js';
-
-/**
- * The key of the advisory lock every ralph process takes to set a fleet's database up (with the database's name as
- * the second key, so fleets on one server do not wait for each other).
- */
-const SETUP_LOCK = 7_262_011;
-
-/** The database a URL names, and the URL of the same server's `postgres` database. */
-function maintenanceUrl(databaseUrl: string): { name: string; url: string } {
-  const parsed = new URL(databaseUrl);
-  const name = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username);
-  parsed.pathname = '/postgres';
-  return { name, url: parsed.toString() };
-}
+import { withSetupLock } from './setup-lock.js';
 
 /** Runs `body` with DBOS's console lines silenced (`ralph submit` prints only the run id on stdout). */
 async function silenced(body: () => Promise<void>): Promise<void> {
@@ -89,10 +76,11 @@ export type FleetDatabaseState = 'ready' | 'empty' | 'missing';
 
 /**
  * Makes the fleet's database ready, safely when any number of workers and clients arrive at once on an empty server:
- * each takes one advisory lock in the server's `postgres` database (where its wait holds no snapshot of the fleet's
- * database, which DBOS's `CREATE INDEX CONCURRENTLY` would wait on) and, holding it, creates the database when
- * missing, runs DBOS's migrations (`migrate`), creates ralph's tables and records the fleet schema. The others wait
- * for the lock and find everything done. A database set up by a ralph-machine of another fleet schema is refused
+ * each takes one advisory lock in the server's `postgres` database (`withSetupLock`: whatever the fleet's database is,
+ * the `postgres` one included, no waiter holds up DBOS's `CREATE INDEX CONCURRENTLY`) and, holding it, creates the
+ * database when missing, runs DBOS's migrations (`migrate`), creates ralph's tables and records the fleet schema. The
+ * others wait for the lock and find everything done; nothing else a worker or client does at start changes the
+ * schema (DBOS launches with `runMigrations: false`, and its client migrates nothing). A database set up by a ralph-machine of another fleet schema is refused
  * (a RalphError, refused) before anything in it is changed.
  *
  * In `read` mode (the read-only commands) it waits for a setup in progress the same way, but creates and migrates
@@ -104,11 +92,7 @@ export async function prepareFleetDatabase(
   what: string,
   mode: 'set-up' | 'read' = 'set-up',
 ): Promise<FleetDatabaseState> {
-  const { name, url } = maintenanceUrl(databaseUrl);
-  const admin = createPgPool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
-  admin.on('error', () => {});
-  try {
-    await admin.query('SELECT pg_advisory_lock($1, hashtext($2))', [SETUP_LOCK, name]);
+  return withSetupLock(databaseUrl, async (admin, name) => {
     const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rows.length === 0) {
       if (mode === 'read') return 'missing';
@@ -136,9 +120,5 @@ export async function prepareFleetDatabase(
     } finally {
       await pool.end().catch(() => {});
     }
-  } finally {
-    // Ending the session releases the lock too; unlocking first lets the next process in at once.
-    await admin.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-    await admin.end().catch(() => {});
-  }
+  });
 }

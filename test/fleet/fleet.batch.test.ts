@@ -5,10 +5,12 @@ import { quote } from 'shell-quote';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import {
+  databaseFailures,
   isRunning,
   type RalphProcess,
   ralph,
   reaperOf,
+  spawnRalph,
   startWorker,
   useFleetScene,
   waitFor,
@@ -132,6 +134,38 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
         const folder = join(repo.side, `state-${id}`, kept);
         expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
       }
+  }, 90_000);
+
+  it("two workers and the submit started in one go on the server's `postgres` database: both workers start, and every task lands once", async () => {
+    // The server's own maintenance database, where the set-up lock is taken too: nothing set it up yet.
+    const url = scene.databaseFor('postgres');
+    const repo = remote([
+      { id: 'first', objective: 'write a.txt from first' },
+      { id: 'other', objective: 'write c.txt from other' },
+    ]);
+    const workers = ['one', 'two'].map((id) =>
+      ended(
+        spawnRalph(
+          [
+            ...['worker', '--database-url', url, '--worker-id', id, '--allow-agent-command'],
+            ...['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, `state-${id}`)],
+          ],
+          repo.env,
+        ),
+      ),
+    );
+    const batchId = await submitBatch(url, repo);
+    for (const started of workers) {
+      await waitFor(
+        () => started.stderr().includes('taking runs') || started.child.exitCode !== null,
+        'both workers to take runs',
+      );
+      expect(started.child.exitCode, started.stderr()).toBe(null);
+      expect(databaseFailures(started), started.stderr()).toEqual([]);
+    }
+    const waited = await ralph(['wait', batchId, '--database-url', url]);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(0);
+    expect(landedCounts(repo, batchId)).toEqual({ first: 1, other: 1 });
   }, 90_000);
 
   it('two tasks editing the same lines: one lands, the other needs review naming the file, the remote target untouched by it', async () => {

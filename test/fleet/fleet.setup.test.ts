@@ -5,7 +5,7 @@ import { loadDbos } from '../../src/fleet/sdk.js';
 import { createRalphFleet } from '../../src/fleet.js';
 import { NO_LIVE_WORKER } from '../../src/hosts/cli/fleet-cli.js';
 import {
-  type RalphProcess,
+  databaseFailures,
   ralph,
   spawnRalph,
   stopWorker,
@@ -26,15 +26,6 @@ const VERSION: string = JSON.parse(
 const STARTS = 4;
 const WORKERS = 3;
 const SUBMITS = 3;
-
-/** Every line a process wrote that says the database failed it. */
-const databaseFailures = (process: RalphProcess): string[] =>
-  process
-    .stderr()
-    .split('\n')
-    .filter((line) =>
-      /database failed|could not start|tuple concurrently|deadlock|does not exist/.test(line),
-    );
 
 describe('a fleet started all at once on a database nobody set up yet', () => {
   it(`${WORKERS} workers, ${SUBMITS} submits, a status and a runs all live, ${STARTS} times over, and every run completes`, async () => {

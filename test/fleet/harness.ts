@@ -191,6 +191,16 @@ export function reaperOf(workerPid: number): number | undefined {
   return undefined;
 }
 
+/** Every line a process wrote that says the database failed it (at start: a set-up raced, DBOS not launched). */
+export function databaseFailures(process: RalphProcess): string[] {
+  return process
+    .stderr()
+    .split('\n')
+    .filter((line) =>
+      /database failed|could not start|tuple concurrently|deadlock|does not exist/.test(line),
+    );
+}
+
 /** SIGKILLs every agent a workspace's log names that still runs (the cleanup after a failed test). */
 export function killAgents(ws: AgentWorkspace): void {
   for (const line of ws.log()) {
