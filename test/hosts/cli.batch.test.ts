@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { quote } from 'shell-quote';
+import { parse, quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
 import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
@@ -10,6 +10,7 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agent
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs')]);
 const WAIT_IN_MERGE_CHECK = quote([process.execPath, fixture('wait-in-merge-check.mjs')]);
+const LOGGED_CHECK = quote([process.execPath, fixture('logged-check.mjs')]);
 
 /** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
 function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
@@ -78,6 +79,14 @@ const recordedStatuses = (recording: string, taskId: string): string[] =>
     .map((line) => JSON.parse(line) as { type?: string; id?: string; status?: string })
     .filter((line) => line.id === taskId && line.status !== undefined)
     .map((line) => line.status as string);
+
+/** The arguments after `ralph` of the command a summary gives after `label` (printed shell-quoted). */
+function commandAfter(stdout: string, label: string): string[] {
+  const line = stdout.split('\n').find((l) => l.trimStart().includes(label)) ?? '';
+  const words = parse(line.slice(line.indexOf(label) + label.length)) as string[];
+  expect(words[0]).toBe('ralph');
+  return words.slice(1);
+}
 
 /** The repository's worktrees other than the main one. */
 const extraWorktrees = (repo: string): string[] =>
@@ -737,4 +746,142 @@ describe('ralph batch', () => {
     );
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
   }, 60_000);
+
+  test('Ctrl-C, then the --resume the summary gives: the cancelled tasks run again from their branches and land', async () => {
+    const side = tempFolder('ralph-batch-hold-');
+    const hold = join(side, 'hold');
+    writeFileSync(hold, '');
+    const tasks = ['a', 'b', 'c', 'd'].map((id) => ({
+      id,
+      objective: `write ${id}.txt ${id}\nhold-while ${hold}`,
+    }));
+    const { repo, tasksFile, env } = setup(tasks);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    await waitUntil(() => /^ralph batch: a: started in /m.test(batch.stderrSoFar()), 'a to start');
+    const id = /batch (\S+): 4 task/.exec(batch.stderrSoFar())?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    // While the batch runs, no task of it is landed by hand.
+    const busy = await ralph(['batch', '--land', id, 'a', '--cwd', repo], { cwd: repo, env });
+    expect(busy.code, busy.stdout + busy.stderr).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`batch ${id} is still running in process ${batch.child.pid}`));
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    for (const task of tasks) expect(end.stdout).toMatch(new RegExp(`^${task.id}: cancelled`, 'm'));
+    // The summary says how to go on: the batch's own command line, with --resume naming its recording.
+    const resume = quote([
+      'ralph',
+      'batch',
+      tasksFile,
+      '--agent-command',
+      AGENT,
+      '--cwd',
+      repo,
+      '--resume',
+      recording,
+    ]);
+    expect(end.stdout).toContain(`the cancelled tasks run again (landed ones stay landed) with: ${resume}\n`);
+    // What a's cancelled loop wrote is committed on its branch.
+    const aBranch = `ralph/${id}/a`;
+    expect(gitIn(repo, 'show', `${aBranch}:a.txt`)).toBe('a');
+    const cancelledWork = gitIn(repo, 'log', '-1', '--format=%s', aBranch);
+    rmSync(hold);
+    const resumed = await ralph(commandAfter(end.stdout, 'landed ones stay landed) with: '), { cwd: repo, env });
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming batch ${id}: 0 of 4 task(s) settled already`);
+    for (const task of tasks) expect(resumed.stdout).toMatch(new RegExp(`^${task.id}: landed$`, 'm'));
+    const target = targetOf(resumed.stdout);
+    for (const task of tasks) expect(gitIn(repo, 'show', `${target}:${task.id}.txt`)).toBe(task.id);
+    // a went on from its branch: the commit its cancelled loop left is on the target, under its own.
+    expect(gitIn(repo, 'log', '--format=%s', target).split('\n')).toContain(cancelledWork);
+    // The cancelled run's recording is kept beside the new one.
+    expect(existsSync(join(dirname(recording), 'runs', 'a.jsonl.1'))).toBe(true);
+    expect(extraWorktrees(repo)).toEqual([]);
+    const again = await ralph(commandAfter(end.stdout, 'landed ones stay landed) with: '), { cwd: repo, env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already settled: there is nothing to resume');
+  }, 90_000);
+
+  test('a task that needs review, fixed on its branch by hand, lands with the --land command the summary gives, and the recording learns it', async () => {
+    const { repo, tasksFile, env } = setup(
+      [
+        { id: 'left', objective: 'write shared.txt left' },
+        { id: 'right', objective: 'write shared.txt right' },
+      ],
+      { 'shared.txt': 'base\n' },
+    );
+    const verifyLog = join(tempFolder('ralph-batch-verify-log-'), 'verify.log');
+    const withLog = { ...env, BATCH_VERIFY_LOG: verifyLog };
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', LOGGED_CHECK],
+      {
+        cwd: repo,
+        env: withLog,
+      },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const landed = /^(left|right): landed$/m.exec(run.stdout)?.[1] as string;
+    const other = landed === 'left' ? 'right' : 'left';
+    const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
+    const branch = `ralph/${id}/${other}`;
+    // The summary and the progress line say how to land it once fixed.
+    const land = quote(['ralph', 'batch', '--land', id, other, '--cwd', repo]);
+    const hint = `once its branch ${branch} is fixed (committed), land it with: ${land}`;
+    expect(run.stdout).toContain(`\n  ${hint}\n`);
+    expect(run.stderr).toContain(`ralph batch: ${other}: ${hint}\n`);
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    // Refused, nothing changed: a batch or a task that does not exist, a task that landed.
+    for (const [args, message] of [
+      [['nosuch', other], `there is no batch nosuch in ${repo}`],
+      [[id, 'nosuch'], `batch ${id} has no task nosuch (its tasks: left, right)`],
+      [[id, landed], `task ${landed} already landed on ${targetOf(run.stdout)}`],
+    ] as const) {
+      const refused = await ralph(['batch', '--land', ...args, '--cwd', repo], { cwd: repo, env: withLog });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(message);
+    }
+    // A person fixes the branch in its worktree: rebased onto the target, the conflict resolved keeping both.
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] as string;
+    const target = targetOf(run.stdout);
+    expect(() => gitIn(kept, 'rebase', target)).toThrow();
+    writeFileSync(join(kept, 'shared.txt'), `${landed}\n${other}\n`);
+    gitIn(kept, 'add', 'shared.txt');
+    gitIn(kept, '-c', 'core.editor=true', 'rebase', '--continue');
+    const merges = () =>
+      readFileSync(verifyLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.endsWith('.merge'));
+    const mergesBefore = merges().length;
+    const landing = await ralph(commandAfter(run.stdout, 'land it with: '), { cwd: repo, env: withLog });
+    expect(landing.code, landing.stdout + landing.stderr).toBe(0);
+    expect(landing.stdout).toMatch(new RegExp(`^${other}: landed$`, 'm'));
+    expect(gitIn(repo, 'show', `${target}:shared.txt`)).toBe(`${landed}\n${other}`);
+    // The batch's verify command, as recorded, ran once more, on the combined tree.
+    expect(merges()).toHaveLength(mergesBefore + 1);
+    expect(extraWorktrees(repo)).toEqual([]);
+    // The recording learns it: its page, --resume and --land all see the task landed.
+    expect(recordedStatuses(recording, other).at(-1)).toBe('landed');
+    const page = await ralph(['report', recording, '-o', join(dirname(recording), 'page.html')], {
+      cwd: repo,
+    });
+    expect(page.code).toBe(0);
+    expect(readFileSync(join(dirname(recording), 'page.html'), 'utf8')).toMatch(
+      new RegExp(`<tr class="status-landed"><td>(<a [^>]*>)?${other}<`),
+    );
+    const resume = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      {
+        cwd: repo,
+        env,
+      },
+    );
+    expect(resume.code).toBe(2);
+    expect(resume.stderr).toContain('already settled: there is nothing to resume');
+    const twice = await ralph(commandAfter(run.stdout, 'land it with: '), { cwd: repo, env: withLog });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`task ${other} already landed on ${target}`);
+  }, 90_000);
 });
