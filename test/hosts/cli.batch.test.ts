@@ -24,6 +24,16 @@ function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'h
   return { repo, tasksFile, env, agentLines };
 }
 
+/** Two tasks, left and right, that write the same file differently: whichever merges second conflicts. */
+const setupConflictingPair = () =>
+  setup(
+    [
+      { id: 'left', objective: 'write shared.txt left' },
+      { id: 'right', objective: 'write shared.txt right' },
+    ],
+    { 'shared.txt': 'base\n' },
+  );
+
 /** A one-task batch whose merge's verify command never ends, once that command runs; its pid. */
 async function batchHangingInMerge() {
   const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
@@ -88,6 +98,13 @@ function commandAfter(stdout: string, label: string): string[] {
   return words.slice(1);
 }
 
+/** Runs a `--resume` of a batch that settled: refused (exit 2), there being nothing to resume. */
+async function expectNothingToResume(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const again = await ralph(args, options);
+  expect(again.code, again.stdout + again.stderr).toBe(2);
+  expect(again.stderr).toContain('already settled: there is nothing to resume');
+}
+
 /** The repository's worktrees other than the main one. */
 const extraWorktrees = (repo: string): string[] =>
   gitIn(repo, 'worktree', 'list', '--porcelain')
@@ -128,13 +145,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('two tasks editing the same lines: one lands, the other needs review naming the file, the target holds the landed one', async () => {
-    const { repo, tasksFile, env } = setup(
-      [
-        { id: 'left', objective: 'write shared.txt left' },
-        { id: 'right', objective: 'write shared.txt right' },
-      ],
-      { 'shared.txt': 'base\n' },
-    );
+    const { repo, tasksFile, env } = setupConflictingPair();
     const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
       cwd: repo,
       env,
@@ -172,13 +183,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('--resolve-conflicts hands a conflict to a resolver loop; its resolution is verified and both tasks land', async () => {
-    const { repo, tasksFile, env } = setup(
-      [
-        { id: 'left', objective: 'write shared.txt left' },
-        { id: 'right', objective: 'write shared.txt right' },
-      ],
-      { 'shared.txt': 'base\n' },
-    );
+    const { repo, tasksFile, env } = setupConflictingPair();
     const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resolve-conflicts'];
     const refused = await ralph(args, { cwd: repo, env });
     expect(refused.code).toBe(2);
@@ -441,15 +446,10 @@ describe('ralph batch', () => {
     for (const task of ['a', 'b', 'c'])
       expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
     expect(extraWorktrees(repo)).toEqual([]);
-    const again = await ralph(
+    await expectNothingToResume(
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
-      {
-        cwd: repo,
-        env,
-      },
+      { cwd: repo, env },
     );
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('already settled: there is nothing to resume');
   }, 60_000);
 
   test("SIGKILL of ralph while a merge's verify command runs, then --resume: the dead batch's verify is killed first, the task lands once", async () => {
@@ -756,11 +756,15 @@ describe('ralph batch', () => {
       objective: `write ${id}.txt ${id}\nhold-while ${hold}`,
     }));
     const { repo, tasksFile, env } = setup(tasks);
-    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
-      cwd: repo,
-      env,
-    });
-    await waitUntil(() => /^ralph batch: a: started in /m.test(batch.stderrSoFar()), 'a to start');
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo];
+    const batch = spawnRalph(args, { cwd: repo, env });
+
+    const aTree = await waitUntil(
+      () => /^ralph batch: a: started in (\S+) on /m.exec(batch.stderrSoFar())?.[1],
+      'a to start',
+    );
+    // a's agent has written its file (and holds): its loop has work to keep when it is cancelled.
+    await waitUntil(() => existsSync(join(aTree, 'a.txt')), "a's agent to write a.txt");
     const id = /batch (\S+): 4 task/.exec(batch.stderrSoFar())?.[1] as string;
     const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
     // While the batch runs, no task of it is landed by hand.
@@ -772,24 +776,15 @@ describe('ralph batch', () => {
     expect(end.code, end.stdout + end.stderr).toBe(130);
     for (const task of tasks) expect(end.stdout).toMatch(new RegExp(`^${task.id}: cancelled`, 'm'));
     // The summary says how to go on: the batch's own command line, with --resume naming its recording.
-    const resume = quote([
-      'ralph',
-      'batch',
-      tasksFile,
-      '--agent-command',
-      AGENT,
-      '--cwd',
-      repo,
-      '--resume',
-      recording,
-    ]);
+    const resume = quote(['ralph', ...args, '--resume', recording]);
     expect(end.stdout).toContain(`the cancelled tasks run again (landed ones stay landed) with: ${resume}\n`);
     // What a's cancelled loop wrote is committed on its branch.
     const aBranch = `ralph/${id}/a`;
     expect(gitIn(repo, 'show', `${aBranch}:a.txt`)).toBe('a');
     const cancelledWork = gitIn(repo, 'log', '-1', '--format=%s', aBranch);
     rmSync(hold);
-    const resumed = await ralph(commandAfter(end.stdout, 'landed ones stay landed) with: '), { cwd: repo, env });
+    const goOn = commandAfter(end.stdout, 'landed ones stay landed) with: ');
+    const resumed = await ralph(goOn, { cwd: repo, env });
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming batch ${id}: 0 of 4 task(s) settled already`);
     for (const task of tasks) expect(resumed.stdout).toMatch(new RegExp(`^${task.id}: landed$`, 'm'));
@@ -800,19 +795,11 @@ describe('ralph batch', () => {
     // The cancelled run's recording is kept beside the new one.
     expect(existsSync(join(dirname(recording), 'runs', 'a.jsonl.1'))).toBe(true);
     expect(extraWorktrees(repo)).toEqual([]);
-    const again = await ralph(commandAfter(end.stdout, 'landed ones stay landed) with: '), { cwd: repo, env });
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('already settled: there is nothing to resume');
+    await expectNothingToResume(goOn, { cwd: repo, env });
   }, 90_000);
 
   test('a task that needs review, fixed on its branch by hand, lands with the --land command the summary gives, and the recording learns it', async () => {
-    const { repo, tasksFile, env } = setup(
-      [
-        { id: 'left', objective: 'write shared.txt left' },
-        { id: 'right', objective: 'write shared.txt right' },
-      ],
-      { 'shared.txt': 'base\n' },
-    );
+    const { repo, tasksFile, env } = setupConflictingPair();
     const verifyLog = join(tempFolder('ralph-batch-verify-log-'), 'verify.log');
     const withLog = { ...env, BATCH_VERIFY_LOG: verifyLog };
     const run = await ralph(
@@ -871,15 +858,10 @@ describe('ralph batch', () => {
     expect(readFileSync(join(dirname(recording), 'page.html'), 'utf8')).toMatch(
       new RegExp(`<tr class="status-landed"><td>(<a [^>]*>)?${other}<`),
     );
-    const resume = await ralph(
+    await expectNothingToResume(
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
-      {
-        cwd: repo,
-        env,
-      },
+      { cwd: repo, env },
     );
-    expect(resume.code).toBe(2);
-    expect(resume.stderr).toContain('already settled: there is nothing to resume');
     const twice = await ralph(commandAfter(run.stdout, 'land it with: '), { cwd: repo, env: withLog });
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain(`task ${other} already landed on ${target}`);

@@ -9,7 +9,6 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
-import { killLiveGroups } from '../../process/live-groups.js';
 import { GitError } from '../../workspace/git-command.js';
 import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
@@ -31,7 +30,7 @@ import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js'
 import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
-import { trapInterrupts } from './signals.js';
+import { trapBatchInterrupts } from './signals.js';
 import { readTasksFile } from './tasks-file.js';
 
 /** The options of `ralph batch`. */
@@ -240,15 +239,9 @@ export async function batchCommand(
       }
       progress.update(snapshot.context.tasks, spentUsd);
     });
-    const release = trapInterrupts({
-      cancel() {
-        say('cancelling every loop and the merge queue (Ctrl-C again to force)');
-        actor.send({ type: 'CANCEL', reason: 'interrupted' });
-      },
-      force() {
-        killLiveGroups();
-        process.exit(EXIT.cancelled);
-      },
+    const release = trapBatchInterrupts(() => {
+      say('cancelling every loop and the merge queue (Ctrl-C again to force)');
+      actor.send({ type: 'CANCEL', reason: 'interrupted' });
     });
     const timer =
       batchTimeMs === null

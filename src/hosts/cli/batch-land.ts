@@ -7,7 +7,6 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { RalphError } from '../../contract/errors.js';
 import { BatchRecorder, isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import { batchMachine } from '../../machines/batch.machine.js';
-import { killLiveGroups } from '../../process/live-groups.js';
 import { thisHost } from '../../process/process-identity.js';
 import { sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import { GitError, gitLine, gitLines } from '../../workspace/git-command.js';
@@ -18,10 +17,9 @@ import { LandingLog } from './batch-landings.js';
 import { localMergeQueue } from './batch-merge-queue.js';
 import { landCommandLine } from './batch-next-steps.js';
 import { exitCodeOf, statusLine, summary } from './batch-output.js';
-import { EXIT } from './exit-codes.js';
 import { printFailure } from './print-failure.js';
 import { recordedHostRuns } from './resume.js';
-import { trapInterrupts } from './signals.js';
+import { trapBatchInterrupts } from './signals.js';
 
 /** The statuses a task is landed by hand from: its loop's work is on its branch, and a person fixed it there. */
 const LANDABLE: ReadonlySet<string> = new Set(['needs-review', 'failed']);
@@ -172,15 +170,9 @@ export async function landCommand(
         branches: { [taskId]: task.branch },
       },
     });
-    const release = trapInterrupts({
-      cancel() {
-        say('cancelling the landing (Ctrl-C again to force)');
-        actor.send({ type: 'CANCEL', reason: 'interrupted' });
-      },
-      force() {
-        killLiveGroups();
-        process.exit(EXIT.cancelled);
-      },
+    const release = trapBatchInterrupts(() => {
+      say('cancelling the landing (Ctrl-C again to force)');
+      actor.send({ type: 'CANCEL', reason: 'interrupted' });
     });
     const output = await (async () => {
       try {
