@@ -16,7 +16,7 @@ import type { BatchOptions } from './batch-command.js';
 import { LandingLog } from './batch-landings.js';
 import { localMergeQueue } from './batch-merge-queue.js';
 import { landCommandLine } from './batch-next-steps.js';
-import { exitCodeOf, statusLine, summary } from './batch-output.js';
+import { exitCodeOf, landHint, statusLine, summary } from './batch-output.js';
 import { printFailure } from './print-failure.js';
 import { recordedHostRuns } from './resume.js';
 import { trapBatchInterrupts } from './signals.js';
@@ -189,6 +189,8 @@ export async function landCommand(
     if (entry.status === 'landed' || entry.status === 'needs-review') {
       recorder.task({ id: entry.id, status: entry.status, note: entry.note, conflicts: entry.conflicts });
       say(`${taskId}: ${statusLine(entry, target)}`);
+      if (entry.status === 'needs-review')
+        say(`${taskId}: ${landHint(task.branch, landCommandLine(batchId, taskId, options.cwd))}`);
     } else say(`${taskId}: the landing was cancelled; the task stays ${task.status}`);
     recorder.close();
     if (existsSync(scratchPath(merge))) await removeWorktree(repo, scratchPath(merge));
