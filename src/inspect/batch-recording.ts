@@ -9,7 +9,13 @@ export interface BatchRecordingHeader {
   target: string;
   start: string;
   parallel: number;
-  tasks: { id: string; objective: string; after: string[] }[];
+  /**
+   * Each task; `verify` is the verify command its merge runs on the combined tree (null: none), which
+   * `ralph batch --land` runs again. Recordings made before it was recorded have no `verify`.
+   */
+  tasks: { id: string; objective: string; after: string[]; verify?: string | null }[];
+  /** How long the merge's verify command may run, in milliseconds (absent in recordings made before it was kept). */
+  verifyTimeoutMs?: number;
   /** Each task's run recording, relative to the batch recording's folder. */
   runs: Record<string, string>;
   /** The process that ran the batch (pid, start time, boot id), so a resume can refuse while it still runs. */
@@ -38,7 +44,7 @@ export interface BatchRecording {
   header: BatchRecordingHeader;
   tasks: Map<string, BatchTaskLine>;
   settled: BatchSettledLine | null;
-  /** The process that ran it last (the one a resume continued it in, if any). */
+  /** The process that ran it last (the one a resume continued it in, or a `--land` landed a task in, if any). */
   process: unknown;
 }
 
@@ -56,6 +62,11 @@ export class BatchRecorder {
   /** Notes that a resumed batch continues here, from another process. */
   resumed(process: unknown): void {
     this.line({ kind: 'resumed', at: this.at(), process });
+  }
+
+  /** Notes that `process` lands one task by hand (`ralph batch --land`): while it runs, the batch is in use. */
+  landing(process: unknown, taskId: string): void {
+    this.line({ kind: 'land', at: this.at(), process, taskId });
   }
 
   private line(value: object): void {
@@ -90,7 +101,10 @@ export function isBatchRecording(text: string): boolean {
   }
 }
 
-/** Reads a batch's recording; a line that is no JSON (a crash mid-write) ends it. */
+/**
+ * Reads a batch's recording; a line that is no JSON (a crash mid-write) ends it. A batch resumed after it settled
+ * (a cancelled one) is not settled again until a later `settled` line says so.
+ */
 export function readBatchRecording(text: string): BatchRecording {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const header = JSON.parse(lines[0] ?? '{}') as BatchRecordingHeader;
@@ -99,15 +113,18 @@ export function readBatchRecording(text: string): BatchRecording {
   let settled: BatchSettledLine | null = null;
   let process: unknown = header.process;
   for (const text of lines.slice(1)) {
-    let line: BatchTaskLine | BatchSettledLine | { kind: 'resumed' };
+    let line: BatchTaskLine | BatchSettledLine | { kind: 'resumed' | 'land'; process?: unknown };
     try {
-      line = JSON.parse(text) as BatchTaskLine | BatchSettledLine | { kind: 'resumed' };
+      line = JSON.parse(text) as typeof line;
     } catch {
       break;
     }
     if (line.kind === 'task') tasks.set(line.id, line);
     else if (line.kind === 'settled') settled = line;
-    else if (line.kind === 'resumed') process = (line as { process?: unknown }).process;
+    else if (line.kind === 'resumed') {
+      process = line.process;
+      settled = null;
+    } else if (line.kind === 'land') process = line.process;
   }
   return { header, tasks, settled, process };
 }

@@ -12,7 +12,10 @@ import { mergeQueueMachine } from './merge-queue.machine.js';
 
 /** What a batch is started with: its tasks (ids and order), how many loops may run at once, the queue's gate. */
 export interface BatchInput {
-  /** Each task, and for a resumed batch where it got to: a settled task (landed, needs review…) stays as it was. */
+  /**
+   * Each task, and for a resumed batch where it got to: a settled task (landed, needs review…) stays as it was; a
+   * task given `queued` goes to the merge queue at once.
+   */
   tasks: ({ id: string; after: string[] } & Partial<Pick<TaskEntry, 'status' | 'note' | 'conflicts'>>)[];
   parallel: number;
   verifies: boolean;
@@ -171,7 +174,14 @@ export const batchMachine = setup({
       invoke: {
         id: 'mergeQueue',
         src: 'mergeQueue',
-        input: ({ context }) => ({ verifies: context.verifies, resolves: context.resolves }),
+        // A task given queued (its branch fixed by hand, `ralph batch --land`) is merged first, its loop not run.
+        input: ({ context }) => ({
+          verifies: context.verifies,
+          resolves: context.resolves,
+          queue: context.tasks
+            .filter((task) => task.status === 'queued')
+            .map((task) => ({ taskId: task.id, branch: context.branches[task.id] ?? '' })),
+        }),
       },
       always: [
         { guard: 'allTasksSettled', target: 'settled' },

@@ -15,6 +15,8 @@ export interface MergeQueueInput {
   verifies: boolean;
   /** True when a conflict goes to a resolver loop (`--resolve-conflicts`, which needs a verify command). */
   resolves: boolean;
+  /** Tasks queued from the start, merged first in this order (a task landed by hand: `ralph batch --land`). */
+  queue?: MergeItem[];
 }
 
 /**
@@ -145,7 +147,7 @@ export const mergeQueueMachine = setup({
   context: ({ input }) => ({
     verifies: input.verifies,
     resolves: input.resolves,
-    queue: [],
+    queue: input.queue ?? [],
     current: null,
     rebased: null,
     problem: null,

@@ -31,14 +31,14 @@ export const startTag = (batchId: string): string => `ralph/batch-${batchId}/sta
 export const taskBranch = (batchId: string, taskId: string): string => `ralph/${batchId}/${taskId}`;
 
 /** The branches some worktree has checked out: moving one would change files under that worktree's user. */
-async function checkedOutBranches(repo: string): Promise<Set<string>> {
+export async function checkedOutBranches(repo: string): Promise<Set<string>> {
   return new Set(
     (await worktreeList(repo)).flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
   );
 }
 
 /** The commit a branch points at, or null when there is no such branch. */
-async function branchCommit(repo: string, branch: string): Promise<string | null> {
+export async function branchCommit(repo: string, branch: string): Promise<string | null> {
   return gitLine(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]).catch(
     () => null,
   );

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { quote } from 'shell-quote';
+import { parse, quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
 import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
@@ -10,6 +10,7 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agent
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 const BOTH_FILES_CHECK = quote([process.execPath, fixture('both-files-check.mjs')]);
 const WAIT_IN_MERGE_CHECK = quote([process.execPath, fixture('wait-in-merge-check.mjs')]);
+const LOGGED_CHECK = quote([process.execPath, fixture('logged-check.mjs')]);
 
 /** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
 function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
@@ -22,6 +23,16 @@ function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'h
   const agentLines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
   return { repo, tasksFile, env, agentLines };
 }
+
+/** Two tasks, left and right, that write the same file differently: whichever merges second conflicts. */
+const setupConflictingPair = () =>
+  setup(
+    [
+      { id: 'left', objective: 'write shared.txt left' },
+      { id: 'right', objective: 'write shared.txt right' },
+    ],
+    { 'shared.txt': 'base\n' },
+  );
 
 /** A one-task batch whose merge's verify command never ends, once that command runs; its pid. */
 async function batchHangingInMerge() {
@@ -79,6 +90,21 @@ const recordedStatuses = (recording: string, taskId: string): string[] =>
     .filter((line) => line.id === taskId && line.status !== undefined)
     .map((line) => line.status as string);
 
+/** The arguments after `ralph` of the command a summary gives after `label` (printed shell-quoted). */
+function commandAfter(stdout: string, label: string): string[] {
+  const line = stdout.split('\n').find((l) => l.trimStart().includes(label)) ?? '';
+  const words = parse(line.slice(line.indexOf(label) + label.length)) as string[];
+  expect(words[0]).toBe('ralph');
+  return words.slice(1);
+}
+
+/** Runs a `--resume` of a batch that settled: refused (exit 2), there being nothing to resume. */
+async function expectNothingToResume(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const again = await ralph(args, options);
+  expect(again.code, again.stdout + again.stderr).toBe(2);
+  expect(again.stderr).toContain('already settled: there is nothing to resume');
+}
+
 /** The repository's worktrees other than the main one. */
 const extraWorktrees = (repo: string): string[] =>
   gitIn(repo, 'worktree', 'list', '--porcelain')
@@ -119,13 +145,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('two tasks editing the same lines: one lands, the other needs review naming the file, the target holds the landed one', async () => {
-    const { repo, tasksFile, env } = setup(
-      [
-        { id: 'left', objective: 'write shared.txt left' },
-        { id: 'right', objective: 'write shared.txt right' },
-      ],
-      { 'shared.txt': 'base\n' },
-    );
+    const { repo, tasksFile, env } = setupConflictingPair();
     const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
       cwd: repo,
       env,
@@ -163,13 +183,7 @@ describe('ralph batch', () => {
   }, 60_000);
 
   test('--resolve-conflicts hands a conflict to a resolver loop; its resolution is verified and both tasks land', async () => {
-    const { repo, tasksFile, env } = setup(
-      [
-        { id: 'left', objective: 'write shared.txt left' },
-        { id: 'right', objective: 'write shared.txt right' },
-      ],
-      { 'shared.txt': 'base\n' },
-    );
+    const { repo, tasksFile, env } = setupConflictingPair();
     const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resolve-conflicts'];
     const refused = await ralph(args, { cwd: repo, env });
     expect(refused.code).toBe(2);
@@ -432,15 +446,10 @@ describe('ralph batch', () => {
     for (const task of ['a', 'b', 'c'])
       expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
     expect(extraWorktrees(repo)).toEqual([]);
-    const again = await ralph(
+    await expectNothingToResume(
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
-      {
-        cwd: repo,
-        env,
-      },
+      { cwd: repo, env },
     );
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('already settled: there is nothing to resume');
   }, 60_000);
 
   test("SIGKILL of ralph while a merge's verify command runs, then --resume: the dead batch's verify is killed first, the task lands once", async () => {
@@ -738,4 +747,124 @@ describe('ralph batch', () => {
     );
     expect(gitIn(repo, 'rev-parse', targetOf(run.stdout))).toBe(start);
   }, 60_000);
+
+  test('Ctrl-C, then the --resume the summary gives: the cancelled tasks run again from their branches and land', async () => {
+    const side = tempFolder('ralph-batch-hold-');
+    const hold = join(side, 'hold');
+    writeFileSync(hold, '');
+    const tasks = ['a', 'b', 'c', 'd'].map((id) => ({
+      id,
+      objective: `write ${id}.txt ${id}\nhold-while ${hold}`,
+    }));
+    const { repo, tasksFile, env } = setup(tasks);
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo];
+    const batch = spawnRalph(args, { cwd: repo, env });
+
+    const aTree = await waitUntil(
+      () => /^ralph batch: a: started in (\S+) on /m.exec(batch.stderrSoFar())?.[1],
+      'a to start',
+    );
+    // a's agent has written its file (and holds): its loop has work to keep when it is cancelled.
+    await waitUntil(() => existsSync(join(aTree, 'a.txt')), "a's agent to write a.txt");
+    const id = /batch (\S+): 4 task/.exec(batch.stderrSoFar())?.[1] as string;
+    const recording = join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl');
+    // While the batch runs, no task of it is landed by hand.
+    const busy = await ralph(['batch', '--land', id, 'a', '--cwd', repo], { cwd: repo, env });
+    expect(busy.code, busy.stdout + busy.stderr).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`batch ${id} is still running in process ${batch.child.pid}`));
+    batch.child.kill('SIGINT');
+    const end = await batch.finished;
+    expect(end.code, end.stdout + end.stderr).toBe(130);
+    for (const task of tasks) expect(end.stdout).toMatch(new RegExp(`^${task.id}: cancelled`, 'm'));
+    // The summary says how to go on: the batch's own command line, with --resume naming its recording.
+    const resume = quote(['ralph', ...args, '--resume', recording]);
+    expect(end.stdout).toContain(`the cancelled tasks run again (landed ones stay landed) with: ${resume}\n`);
+    // What a's cancelled loop wrote is committed on its branch.
+    const aBranch = `ralph/${id}/a`;
+    expect(gitIn(repo, 'show', `${aBranch}:a.txt`)).toBe('a');
+    const cancelledWork = gitIn(repo, 'log', '-1', '--format=%s', aBranch);
+    rmSync(hold);
+    const goOn = commandAfter(end.stdout, 'landed ones stay landed) with: ');
+    const resumed = await ralph(goOn, { cwd: repo, env });
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming batch ${id}: 0 of 4 task(s) settled already`);
+    for (const task of tasks) expect(resumed.stdout).toMatch(new RegExp(`^${task.id}: landed$`, 'm'));
+    const target = targetOf(resumed.stdout);
+    for (const task of tasks) expect(gitIn(repo, 'show', `${target}:${task.id}.txt`)).toBe(task.id);
+    // a went on from its branch: the commit its cancelled loop left is on the target, under its own.
+    expect(gitIn(repo, 'log', '--format=%s', target).split('\n')).toContain(cancelledWork);
+    // The cancelled run's recording is kept beside the new one.
+    expect(existsSync(join(dirname(recording), 'runs', 'a.jsonl.1'))).toBe(true);
+    expect(extraWorktrees(repo)).toEqual([]);
+    await expectNothingToResume(goOn, { cwd: repo, env });
+  }, 90_000);
+
+  test('a task that needs review, fixed on its branch by hand, lands with the --land command the summary gives, and the recording learns it', async () => {
+    const { repo, tasksFile, env } = setupConflictingPair();
+    const verifyLog = join(tempFolder('ralph-batch-verify-log-'), 'verify.log');
+    const withLog = { ...env, BATCH_VERIFY_LOG: verifyLog };
+    const run = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--verify', LOGGED_CHECK],
+      {
+        cwd: repo,
+        env: withLog,
+      },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const landed = /^(left|right): landed$/m.exec(run.stdout)?.[1] as string;
+    const other = landed === 'left' ? 'right' : 'left';
+    const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
+    const branch = `ralph/${id}/${other}`;
+    // The summary and the progress line say how to land it once fixed.
+    const land = quote(['ralph', 'batch', '--land', id, other, '--cwd', repo]);
+    const hint = `once its branch ${branch} is fixed (committed), land it with: ${land}`;
+    expect(run.stdout).toContain(`\n  ${hint}\n`);
+    expect(run.stderr).toContain(`ralph batch: ${other}: ${hint}\n`);
+    const recording = /^recording (\S+);/m.exec(run.stdout)?.[1] as string;
+    // Refused, nothing changed: a batch or a task that does not exist, a task that landed.
+    for (const [args, message] of [
+      [['nosuch', other], `there is no batch nosuch in ${repo}`],
+      [[id, 'nosuch'], `batch ${id} has no task nosuch (its tasks: left, right)`],
+      [[id, landed], `task ${landed} already landed on ${targetOf(run.stdout)}`],
+    ] as const) {
+      const refused = await ralph(['batch', '--land', ...args, '--cwd', repo], { cwd: repo, env: withLog });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(message);
+    }
+    // A person fixes the branch in its worktree: rebased onto the target, the conflict resolved keeping both.
+    const kept = /worktree (\S+)/.exec(run.stdout)?.[1] as string;
+    const target = targetOf(run.stdout);
+    expect(() => gitIn(kept, 'rebase', target)).toThrow();
+    writeFileSync(join(kept, 'shared.txt'), `${landed}\n${other}\n`);
+    gitIn(kept, 'add', 'shared.txt');
+    gitIn(kept, '-c', 'core.editor=true', 'rebase', '--continue');
+    const merges = () =>
+      readFileSync(verifyLog, 'utf8')
+        .split('\n')
+        .filter((l) => l.endsWith('.merge'));
+    const mergesBefore = merges().length;
+    const landing = await ralph(commandAfter(run.stdout, 'land it with: '), { cwd: repo, env: withLog });
+    expect(landing.code, landing.stdout + landing.stderr).toBe(0);
+    expect(landing.stdout).toMatch(new RegExp(`^${other}: landed$`, 'm'));
+    expect(gitIn(repo, 'show', `${target}:shared.txt`)).toBe(`${landed}\n${other}`);
+    // The batch's verify command, as recorded, ran once more, on the combined tree.
+    expect(merges()).toHaveLength(mergesBefore + 1);
+    expect(extraWorktrees(repo)).toEqual([]);
+    // The recording learns it: its page, --resume and --land all see the task landed.
+    expect(recordedStatuses(recording, other).at(-1)).toBe('landed');
+    const page = await ralph(['report', recording, '-o', join(dirname(recording), 'page.html')], {
+      cwd: repo,
+    });
+    expect(page.code).toBe(0);
+    expect(readFileSync(join(dirname(recording), 'page.html'), 'utf8')).toMatch(
+      new RegExp(`<tr class="status-landed"><td>(<a [^>]*>)?${other}<`),
+    );
+    await expectNothingToResume(
+      ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
+      { cwd: repo, env },
+    );
+    const twice = await ralph(commandAfter(run.stdout, 'land it with: '), { cwd: repo, env: withLog });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`task ${other} already landed on ${target}`);
+  }, 90_000);
 });

@@ -20,7 +20,7 @@ import type {
   TaskEntry,
   TaskOutcome,
 } from '../../src/machines/batch-types.js';
-import { mergeQueueMachine } from '../../src/machines/merge-queue.machine.js';
+import { type MergeQueueInput, mergeQueueMachine } from '../../src/machines/merge-queue.machine.js';
 
 /** How a scripted merge of one task goes, step by step. */
 export type MergeScript =
@@ -182,10 +182,7 @@ export function startQueue(scripts: Record<string, MergeScript>, verifies = true
 }
 
 /** Starts `queueLogic` (the merge queue with its steps provided) under a parent that records what it reports. */
-export function startQueueUnder(
-  queueLogic: typeof mergeQueueMachine,
-  input: { verifies: boolean; resolves: boolean },
-) {
+export function startQueueUnder(queueLogic: typeof mergeQueueMachine, input: MergeQueueInput) {
   const reports: MergeReport[] = [];
   const taken: AnyTransitionDefinition[] = [];
   const parent = setup({

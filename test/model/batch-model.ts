@@ -104,6 +104,16 @@ export const BATCH_INPUTS: { name: string; input: BatchInput }[] = [
     name: 'a resumed batch: a needs review, b after a, c to run',
     input: batchInput([{ id: 'a', status: 'needs-review' }, { id: 'b', after: ['a'] }, { id: 'c' }], 2),
   },
+  {
+    name: 'a task landed by hand (ralph batch --land): a queued, b landed',
+    input: batchInput(
+      [
+        { id: 'a', status: 'queued' },
+        { id: 'b', status: 'landed' },
+      ],
+      1,
+    ),
+  },
 ];
 
 function batchInput(
@@ -139,15 +149,18 @@ class DrivenQueue {
   readonly enqueued: string[] = [];
   cancelled = false;
   private report: ((event: MergeReport) => void) | null = null;
-  readonly logic = fromCallback<{ type: 'ENQUEUE'; item: MergeItem } | { type: 'CANCEL' }>(
-    ({ sendBack, receive }) => {
-      this.report = sendBack;
-      receive((event) => {
-        if (event.type === 'ENQUEUE') this.enqueued.push(event.item.taskId);
-        else this.cancelled = true;
-      });
-    },
-  );
+  readonly logic = fromCallback<
+    { type: 'ENQUEUE'; item: MergeItem } | { type: 'CANCEL' },
+    { queue?: MergeItem[] }
+  >(({ input, sendBack, receive }) => {
+    this.report = sendBack;
+    // Tasks the batch was given queued are handed over in the queue's input.
+    for (const item of input.queue ?? []) this.enqueued.push(item.taskId);
+    receive((event) => {
+      if (event.type === 'ENQUEUE') this.enqueued.push(event.item.taskId);
+      else this.cancelled = true;
+    });
+  });
   send(event: MergeReport): void {
     if (this.report === null) throw new Error('the merge queue is not running');
     this.report(event);
@@ -216,9 +229,9 @@ export async function replayBatchPath(
   return taken;
 }
 
-/** Whether a task was settled before the batch started (a resumed batch's). */
+/** Whether a task was settled before the batch started (a resumed batch's); one given queued is still to merge. */
 const isKept = (input: BatchInput, taskId: string): boolean =>
-  input.tasks.some((task) => task.id === taskId && task.status !== undefined);
+  input.tasks.some((task) => task.id === taskId && task.status !== undefined && task.status !== 'queued');
 
 // ---- the merge queue ----
 

@@ -7,8 +7,10 @@ import {
   completed,
   type MergeScript,
   queueIdle,
+  scriptedMergeQueue,
   startBatch,
   startQueue,
+  startQueueUnder,
   type Taken,
 } from './batch-harness.js';
 import {
@@ -130,6 +132,22 @@ describe('the batch machine', () => {
     tally(taken);
   });
 
+  test('a task given queued (its branch fixed by hand, ralph batch --land) is merged at once; no loop of it starts', async () => {
+    const { actor, loops, mergeLog, taken } = startBatch([
+      { id: 'a', status: 'needs-review' },
+      { id: 'b', status: 'queued' },
+    ]);
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.value).toBe('settled');
+    expect(done.output?.tasks.map((t) => t.status)).toEqual(['needs-review', 'landed']);
+    expect(loops.started).toEqual([]);
+    expect(mergeLog).toEqual(['bring b', 'verify b', 'land b']);
+    tally(taken);
+    const conflicting = startBatch([{ id: 'b', status: 'queued' }], { merges: { b: 'conflicts' } });
+    const again = await waitFor(conflicting.actor, (s) => s.status === 'done');
+    expect(again.output?.tasks[0]).toMatchObject({ status: 'needs-review', conflicts: ['same.txt'] });
+  });
+
   test('a loop cancelled on its own (its run settled cancelled) is a cancelled task', async () => {
     const { actor, loops, taken } = startBatch([{ id: 'a' }]);
     loops.finish('a', { kind: 'cancelled' });
@@ -167,6 +185,25 @@ describe('the merge queue', () => {
     for (const id of ['x', 'y', 'z']) queue.send({ type: 'ENQUEUE', item: { taskId: id, branch: id } });
     await waitFor(queue as AnyActorRef, (s) => s.matches('idle') && s.context.queue.length === 0);
     expect(reports.map((r) => r.taskId)).toEqual(['x', 'y', 'z']);
+    queueLedger.add(exercisedBy(taken));
+  });
+
+  test('a queue started with tasks merges them first, one at a time, in the order given', async () => {
+    const log: string[] = [];
+    const { queue, reports, taken } = startQueueUnder(scriptedMergeQueue({ y: 'conflicts' }, log), {
+      verifies: false,
+      resolves: false,
+      queue: [
+        { taskId: 'x', branch: 'x' },
+        { taskId: 'y', branch: 'y' },
+      ],
+    });
+    await waitFor(queue as AnyActorRef, (s) => s.matches('idle') && s.context.queue.length === 0);
+    expect(reports.map((r) => [r.type, r.taskId])).toEqual([
+      ['MERGE.LANDED', 'x'],
+      ['MERGE.NEEDS_REVIEW', 'y'],
+    ]);
+    expect(log).toEqual(['bring x', 'land x', 'bring y']);
     queueLedger.add(exercisedBy(taken));
   });
 

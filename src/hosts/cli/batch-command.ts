@@ -1,14 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createActor, fromPromise, toPromise } from 'xstate';
-import {
-  bringOntoTarget,
-  landOnTarget,
-  type MergeSetup,
-  scratchPath,
-  taskWorktree,
-  verifyCombinedOwned,
-} from '../../actors/merge-steps.js';
+import { createActor, toPromise } from 'xstate';
+import { type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
@@ -16,15 +9,6 @@ import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
-import type {
-  BringOutcome,
-  CombinedVerify,
-  ConflictItem,
-  MergeItem,
-  ResolveOutcome,
-} from '../../machines/batch-types.js';
-import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
-import { killLiveGroups } from '../../process/live-groups.js';
 import { GitError } from '../../workspace/git-command.js';
 import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
@@ -35,17 +19,13 @@ import { type CleanOptions, cleanIfAsked } from './batch-clean.js';
 import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
+import { localMergeQueue } from './batch-merge-queue.js';
+import { landCommandLine, resumeCommandLine } from './batch-next-steps.js';
 import { openBatch } from './batch-open.js';
-import { exitCodeOf, statusLine, summary } from './batch-output.js';
+import { exitCodeOf, landHint, type NextSteps, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
-import { pauseAfterLandForTests } from './batch-test-hooks.js';
-import {
-  type BatchTracing,
-  type StepOutcome,
-  startBatchTracing,
-  verifySpanOutcome,
-} from './batch-tracing.js';
+import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
@@ -53,7 +33,7 @@ import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js'
 import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
-import { trapInterrupts } from './signals.js';
+import { trapBatchInterrupts } from './signals.js';
 import { readTasksFile } from './tasks-file.js';
 import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
@@ -72,6 +52,8 @@ export interface BatchOptions
   repo?: string;
   resolveConflicts?: boolean;
   resume?: string;
+  /** `--land <batch-id>`: lands that batch's task (the tasks argument names it) after a person fixed its branch. */
+  land?: string;
 }
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
@@ -150,9 +132,18 @@ async function rollbackCommand(batchId: string, cwd: string, repo: string | unde
  * `ralph batch TASKS`: runs every task of the file as its own Ralph loop in its own git worktree, at most
  * `--parallel` at once, and lands each completed one on the target through the merge queue. The user's working
  * tree is never read or written. Resolves with the exit code: 0 every task landed, 1 some did not (listed), 2
- * refused, 4 the batch's --max-time or --max-cost ran out, 130 cancelled.
+ * refused, 4 the batch's --max-time or --max-cost ran out, 130 cancelled. `args` are the arguments after `batch`, as
+ * given: a cancelled batch's summary gives them back with `--resume`.
  */
-export async function batchCommand(tasksFile: string | undefined, options: BatchOptions): Promise<number> {
+export async function batchCommand(
+  tasksFile: string | undefined,
+  options: BatchOptions,
+  args: readonly string[],
+): Promise<number> {
+  if (options.land !== undefined) {
+    const { landCommand } = await import('./batch-land.js');
+    return landCommand(options.land, tasksFile, options);
+  }
   const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
   const say = (text: string) => progress.line(text);
   let tracing: BatchTracing | undefined;
@@ -187,6 +178,8 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         batchId: newBatchId(),
         ...(options.into === undefined ? {} : { into: options.into }),
         ...(options.resume === undefined ? {} : { resume: options.resume }),
+        verifyText: (task) => task.verify ?? options.verify ?? null,
+        verifyTimeoutMs,
       },
       cwd,
       say,
@@ -203,13 +196,6 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (capNote !== undefined) say(capNote);
     tracing = await startBatchTracing(batchId, say);
     const traced = tracing;
-    /** One merge step, in a span of its own when the batch is traced. */
-    const step = <T>(
-      name: string,
-      taskId: string,
-      body: () => Promise<T>,
-      outcome?: (result: T) => StepOutcome,
-    ): Promise<T> => (traced === undefined ? body() : traced.mergeStep(name, taskId, body, outcome));
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const verifyOf = (taskId: string): readonly string[] | null => {
       const task = byId.get(taskId);
@@ -247,24 +233,9 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     };
     const loops = runTaskActor(loopSetup);
     const landings = new LandingLog();
-    const queue = mergeQueueMachine.provide({
-      actors: {
-        bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) =>
-          step('rebase', input.taskId, () => bringOntoTarget(merge, input)),
-        ),
-        resolveConflicts: fromPromise<ResolveOutcome, ConflictItem>(({ input, signal }) =>
-          step('resolve', input.taskId, () => resolveConflicts(merge, loopSetup, input, signal)),
-        ),
-        verifyCombined: fromPromise<CombinedVerify, MergeItem>(({ input, signal }) =>
-          step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal), verifySpanOutcome),
-        ),
-        landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
-          const landing = step('land', input.taskId, () => landOnTarget(merge, input));
-          landings.track(input.taskId, input.head, landing);
-          await landing;
-          await pauseAfterLandForTests(input.taskId);
-        }),
-      },
+    const queue = localMergeQueue(merge, landings, {
+      ...(traced === undefined ? {} : { step: traced.mergeStep.bind(traced) }),
+      resolveConflicts: (input, signal) => resolveConflicts(merge, loopSetup, input, signal),
     });
     const actor = createActor(batchMachine.provide({ actors: { runTask: loops, mergeQueue: queue } }), {
       input: {
@@ -285,20 +256,18 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
         const line = statusLine(task, session.target);
         if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
-        if (task.status === 'needs-review')
+        if (task.status === 'needs-review') {
+          say(
+            `${task.id}: ${landHint(taskBranch(batchId, task.id), landCommandLine(batchId, task.id, options.cwd))}`,
+          );
           notifyTaskNeedsReview(notifier, { batchId, taskId: task.id, line, recording: recordingPath });
+        }
       }
       progress.update(snapshot.context.tasks, spentUsd);
     });
-    const release = trapInterrupts({
-      cancel() {
-        say('cancelling every loop and the merge queue (Ctrl-C again to force)');
-        actor.send({ type: 'CANCEL', reason: 'interrupted' });
-      },
-      force() {
-        killLiveGroups();
-        process.exit(EXIT.cancelled);
-      },
+    const release = trapBatchInterrupts(() => {
+      say('cancelling every loop and the merge queue (Ctrl-C again to force)');
+      actor.send({ type: 'CANCEL', reason: 'interrupted' });
     });
     const timer =
       batchTimeMs === null
@@ -337,7 +306,11 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     if (output.cancelReason === 'time') say(`the batch's --max-time ran out`);
     if (output.cancelReason === 'cost')
       say(`the batch's --max-cost was reached ($${(spentUsd ?? 0).toFixed(2)})`);
-    process.stdout.write(summary(output, folder, batchId, session.target, kept, workOnBranch));
+    const next: NextSteps = {
+      land: (taskId) => landCommandLine(batchId, taskId, options.cwd),
+      resume: output.cancelReason === null ? null : resumeCommandLine(args, recordingPath),
+    };
+    process.stdout.write(summary(output, folder, batchId, session.target, kept, workOnBranch, next));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
     const code = exitCodeOf(output, output.cancelReason);
     await traced?.end(code !== EXIT.complete);

@@ -31,7 +31,15 @@ export interface OpenBatch {
  */
 export async function openBatch(
   tasks: readonly BatchTask[],
-  options: { into?: string; resume?: string; parallel: number; batchId: string },
+  options: {
+    into?: string;
+    resume?: string;
+    parallel: number;
+    batchId: string;
+    /** A task's verify command as given (its own, else `--verify`), recorded for `ralph batch --land`. */
+    verifyText(task: BatchTask): string | null;
+    verifyTimeoutMs: number;
+  },
   cwd: string,
   say: (text: string) => void,
 ): Promise<OpenBatch> {
@@ -69,7 +77,13 @@ export async function openBatch(
     target: session.target,
     start: session.start,
     parallel: options.parallel,
-    tasks: tasks.map(({ id, objective, after }) => ({ id, objective, after })),
+    tasks: tasks.map((task) => ({
+      id: task.id,
+      objective: task.objective,
+      after: task.after,
+      verify: options.verifyText(task),
+    })),
+    verifyTimeoutMs: options.verifyTimeoutMs,
     runs: Object.fromEntries(
       tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
     ),

@@ -34,9 +34,22 @@ export function exitCodeOf(output: BatchOutput, cancelledBy: string | null): num
   return output.tasks.every((task) => task.status === 'landed') ? EXIT.complete : EXIT.failed;
 }
 
+/** The commands the summary gives as next steps. */
+export interface NextSteps {
+  /** The command that lands a task that needs review once its branch is fixed (`ralph batch --land …`). */
+  land(taskId: string): string;
+  /** The command that resumes the batch, given when it was cancelled with tasks left to run; else null. */
+  resume: string | null;
+}
+
+/** The line a task that needs review gets after its own: how to land it once a person fixed its branch. */
+export const landHint = (branch: string, command: string): string =>
+  `once its branch ${branch} is fixed (committed), land it with: ${command}`;
+
 /**
  * One line on stdout per task: how it ended, and where its branch and worktree are when it needs a person (`kept`),
- * or its branch when a cancel removed its worktree, its work committed there (`workOnBranch`).
+ * with the command that lands it once fixed, or its branch when a cancel removed its worktree, its work committed
+ * there (`workOnBranch`). A cancelled batch ends with the command that goes on with it.
  */
 export function summary(
   output: BatchOutput,
@@ -44,19 +57,24 @@ export function summary(
   batchId: string,
   target: string,
   kept: Set<string>,
-  workOnBranch: Set<string> = new Set(),
+  workOnBranch: Set<string>,
+  next: NextSteps,
 ): string {
   const lines = output.tasks.map((task) => {
+    const branch = taskBranch(batchId, task.id);
     const where = kept.has(task.id)
-      ? `\n  branch ${taskBranch(batchId, task.id)}, worktree ${taskWorktree(folder, task.id)}`
+      ? `\n  branch ${branch}, worktree ${taskWorktree(folder, task.id)}`
       : workOnBranch.has(task.id)
-        ? `\n  its work: branch ${taskBranch(batchId, task.id)}`
+        ? `\n  its work: branch ${branch}`
         : '';
     const files = task.conflicts.length > 0 ? `\n  conflicting files: ${task.conflicts.join(', ')}` : '';
     // A note's later lines (a failing verify's output) are quoted under the task, so only task lines start a line.
     const note = task.note === null ? '' : `: ${stripControl(task.note).trim().replaceAll('\n', '\n    ')}`;
-    return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}`;
+    const land = task.status === 'needs-review' ? `\n  ${landHint(branch, next.land(task.id))}` : '';
+    return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}${land}`;
   });
   lines.push(`target ${target}; undo with: ralph batch --rollback ${batchId}`);
+  if (next.resume !== null && output.tasks.some((task) => task.status === 'cancelled'))
+    lines.push(`the cancelled tasks run again (landed ones stay landed) with: ${next.resume}`);
   return `${lines.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@ import { buildRunModel } from '../../inspect/run-model-builder.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { batchFolder } from '../../workspace/git-worktree.js';
-import { recordedHostRuns } from './resume.js';
+import { keptName, recordedHostRuns } from './resume.js';
 
 /** What a resumed batch continues with: its id, target and start, and the tasks that already settled. */
 export interface ResumedBatch {
@@ -29,9 +29,10 @@ const refuse = (path: string, problem: string): RalphError =>
   new RalphError({ code: 'refused', message: `ralph batch --resume ${path}: ${problem}` });
 
 /**
- * Reads a batch's recording for `--resume`: refused when it is not a batch's, when the batch settled, when the
- * process that ran it still runs, when the tasks file is not the batch's (every task, its objective and its order
- * after others, as recorded), or when the recording is not in this repository's batches.
+ * Reads a batch's recording for `--resume`: refused when it is not a batch's, when the batch settled with nothing
+ * left to run (a cancelled batch's cancelled tasks run again), when the process that ran it still runs, when the tasks
+ * file is not the batch's (every task, its objective and its order after others, as recorded), or when the recording
+ * is not in this repository's batches.
  */
 export async function resumedBatch(
   path: string,
@@ -51,7 +52,8 @@ export async function resumedBatch(
   // The id names the batch's branches and its folder: one a crafted recording gives is checked as any id is.
   const idRefused = idProblem(String(header.batchId));
   if (idRefused !== null) throw refuse(path, `its batch id ${idRefused}`);
-  if (recording.settled !== null)
+  const kept = (id: string): boolean => KEPT.has(recording.tasks.get(id)?.status ?? 'waiting');
+  if (recording.settled !== null && header.tasks.every((task) => kept(task.id)))
     throw refuse(path, `batch ${header.batchId} already settled: there is nothing to resume`);
   const pid = recordedHostRuns(recording.process);
   if (pid !== undefined)
@@ -78,7 +80,7 @@ export async function resumedBatch(
   if (resolve(dirname(path)) !== folder) throw refuse(path, `it is not the recording of a batch of ${repo}`);
   const settled = new Map<string, Pick<TaskEntry, 'status' | 'note' | 'conflicts'>>();
   for (const [id, line] of recording.tasks)
-    if (KEPT.has(line.status))
+    if (kept(id))
       settled.set(id, { status: line.status as TaskStatus, note: line.note, conflicts: line.conflicts });
   return { batchId: header.batchId, repo, target: header.target, start: header.start, folder, settled };
 }
@@ -91,14 +93,15 @@ export type PriorRun =
 
 /**
  * Reads a task's run recording when its batch resumes. A run that did not settle is resumed from its recording,
- * which is kept as `<file>.1` (the resumed run records to the file again); one that completed is not run again.
+ * which is kept as `<file>.1` (the resumed run records to the file again); one that completed is not run again; one
+ * that settled otherwise (cancelled) runs again from its branch, its recording kept as `<file>.1` (`.2`, … when taken).
  */
 export function priorRun(recordingPath: string): PriorRun {
   if (!existsSync(recordingPath)) return { kind: 'none' };
   const text = readFileSync(recordingPath, 'utf8');
   try {
     const recorded = resumePointOf(text);
-    renameSync(recordingPath, `${recordingPath}.1`);
+    renameSync(recordingPath, keptName(recordingPath));
     return { kind: 'resume', recorded };
   } catch (error) {
     if (!(error instanceof RunSettledError)) return { kind: 'none' };
@@ -106,5 +109,6 @@ export function priorRun(recordingPath: string): PriorRun {
   const ending = buildRunModel(text).ending?.result;
   if (ending?.ok === true && ending.envelope.result.status === 'complete')
     return { kind: 'completed', runId: ending.envelope.runId, rounds: ending.envelope.result.rounds };
+  renameSync(recordingPath, keptName(recordingPath));
   return { kind: 'none' };
 }

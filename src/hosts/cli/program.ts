@@ -66,6 +66,7 @@ Examples:
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
+  $ ralph batch --land 20261201-1522-a1b2c3 task-2     # after fixing task-2's branch by hand
   $ ralph batch --rollback 20261201-1522-a1b2c3
   $ ralph batch --rollback 20261201-1522-a1b2c3 --repo git@host:team/app.git
   $ ralph batch --clean --dry-run
@@ -288,7 +289,10 @@ export async function runCli(argv: string[]): Promise<number> {
           .description(
             'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
           )
-          .argument('[tasks]', 'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks')
+          .argument(
+            '[tasks]',
+            'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
+          )
           .option('--parallel <n>', 'how many loops run at once (default 2)')
           .option(
             '--into <branch>',
@@ -300,11 +304,15 @@ export async function runCli(argv: string[]): Promise<number> {
           )
           .option(
             '--resume <recording>',
-            'continue the batch recorded there (its batch.jsonl) after a crash, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report',
+            'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
           )
           .option(
             '--resolve-conflicts',
             "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+          )
+          .option(
+            '--land <batch-id>',
+            'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
           )
           .option(
             '--rollback <id>',
@@ -329,7 +337,7 @@ export async function runCli(argv: string[]): Promise<number> {
       .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
       .action(async (tasks: string | undefined, options: BatchOptions) => {
         const { batchCommand } = await import('./batch-command.js');
-        exitCode = await batchCommand(tasks, options);
+        exitCode = await batchCommand(tasks, options, argv.slice(argv.indexOf('batch') + 1));
       });
   }
 

@@ -113,8 +113,8 @@ function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptio
   return { ...kept, ...definedOnly(options), record: options.record ?? path };
 }
 
-/** The first free `FILE.N`, where the recording being resumed is kept. */
-function keptName(path: string): string {
+/** The first free `FILE.N`, where the recording being resumed (or a batch task's run done again) is kept. */
+export function keptName(path: string): string {
   for (let n = 1; ; n += 1) if (!existsSync(`${path}.${n}`)) return `${path}.${n}`;
 }
 

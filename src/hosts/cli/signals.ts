@@ -1,3 +1,6 @@
+import { killLiveGroups } from '../../process/live-groups.js';
+import { EXIT } from './exit-codes.js';
+
 /** What the CLI does on the first and the second interrupt. */
 export interface InterruptHandlers {
   /** First SIGINT or SIGTERM: cancel the run and let it wait for the child to stop. */
@@ -23,6 +26,20 @@ export function trapInterrupts(handlers: InterruptHandlers): () => void {
   return () => {
     for (const signal of SIGNALS) process.off(signal, onSignal);
   };
+}
+
+/**
+ * Traps interrupts for a batch (or one landing of it): the first runs `cancel`, which lets every loop and merge stop;
+ * a second kills every agent and verify command at once and exits 130. Returns the release.
+ */
+export function trapBatchInterrupts(cancel: () => void): () => void {
+  return trapInterrupts({
+    cancel,
+    force() {
+      killLiveGroups();
+      process.exit(EXIT.cancelled);
+    },
+  });
 }
 
 /**
