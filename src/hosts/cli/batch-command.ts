@@ -22,6 +22,7 @@ import type {
   ConflictItem,
   MergeItem,
   ResolveOutcome,
+  TaskEntry,
 } from '../../machines/batch-types.js';
 import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
 import { killLiveGroups } from '../../process/live-groups.js';
@@ -89,11 +90,11 @@ function graceOf(text: string | undefined): number {
   return value;
 }
 
-/** The tasks of the file, or a refusal naming the file and what is wrong with it. */
-async function readTasks(file: string | undefined): Promise<BatchTask[]> {
+/** The tasks of the file and its absolute path, or a refusal naming the file and what is wrong with it. */
+async function readTasks(file: string | undefined): Promise<{ tasks: BatchTask[]; path: string }> {
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
-  return readTasksFile(file, 'ralph batch');
+  return { tasks: await readTasksFile(file, 'ralph batch'), path: resolve(file) };
 }
 
 /** Checks every task's agent and guard rails before anything starts: a refusal here starts no loop. */
@@ -146,7 +147,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     const cwd = resolve(options.cwd ?? '.');
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
     if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
-    const tasks = await readTasks(tasksFile);
+    const { tasks, path: tasksPath } = await readTasks(tasksFile);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(
@@ -168,6 +169,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       {
         parallel,
         batchId: newBatchId(),
+        tasksFile: tasksPath,
         ...(options.into === undefined ? {} : { into: options.into }),
         ...(options.resume === undefined ? {} : { resume: options.resume }),
       },
@@ -249,6 +251,16 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
         branches: Object.fromEntries(tasks.map((task) => [task.id, taskBranch(batchId, task.id)])),
       },
     });
+    /** Records a task's new status; a landed task's with the commit its landing moved the target to. */
+    const recordTask = ({
+      id,
+      status,
+      note,
+      conflicts,
+    }: Pick<TaskEntry, 'id' | 'status' | 'note' | 'conflicts'>) => {
+      const commit = status === 'landed' ? landings.headOf(id) : undefined;
+      recorder.task({ id, status, note, conflicts, ...(commit === undefined ? {} : { commit }) });
+    };
     // A resumed batch's settled tasks were said before: only what changes now is.
     const seen = new Map<string, string>([...session.settled].map(([id, task]) => [id, task.status]));
     actor.subscribe((snapshot) => {
@@ -256,7 +268,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
-        recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
+        recordTask(task);
         const line = statusLine(task, session.target);
         if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
         if (task.status === 'needs-review')
@@ -289,7 +301,7 @@ export async function batchCommand(tasksFile: string | undefined, options: Batch
     }
     // A landing a cancel cut short in the machine may have moved the target all the same: the target says.
     for (const taskId of await landings.landedAfterAll(output, session.repo, session.target)) {
-      recorder.task({ id: taskId, status: 'landed', note: null, conflicts: [] });
+      recordTask({ id: taskId, status: 'landed', note: null, conflicts: [] });
       say(`${taskId}: landed on ${session.target} (the target had moved when the batch was cancelled)`);
     }
     recorder.settled(output.cancelReason);

@@ -31,7 +31,7 @@ export interface OpenBatch {
  */
 export async function openBatch(
   tasks: readonly BatchTask[],
-  options: { into?: string; resume?: string; parallel: number; batchId: string },
+  options: { into?: string; resume?: string; parallel: number; batchId: string; tasksFile: string },
   cwd: string,
   say: (text: string) => void,
 ): Promise<OpenBatch> {
@@ -74,6 +74,7 @@ export async function openBatch(
       tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
     ),
     process: thisHost(),
+    tasksFile: options.tasksFile,
   });
   return {
     batchId,
