@@ -6,6 +6,7 @@ import { git } from '../workspace/git-command.js';
 import { commitLeftovers } from '../workspace/git-commit.js';
 import { fetchClone, pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
 import { removeWorktree } from '../workspace/git-worktree.js';
+import { type TaskCommit, taskCommitMessage } from '../workspace/task-commit-message.js';
 import { type FleetBatchTask, taskTrailer } from './batch-input.js';
 
 /** Where a worker keeps its clones of batch repositories, their task worktrees and its merge scratch trees. */
@@ -98,15 +99,16 @@ async function removeEmptyFolders(path: string, top: string): Promise<void> {
 }
 
 /**
- * Commits what the agents left in the task's worktree with `message` and the task's `Ralph-Task:` trailer (how a
- * landing knows the target holds the task), and pushes the task's branch, so a worker that takes the task over
- * starts where this one was. With `final` there is a commit with the trailer at the head afterwards: an empty one
- * when the agents committed everything themselves, none more when the head has it (a step re-run after a crash).
+ * Commits what the agents left in the task's worktree, in a commit whose subject is the task's objective and whose
+ * trailers name the batch, the run and the task (`Ralph-Task:`, how a landing knows the target holds the task), and
+ * pushes the task's branch, so a worker that takes the task over starts where this one was. With `final` there is a
+ * commit with the trailer at the head afterwards: an empty one when the agents committed everything themselves, none
+ * more when the head has it (a step re-run after a crash).
  */
 export async function saveTaskBranch(
   folders: BatchFolders,
   task: FleetBatchTask,
-  message: string,
+  commit: Pick<TaskCommit, 'objective' | 'runId' | 'round'>,
   { final = false }: { final?: boolean } = {},
 ): Promise<string> {
   const worktree = taskWorktreePath(folders, task);
@@ -114,8 +116,8 @@ export async function saveTaskBranch(
     const trailer = taskTrailer(task);
     const made =
       final && (await taskTrailers(worktree, 'HEAD^!').catch((): string[] => [])).includes(trailer);
-    const body = `${message}\n\nRalph-Task: ${trailer}`;
-    const head = await commitLeftovers(worktree, body, { allowEmpty: final && !made });
+    const message = taskCommitMessage({ batchId: task.batchId, taskId: task.taskId, ...commit });
+    const head = await commitLeftovers(worktree, message, { allowEmpty: final && !made });
     // The branch is the task's alone: pushed from what the remote had of it, or over it after a takeover.
     const clone = clonePath(folders, task.repo);
     if (!(await pushBranch(worktree, head, task.branch, await remoteHead(clone, task.branch))))

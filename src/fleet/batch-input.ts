@@ -1,6 +1,7 @@
 import { idProblem } from '../contract/batch-tasks.js';
 import { maskUrlCredentials } from '../contract/url-credentials.js';
 import { repoUrlProblem } from '../workspace/git-remote.js';
+import { taskTrailerValue } from '../workspace/task-commit-message.js';
 import type { BatchBudget } from './batch-budget.js';
 
 /**
@@ -51,7 +52,7 @@ export const landingPartition = (task: Pick<FleetBatchTask, 'repo' | 'target'>):
 
 /** The `Ralph-Task:` trailer value of a task: what tells a landing the target holds it already. */
 export const taskTrailer = (task: Pick<FleetBatchTask, 'batchId' | 'taskId'>): string =>
-  `${task.batchId}/${task.taskId}`;
+  taskTrailerValue(task.batchId, task.taskId);
 
 /** Whether a stored outcome is a batch task's (it carries what became of the task besides its run's outcome). */
 export function isBatchTaskOutcome(outcome: unknown): outcome is { batch: BatchTaskResult } {

@@ -214,8 +214,9 @@ export async function runBatchTask(
     };
     return ended({ ok: false, failure }, 'failed', failure.message);
   }
-  const roundMessage = (round: number) =>
-    `ralph batch ${task.batchId}: task ${task.taskId}, round ${round} (run ${deps.workflowId})`;
+  // A run's objective is checked to be text before it starts; a stored input that is not still names the task.
+  const objective = typeof input.objective === 'string' ? input.objective : '';
+  const commit = { objective, runId: deps.workflowId };
   const outcome = await runFleetRun(
     { ...withinBatchTime(input, atStart), cwd: worktree },
     {
@@ -228,7 +229,7 @@ export async function runBatchTask(
       ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),
       ...(deps.record === undefined ? {} : { record: deps.record }),
       providerFor: (agent) =>
-        pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, roundMessage(round))),
+        pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, { ...commit, round })),
     },
   );
   const spentAtEnd = budget === undefined ? null : await spendAtEnd(task, budget, deps);
@@ -237,16 +238,7 @@ export async function runBatchTask(
     await closeTaskWorktree(deps, task).catch(() => undefined);
     return ended(outcome, 'failed', why);
   }
-  await deps.steps.runStep(
-    () =>
-      saveTaskBranch(
-        deps,
-        task,
-        `ralph batch ${task.batchId}: task ${task.taskId} (run ${deps.workflowId})`,
-        { final: true },
-      ),
-    'batch-commit',
-  );
+  await deps.steps.runStep(() => saveTaskBranch(deps, task, commit, { final: true }), 'batch-commit');
   await closeTaskWorktree(deps, task).catch(() => undefined);
   return { ...outcome, batch: await deps.land(input) };
 }

@@ -20,6 +20,8 @@ export interface BatchRecordingHeader {
   runs: Record<string, string>;
   /** The process that ran the batch (pid, start time, boot id), so a resume can refuse while it still runs. */
   process: unknown;
+  /** The tasks file, as an absolute path, for the command that resumes the batch (absent in older recordings). */
+  tasksFile?: string;
 }
 
 /** A task's status changed. */
@@ -30,6 +32,8 @@ export interface BatchTaskLine {
   status: string;
   note: string | null;
   conflicts: string[];
+  /** For a task that landed: the commit the merge queue moved the target to (absent when not known). */
+  commit?: string;
 }
 
 /** The batch settled (or was cancelled, with its reason). */
@@ -37,6 +41,8 @@ export interface BatchSettledLine {
   kind: 'settled';
   at: number;
   cancelReason: string | null;
+  /** When the batch settled, ISO 8601 (absent in older recordings). */
+  endedAt?: string;
 }
 
 /** A batch's recording as read back: its header, and each task's last status. */
@@ -82,7 +88,7 @@ export class BatchRecorder {
   }
 
   settled(cancelReason: string | null): void {
-    this.line({ kind: 'settled', at: this.at(), cancelReason });
+    this.line({ kind: 'settled', at: this.at(), cancelReason, endedAt: new Date().toISOString() });
   }
 
   close(): void {

@@ -2,8 +2,10 @@ import type { RalphEnvelope, RalphReport } from '../contract/types.js';
 import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
 import { resultLabel, resultNote } from '../render/result-text.js';
+import { batchBadge, batchCard, type RunPageBatch } from './report-page-batch.js';
 import { pathList } from './report-page-path.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
+import type { RunTone } from './tone.js';
 
 /** The result's second line, when it has one (what a cost figure leaves out, the round a time limit stopped). */
 function noteOf(envelope: RalphEnvelope): string {
@@ -21,8 +23,7 @@ export interface RunPageRegions {
   path: string;
 }
 
-/** How a run's ending should look: good (complete), warn (blocked, out of rounds), bad (failed, refused), muted. */
-export type RunTone = 'good' | 'warn' | 'bad' | 'muted' | 'live';
+export type { RunTone } from './tone.js';
 
 /** Up to this many rounds every round opens expanded; above it only the last one does. */
 const OPEN_ALL_UP_TO = 3;
@@ -55,8 +56,11 @@ export function runTitle(model: RunModel | null): string {
   return model === null ? 'ralph run: waiting' : `ralph run ${model.runId}: ${label.toLowerCase()}`;
 }
 
-/** Every changing part of the page for this model (null: the live page before the run's first event). */
-export function renderRunRegions(model: RunModel | null): RunPageRegions {
+/**
+ * Every changing part of the page for this model (null: the live page before the run's first event); with `batch`,
+ * the head also says how the run's task ended for its batch.
+ */
+export function renderRunRegions(model: RunModel | null, batch?: RunPageBatch): RunPageRegions {
   if (model === null) {
     return {
       head: `${titleBar(null)}<section class="card ending tone-live"><p>Waiting for the run to start…</p></section>`,
@@ -65,18 +69,20 @@ export function renderRunRegions(model: RunModel | null): RunPageRegions {
     };
   }
   return {
-    head: titleBar(model) + facts(model) + ending(model),
+    head:
+      titleBar(model, batch) + (batch === undefined ? '' : batchCard(batch)) + facts(model) + ending(model),
     rounds: timeline(model),
     path: pathList(model),
   };
 }
 
-function titleBar(model: RunModel | null): string {
+function titleBar(model: RunModel | null, batch?: RunPageBatch): string {
   const { label, tone } = runStatus(model);
   const objective = model?.objective ?? '';
   const firstLine = objective.split('\n', 1)[0] ?? '';
   return (
     `<header class="title"><h1>ralph run</h1><span class="badge tone-${tone}" id="run-status">${escapeHtml(label)}</span>` +
+    (batch === undefined ? '' : batchBadge(batch)) +
     `<span class="objective-line" title="${escapeHtml(objective)}">${escapeHtml(firstLine)}</span></header>`
   );
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RunModel } from '../inspect/run-model.js';
+import type { RunPageBatch } from './report-page-batch.js';
 import { RUN_PAGE_SCRIPT } from './report-page-script.js';
 import { renderRunRegions, runTitle } from './report-page-sections.js';
 import { RUN_PAGE_STYLE } from './report-page-style.js';
@@ -14,6 +15,8 @@ export interface RunPageOptions {
   machineSvg: string;
   /** Set on the live inspector's page: where its Server-Sent Events stream is (same origin). */
   live?: { eventsUrl: string };
+  /** Set on the page of a batch task's run: how the task ended for its batch, shown beside the run's own status. */
+  batch?: RunPageBatch;
 }
 
 /** One update of the live page: the new model, the page's title and its re-rendered regions. */
@@ -55,7 +58,7 @@ function contentSecurityPolicy(live: boolean): string {
  * the run's first event.
  */
 export function renderRunPage(model: RunModel | null, options: RunPageOptions): string {
-  const regions = renderRunRegions(model);
+  const regions = renderRunRegions(model, options.batch);
   const svg = inlineSvg(options.machineSvg);
   const live = options.live;
   const chart =
@@ -70,7 +73,7 @@ export function renderRunPage(model: RunModel | null, options: RunPageOptions): 
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(live !== undefined)}">
 <meta name="generator" content="ralph-machine">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(runTitle(model))}</title>
+<title>${escapeHtml(runTitle(model))}${options.batch === undefined ? '' : escapeHtml(`; batch: ${options.batch.outcome.label}`)}</title>
 <style>${RUN_PAGE_STYLE}</style>
 </head>
 <body${live === undefined ? '' : ` data-events="${escapeHtml(live.eventsUrl)}"`}>

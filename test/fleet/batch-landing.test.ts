@@ -41,10 +41,10 @@ describe('a fleet landing', () => {
     writeFileSync(join(worktree, 'a.txt'), 'a\n');
     gitIn(worktree, 'add', 'a.txt');
     gitIn(worktree, 'commit', '--quiet', '-m', 'agent: a.txt');
-    const message = `ralph batch ${task.batchId}: task ${task.taskId}`;
-    const head = await saveTaskBranch(folders, task, message, { final: true });
+    const commit = { objective: 'write a.txt', runId: `${task.batchId}.${task.taskId}` };
+    const head = await saveTaskBranch(folders, task, commit, { final: true });
     // The final commit made again (its step re-run after a crash) is the same commit, not a second one.
-    expect(await saveTaskBranch(folders, task, message, { final: true })).toBe(head);
+    expect(await saveTaskBranch(folders, task, commit, { final: true })).toBe(head);
 
     const signal = new AbortController().signal;
     const first = await landTask(folders, task, signal);
@@ -67,7 +67,7 @@ describe('a fleet landing', () => {
       [why, 'y.txt'],
     ] as const) {
       writeFileSync(join(await openTaskWorktree(folders, each, each.base), file), `${file}\n`);
-      await saveTaskBranch(folders, each, each.taskId, { final: true });
+      await saveTaskBranch(folders, each, { objective: each.taskId, runId: null }, { final: true });
     }
     const signal = new AbortController().signal;
     expect(await landTask(folders, { ...task, verify: check }, signal)).toMatchObject({ status: 'landed' });
@@ -85,7 +85,7 @@ describe('a fleet landing', () => {
     const { bare, task, folders } = scene('late');
     const worktree = await openTaskWorktree(folders, task, task.base);
     writeFileSync(join(worktree, 'b.txt'), 'b\n');
-    await saveTaskBranch(folders, task, 'late', { final: true });
+    await saveTaskBranch(folders, task, { objective: 'late', runId: null }, { final: true });
     // Someone pushes to main while the merge's verify command runs.
     const pusher = join(tempFolder('ralph-pusher-'), 'clone');
     gitIn(bare, 'clone', '--quiet', `file://${bare}`, pusher);

@@ -118,10 +118,15 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'show', 'main:README.md')).toBe('hello');
     expect(landedCounts(repo, batchId)).toEqual({ first: 1, second: 1, other: 1 });
     // second started from main as first left it: first's commit is below its own.
-    const subjects = gitIn(repo.bare, 'log', '--format=%s', 'main').split('\n');
-    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
-      subjects.findIndex((s) => s.startsWith(`ralph batch ${batchId}: task second, round 1 (run `)),
+    // Each commit the batch made is named by its task's objective, its batch, task, round and run below.
+    const commits = gitIn(repo.bare, 'log', '--format=%s%x09%b%x00', 'main')
+      .split('\0')
+      .map((text) => text.trim().split('\n')[0] ?? '');
+    const secondRound1 = commits.indexOf(
+      `write b.txt from second\tralph batch ${batchId}: task second, round 1 (run ${batchId}.second): what the task's agents left uncommitted in its worktree, if anything.`,
     );
+    expect(secondRound1).toBeGreaterThanOrEqual(0);
+    expect(commits.indexOf('agent: a.txt')).toBeGreaterThan(secondRound1);
     // Each task's branch is on the remote.
     for (const task of ['first', 'second', 'other'])
       expect(gitIn(repo.bare, 'rev-parse', '--verify', `ralph/${batchId}/${task}`)).toMatch(/^[0-9a-f]{40}$/);
@@ -301,9 +306,13 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     expect(gitIn(repo.bare, 'show', 'main:round-1.txt')).toBe('round 1');
     expect(gitIn(repo.bare, 'show', 'main:round-2.txt')).toBe('round 2');
     expect(landedCounts(repo, batchId)).toEqual({ slow: 2 });
-    expect(gitIn(repo.bare, 'log', '--format=%s', '-2', 'main').split('\n')).toEqual([
-      `ralph batch ${batchId}: task slow, round 2 (run ${batchId}.slow)`,
-      `ralph batch ${batchId}: task slow, round 1 (run ${batchId}.slow)`,
+    expect(
+      gitIn(repo.bare, 'log', '--format=%s%x09%b', '-2', 'main')
+        .split('\n')
+        .filter((l) => l.includes('\t')),
+    ).toEqual([
+      `Write a file a round\tralph batch ${batchId}: task slow, round 2 (run ${batchId}.slow): what the task's agents left uncommitted in its worktree, if anything.`,
+      `Write a file a round\tralph batch ${batchId}: task slow, round 1 (run ${batchId}.slow): what the task's agents left uncommitted in its worktree, if anything.`,
     ]);
   }, 90_000);
 

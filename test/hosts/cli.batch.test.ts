@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { parse, quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
 import { isGone, ralph, spawnRalph, waitUntil, waitUntilGone } from '../fixtures/cli-agents/harness.js';
-import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import { batchScene } from '../support/batch-scene.js';
+import { gitIn, tempFolder } from '../support/git-repo.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
@@ -13,16 +14,7 @@ const WAIT_IN_MERGE_CHECK = quote([process.execPath, fixture('wait-in-merge-chec
 const LOGGED_CHECK = quote([process.execPath, fixture('logged-check.mjs')]);
 
 /** A repository with a tasks file beside it (outside the repository), and a log the fake agents write to. */
-function setup(tasks: unknown, files: Record<string, string> = { 'README.md': 'hello\n' }) {
-  const repo = tempRepo(files);
-  const side = tempFolder('ralph-batch-side-');
-  const tasksFile = join(side, 'tasks.json');
-  writeFileSync(tasksFile, JSON.stringify(tasks));
-  const log = join(side, 'agents.log');
-  const env = { ...process.env, BATCH_AGENT_LOG: log };
-  const agentLines = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
-  return { repo, tasksFile, env, agentLines };
-}
+const setup = (tasks: unknown, files?: Record<string, string>) => batchScene(tasks, files);
 
 /** Two tasks, left and right, that write the same file differently: whichever merges second conflicts. */
 const setupConflictingPair = () =>
@@ -105,6 +97,12 @@ async function expectNothingToResume(args: string[], options: { cwd: string; env
   expect(again.stderr).toContain('already settled: there is nothing to resume');
 }
 
+/** How many commits on `target` carry task `taskId`'s `Ralph-Task:` trailer: the commits the batch made for it. */
+const taskCommitsOn = (repo: string, target: string, taskId: string): number =>
+  gitIn(repo, 'log', '--format=%(trailers:key=Ralph-Task,valueonly)', target)
+    .split('\n')
+    .filter((line) => line.endsWith(`/${taskId}`)).length;
+
 /** The repository's worktrees other than the main one. */
 const extraWorktrees = (repo: string): string[] =>
   gitIn(repo, 'worktree', 'list', '--porcelain')
@@ -134,11 +132,25 @@ describe('ralph batch', () => {
     expect(gitIn(repo, 'show', `${target}:README.md`)).toBe('hello');
     // second came after first: its commit is above first's on the target.
     const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
-    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(
-      subjects.findIndex((s) => s.includes('task second (run ')),
+    expect(subjects).toContain('write b.txt from second');
+    expect(subjects.indexOf('agent: a.txt')).toBeGreaterThan(subjects.indexOf('write b.txt from second'));
+    // What the agent left uncommitted is in a commit whose subject is the task's objective; its body and trailers
+    // name the batch, the task and its run.
+    const batchId = target.slice('ralph/batch-'.length);
+    expect(subjects).toContain('write c.txt from other');
+    const otherBody = gitIn(repo, 'log', '-1', '--format=%b', '--grep=^write c.txt from other$', target);
+    expect(otherBody).toMatch(
+      new RegExp(
+        `^ralph batch ${batchId}: task other \\(run (\\S+)\\): what the task's agents left uncommitted`,
+      ),
     );
-    // What the agent left uncommitted is in a commit naming the task and its run.
-    expect(subjects.some((s) => /^ralph batch \S+: task other \(run \S+\)$/.test(s))).toBe(true);
+    const runId = /\(run (\S+)\)/.exec(otherBody)?.[1];
+    expect(otherBody.split('\n').slice(-3)).toEqual([
+      `Ralph-Batch: ${batchId}`,
+      `Ralph-Run: ${runId}`,
+      `Ralph-Task: ${batchId}/other`,
+    ]);
+    expect(taskCommitsOn(repo, target, 'other')).toBe(1);
     expect(readFileSync(join(repo, 'README.md'), 'utf8')).toBe('my own edit, not committed\n');
     expect(gitIn(repo, 'branch', '--show-current')).toBe('main');
     expect(extraWorktrees(repo)).toEqual([]);
@@ -283,9 +295,7 @@ describe('ralph batch', () => {
     const target = targetOf(run.stdout);
     const files = gitIn(repo, 'ls-tree', '--name-only', target).split('\n');
     expect(files).toHaveLength(21);
-    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
-    for (const task of tasks)
-      expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(1);
+    for (const task of tasks) expect(taskCommitsOn(repo, target, task.id)).toBe(1);
     const most = mostAlive(agentLines());
     expect(most).toBeLessThanOrEqual(4);
     expect(extraWorktrees(repo)).toEqual([]);
@@ -442,9 +452,7 @@ describe('ralph batch', () => {
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     for (const pid of orphans) await waitUntilGone(pid);
     const target = targetOf(resumed.stdout);
-    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
-    for (const task of ['a', 'b', 'c'])
-      expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
+    for (const task of ['a', 'b', 'c']) expect(taskCommitsOn(repo, target, task)).toBe(1);
     expect(extraWorktrees(repo)).toEqual([]);
     await expectNothingToResume(
       ['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--resume', recording],
@@ -468,8 +476,7 @@ describe('ralph batch', () => {
       expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
       expect(resumed.stdout).toMatch(/^a: landed$/m);
       await waitUntilGone(verifyPid);
-      const subjects = gitIn(repo, 'log', '--format=%s', targetOf(resumed.stdout)).split('\n');
-      expect(subjects.filter((s) => s.includes('task a (run '))).toHaveLength(1);
+      expect(taskCommitsOn(repo, targetOf(resumed.stdout), 'a')).toBe(1);
       expect(extraWorktrees(repo)).toEqual([]);
     } finally {
       if (!isGone(verifyPid)) process.kill(-verifyPid, 'SIGKILL');
@@ -593,11 +600,8 @@ describe('ralph batch', () => {
     expect(files.filter((f) => /^f\d\.txt$/.test(f))).toEqual(
       landed.map((task) => `f${task.id.slice(1)}.txt`),
     );
-    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
     for (const task of tasks)
-      expect(subjects.filter((s) => s.includes(`task ${task.id} (run `))).toHaveLength(
-        landed.includes(task) ? 1 : 0,
-      );
+      expect(taskCommitsOn(repo, target, task.id)).toBe(landed.includes(task) ? 1 : 0);
     expect(run.stdout).not.toContain('.merge');
     expect(
       existsSync(
@@ -639,7 +643,7 @@ describe('ralph batch', () => {
     expect(gitIn(repo, 'rev-parse', target)).toBe(second);
     const log = gitIn(repo, 'log', '--format=%H %s', target).split('\n');
     expect(log[0]).toBe(`${second} outside: outside-2.txt`);
-    const aAt = log.findIndex((l) => /task a \(run /.test(l));
+    const aAt = log.findIndex((l) => / write a\.txt a$/.test(l));
     expect(aAt).toBeGreaterThan(0);
     expect(log.findIndex((l) => l.startsWith(first))).toBeGreaterThan(aAt);
     expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('a');
@@ -686,9 +690,7 @@ describe('ralph batch', () => {
     expect(resumed.stdout).toMatch(/^b: landed$/m);
     for (const task of ['a', 'b'])
       expect(recordedStatuses(recording, task).filter((s) => s === 'landed')).toHaveLength(1);
-    const subjects = gitIn(repo, 'log', '--format=%s', target).split('\n');
-    for (const task of ['a', 'b'])
-      expect(subjects.filter((s) => s.includes(`task ${task} (run `))).toHaveLength(1);
+    for (const task of ['a', 'b']) expect(taskCommitsOn(repo, target, task)).toBe(1);
     // The landing made before the crash is the one that counts: the resume added nothing above it.
     expect(gitIn(repo, 'rev-parse', target)).toBe(moved);
     expect(extraWorktrees(repo)).toEqual([]);
@@ -852,6 +854,13 @@ describe('ralph batch', () => {
     expect(extraWorktrees(repo)).toEqual([]);
     // The recording learns it: its page, --resume and --land all see the task landed.
     expect(recordedStatuses(recording, other).at(-1)).toBe('landed');
+    // With the commit its landing moved the target to, which the batch's page shows.
+    const landedLine = readFileSync(recording, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: string; status?: string; commit?: string })
+      .findLast((line) => line.id === other && line.status === 'landed');
+    expect(landedLine?.commit).toBe(gitIn(repo, 'rev-parse', target));
     const page = await ralph(['report', recording, '-o', join(dirname(recording), 'page.html')], {
       cwd: repo,
     });

@@ -9,6 +9,7 @@ import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
+import type { TaskEntry } from '../../machines/batch-types.js';
 import { GitError } from '../../workspace/git-command.js';
 import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
@@ -81,18 +82,21 @@ function graceOf(text: string | undefined): number {
 }
 
 /**
- * The tasks of the file as the command line lets them run, or a refusal naming the file and what is wrong with it
+ * The tasks of the file (and its absolute path) as the command line lets them run, or a refusal naming the file and what is wrong with it
  * (a command it names without --trust-tasks among them).
  */
 async function readTasks(
   file: string | undefined,
   options: BatchOptions,
   say: (line: string) => void,
-): Promise<BatchTask[]> {
+): Promise<{ tasks: BatchTask[]; path: string }> {
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   const use = { command: 'ralph batch', file, nothing: 'nothing was started' };
-  return tasksAsTrusted(await readTasksFile(file, use.command), options, use, say);
+  return {
+    tasks: await tasksAsTrusted(await readTasksFile(file, use.command), options, use, say),
+    path: resolve(file),
+  };
 }
 
 /** Checks every task's agent and guard rails before anything starts: a refusal here starts no loop. */
@@ -154,7 +158,7 @@ export async function batchCommand(
     if (cleaned !== null) return cleaned;
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
     if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
-    const tasks = await readTasks(tasksFile, options, say);
+    const { tasks, path: tasksPath } = await readTasks(tasksFile, options, say);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(
@@ -176,6 +180,7 @@ export async function batchCommand(
       {
         parallel,
         batchId: newBatchId(),
+        tasksFile: tasksPath,
         ...(options.into === undefined ? {} : { into: options.into }),
         ...(options.resume === undefined ? {} : { resume: options.resume }),
         verifyText: (task) => task.verify ?? options.verify ?? null,
@@ -246,6 +251,16 @@ export async function batchCommand(
         branches: Object.fromEntries(tasks.map((task) => [task.id, taskBranch(batchId, task.id)])),
       },
     });
+    /** Records a task's new status; a landed task's with the commit its landing moved the target to. */
+    const recordTask = ({
+      id,
+      status,
+      note,
+      conflicts,
+    }: Pick<TaskEntry, 'id' | 'status' | 'note' | 'conflicts'>) => {
+      const commit = status === 'landed' ? landings.headOf(id) : undefined;
+      recorder.task({ id, status, note, conflicts, ...(commit === undefined ? {} : { commit }) });
+    };
     // A resumed batch's settled tasks were said before: only what changes now is.
     const seen = new Map<string, string>([...session.settled].map(([id, task]) => [id, task.status]));
     actor.subscribe((snapshot) => {
@@ -253,7 +268,7 @@ export async function batchCommand(
       for (const task of snapshot.context.tasks) {
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
-        recorder.task({ id: task.id, status: task.status, note: task.note, conflicts: task.conflicts });
+        recordTask(task);
         const line = statusLine(task, session.target);
         if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
         if (task.status === 'needs-review') {
@@ -284,7 +299,7 @@ export async function batchCommand(
     }
     // A landing a cancel cut short in the machine may have moved the target all the same: the target says.
     for (const taskId of await landings.landedAfterAll(output, session.repo, session.target)) {
-      recorder.task({ id: taskId, status: 'landed', note: null, conflicts: [] });
+      recordTask({ id: taskId, status: 'landed', note: null, conflicts: [] });
       say(`${taskId}: landed on ${session.target} (the target had moved when the batch was cancelled)`);
     }
     recorder.settled(output.cancelReason);

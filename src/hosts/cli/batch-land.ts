@@ -187,7 +187,14 @@ export async function landCommand(
     if (entry === undefined) throw new Error('the batch machine settled without the task it was given');
     // A cancelled landing leaves the task as it was: only an outcome of the merge is recorded.
     if (entry.status === 'landed' || entry.status === 'needs-review') {
-      recorder.task({ id: entry.id, status: entry.status, note: entry.note, conflicts: entry.conflicts });
+      const commit = entry.status === 'landed' ? landings.headOf(taskId) : undefined;
+      recorder.task({
+        id: entry.id,
+        status: entry.status,
+        note: entry.note,
+        conflicts: entry.conflicts,
+        ...(commit === undefined ? {} : { commit }),
+      });
       say(`${taskId}: ${statusLine(entry, target)}`);
       if (entry.status === 'needs-review')
         say(`${taskId}: ${landHint(task.branch, landCommandLine(batchId, taskId, options.cwd))}`);

@@ -14,6 +14,11 @@ export class LandingLog {
     this.started.set(taskId, { head, done: landing.catch(() => undefined) });
   }
 
+  /** The commit `taskId`'s landing moves (or moved) the target to; undefined when no landing of it started. */
+  headOf(taskId: string): string | undefined {
+    return this.started.get(taskId)?.head;
+  }
+
   /**
    * The tasks the settled batch does not count as landed whose landing did move the target (its head is on it):
    * each is set landed in `output`, and their ids returned. Waits for every landing still going on first.

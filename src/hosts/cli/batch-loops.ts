@@ -10,6 +10,7 @@ import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { commitLeftovers } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
+import { taskCommitMessage } from '../../workspace/task-commit-message.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
 import { priorRun } from './batch-resume.js';
 import type { BatchTracing } from './batch-tracing.js';
@@ -52,9 +53,9 @@ export function taskOptions(setup: Pick<LoopSetup, 'options'>, task: BatchTask):
   return options;
 }
 
-/** The message of the commit that keeps what a task's agents left uncommitted. */
-export const leftoverMessage = (batchId: string, taskId: string, runId: string | null): string =>
-  `ralph batch ${batchId}: task ${taskId}${runId === null ? '' : ` (run ${runId})`}\n\nWhat the task's agents left uncommitted in its worktree.`;
+/** The message of the commit that keeps what a task's agents left uncommitted: its objective is the subject. */
+const leftoverMessage = (batchId: string, task: BatchTask, runId: string | null): string =>
+  taskCommitMessage({ batchId, taskId: task.id, objective: task.objective, runId });
 
 /** Where a task's run is recorded: beside the batch's worktrees, for `ralph report`. */
 export const runRecordingPath = (folder: string, taskId: string): string =>
@@ -78,7 +79,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       task.id,
       `its loop completed before the crash (run ${prior.runId}); it goes to the merge queue`,
     );
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, prior.runId));
+    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, prior.runId));
     return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
   }
   const options = { ...taskOptions(setup, task), cwd: worktree };
@@ -123,7 +124,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     tracer?.finish({ envelope, ...(used === undefined ? {} : { usage: used }) });
     runId = envelope.runId;
     const { status, rounds } = envelope.result;
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId));
+    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, runId));
     if (status === 'complete') return { kind: 'completed', runId, rounds, head };
     return {
       kind: 'ended',
@@ -134,7 +135,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
   } catch (error) {
     tracer?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
     // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.
-    await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId)).catch(() => undefined);
+    await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, runId)).catch(() => undefined);
     if (error instanceof RalphError && error.code === 'cancelled') return { kind: 'cancelled' };
     return { kind: 'ended', runId, status: 'failed', note: errorText(error) };
   }

@@ -39,6 +39,8 @@ export async function openBatch(
     /** A task's verify command as given (its own, else `--verify`), recorded for `ralph batch --land`. */
     verifyText(task: BatchTask): string | null;
     verifyTimeoutMs: number;
+    /** The tasks file's absolute path, recorded for the resume command a batch's page prints. */
+    tasksFile: string;
   },
   cwd: string,
   say: (text: string) => void,
@@ -88,6 +90,7 @@ export async function openBatch(
       tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
     ),
     process: thisHost(),
+    tasksFile: options.tasksFile,
   });
   return {
     batchId,
