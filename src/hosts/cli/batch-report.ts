@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import { readBatchRecording } from '../../inspect/batch-recording.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import { type BatchPageRow, renderBatchPage } from '../../visualize/batch-page.js';
 import { renderRunPage } from '../../visualize/report-page.js';
 import { machineSvg } from './machine-svg.js';
-import { defaultReportPath } from './report-path.js';
+import { batchRunPath, defaultReportPath } from './report-path.js';
 
 /** A page to write: where, and what. */
 export interface PageToWrite {
@@ -16,6 +16,7 @@ export interface PageToWrite {
 /**
  * The pages of a batch's recording: the batch's own (a row per task: status, rounds, cost, merge outcome, the
  * conflicting files) at `output`, and each recorded run's report beside its recording, which the row links to.
+ * Throws RunPathRefused, before any page is written, when the header names a run outside the batch's `runs/` folder.
  */
 export function batchReportPages(recordingPath: string, text: string, output: string): PageToWrite[] {
   const recording = readBatchRecording(text);
@@ -34,8 +35,8 @@ export function batchReportPages(recordingPath: string, text: string, output: st
       runPage: null,
     };
     const runFile = recording.header.runs[task.id];
-    const runPath = runFile === undefined ? null : join(dirname(recordingPath), runFile);
-    if (runPath === null || !existsSync(runPath)) return row;
+    const runPath = runFile === undefined ? null : batchRunPath(recordingPath, task.id, runFile);
+    if (runPath === null) return row;
     try {
       const model = buildRunModel(readFileSync(runPath, 'utf8'));
       const page = defaultReportPath(runPath);
