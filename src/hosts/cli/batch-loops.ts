@@ -8,7 +8,7 @@ import { RalphError } from '../../contract/errors.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
-import { commitLeftovers } from '../../workspace/git-commit.js';
+import { commitTaskLeftovers, taskTrailerValue } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
 import { priorRun } from './batch-resume.js';
@@ -56,6 +56,20 @@ export function taskOptions(setup: Pick<LoopSetup, 'options'>, task: BatchTask):
 export const leftoverMessage = (batchId: string, taskId: string, runId: string | null): string =>
   `ralph batch ${batchId}: task ${taskId}${runId === null ? '' : ` (run ${runId})`}\n\nWhat the task's agents left uncommitted in its worktree.`;
 
+/** Commits what a task's agents left, with its trailer; `final` once its loop completed (see commitTaskLeftovers). */
+const commitTask = (
+  setup: LoopSetup,
+  taskId: string,
+  runId: string | null,
+  final: boolean,
+): Promise<string> =>
+  commitTaskLeftovers(
+    taskWorktree(setup.folder, taskId),
+    leftoverMessage(setup.batchId, taskId, runId),
+    taskTrailerValue(setup.batchId, taskId),
+    { final },
+  );
+
 /** Where a task's run is recorded: beside the batch's worktrees, for `ralph report`. */
 export const runRecordingPath = (folder: string, taskId: string): string =>
   join(folder, 'runs', `${taskId}.jsonl`);
@@ -78,7 +92,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       task.id,
       `its loop completed before the crash (run ${prior.runId}); it goes to the merge queue`,
     );
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, prior.runId));
+    const head = await commitTask(setup, task.id, prior.runId, true);
     return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
   }
   const options = { ...taskOptions(setup, task), cwd: worktree };
@@ -123,7 +137,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     tracer?.finish({ envelope, ...(used === undefined ? {} : { usage: used }) });
     runId = envelope.runId;
     const { status, rounds } = envelope.result;
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId));
+    const head = await commitTask(setup, task.id, runId, status === 'complete');
     if (status === 'complete') return { kind: 'completed', runId, rounds, head };
     return {
       kind: 'ended',
@@ -134,7 +148,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
   } catch (error) {
     tracer?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
     // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.
-    await commitLeftovers(worktree, leftoverMessage(setup.batchId, task.id, runId)).catch(() => undefined);
+    await commitTask(setup, task.id, runId, false).catch(() => undefined);
     if (error instanceof RalphError && error.code === 'cancelled') return { kind: 'cancelled' };
     return { kind: 'ended', runId, status: 'failed', note: errorText(error) };
   }
