@@ -30,12 +30,20 @@ export const startTag = (batchId: string): string => `ralph/batch-${batchId}/sta
 /** The branch of one task of a batch. */
 export const taskBranch = (batchId: string, taskId: string): string => `ralph/${batchId}/${taskId}`;
 
-/** The branches some worktree has checked out: moving one would change files under that worktree's user. */
-async function checkedOutBranches(repo: string): Promise<Set<string>> {
+/**
+ * The branches some worktree of the repository has checked out, each with that worktree's folder: moving one would
+ * change what its user's files are compared with (the landed work would show there as staged reversals).
+ */
+export async function checkedOutBranches(repo: string): Promise<Map<string, string>> {
   const lines = await gitLines(repo, ['worktree', 'list', '--porcelain']);
-  return new Set(
-    lines.filter((l) => l.startsWith('branch refs/heads/')).map((l) => l.slice('branch refs/heads/'.length)),
-  );
+  const branches = new Map<string, string>();
+  let worktree = '';
+  for (const line of lines) {
+    if (line.startsWith('worktree ')) worktree = line.slice('worktree '.length);
+    else if (line.startsWith('branch refs/heads/'))
+      branches.set(line.slice('branch refs/heads/'.length), worktree);
+  }
+  return branches;
 }
 
 /** The commit a branch points at, or null when there is no such branch. */
