@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, gitLine } from './git-command.js';
 import { commitIdentityArgs } from './git-identity.js';
-import { PROTOCOLS, pushBranch, taskTrailers } from './git-remote.js';
-import { type Rollback, SessionError, startTag } from './git-session.js';
+import { PROTOCOLS, pushBranch } from './git-remote.js';
+import { isBatchHead, movedSinceBatch, type Rollback, SessionError, startTag } from './git-session.js';
 
 /**
  * Runs `body` in a scratch bare repository whose `origin` is `url`, removed afterwards: what the submitter of a
@@ -69,14 +69,9 @@ export function rollbackRemoteSession(url: string, batchId: string): Promise<Rol
     });
     const from = await gitLine(repo, ['rev-parse', '--verify', `${tip}^{commit}`]);
     if (from === to) return { target, from, to };
-    const trailers = await taskTrailers(repo, `${from}^!`).catch((): string[] => []);
-    const moved = () =>
-      new SessionError(
-        `${target} on ${url} moved since batch ${batchId}'s last landing (its head ${from.slice(0, 12)} is no ` +
-          'landing of the batch): it was left as it is',
-      );
-    if (!trailers.some((value) => value.startsWith(`${batchId}/`))) throw moved();
-    if (!(await pushBranch(repo, to, target, from))) throw moved();
+    const moved = movedSinceBatch(`${target} on ${url}`, batchId, from);
+    if (!(await isBatchHead(repo, batchId, from, to))) throw moved;
+    if (!(await pushBranch(repo, to, target, from))) throw moved;
     return { target, from, to };
   });
 }

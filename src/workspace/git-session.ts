@@ -1,5 +1,6 @@
 import { git, gitLine, gitLines } from './git-command.js';
 import { commitIdentityArgs } from './git-identity.js';
+import { taskTrailers } from './git-remote.js';
 import { worktreeList } from './git-worktree.js';
 
 /** Where a batch lands its tasks, and what it started from. */
@@ -30,10 +31,15 @@ export const startTag = (batchId: string): string => `ralph/batch-${batchId}/sta
 /** The branch of one task of a batch. */
 export const taskBranch = (batchId: string, taskId: string): string => `ralph/${batchId}/${taskId}`;
 
-/** The branches some worktree has checked out: moving one would change files under that worktree's user. */
-export async function checkedOutBranches(repo: string): Promise<Set<string>> {
-  return new Set(
-    (await worktreeList(repo)).flatMap((entry) => (entry.branch === null ? [] : [entry.branch])),
+/**
+ * The branches some worktree of the repository has checked out, each with that worktree's folder: moving one would
+ * change what its user's files are compared with (the landed work would show there as staged reversals).
+ */
+export async function checkedOutBranches(repo: string): Promise<Map<string, string>> {
+  return new Map(
+    (await worktreeList(repo)).flatMap((entry) =>
+      entry.branch === null ? [] : [[entry.branch, entry.path] as const],
+    ),
   );
 }
 
@@ -92,8 +98,32 @@ export interface Rollback {
 }
 
 /**
+ * True when `head`, a batch's target's head, is where batch `batchId` left it: its start commit `start`, or one of
+ * its landings (a commit with a `Ralph-Task: <batchId>/…` trailer, which every landing's head carries). Anything
+ * else is a commit someone made on the target since: a rollback would throw it away. `repo` must hold `head`.
+ */
+export async function isBatchHead(
+  repo: string,
+  batchId: string,
+  head: string,
+  start: string,
+): Promise<boolean> {
+  if (head === start) return true;
+  const trailers = await taskTrailers(repo, `${head}^!`).catch((): string[] => []);
+  return trailers.some((value) => value.startsWith(`${batchId}/`));
+}
+
+/** Refusal of a rollback: the target (as shown) moved since the batch's last landing; nothing was moved. */
+export const movedSinceBatch = (shownTarget: string, batchId: string, head: string): SessionError =>
+  new SessionError(
+    `${shownTarget} moved since batch ${batchId}'s last landing (its head ${head.slice(0, 12)} is no landing of the ` +
+      'batch): it was left as it is',
+  );
+
+/**
  * `ralph batch --rollback <id>`: moves the batch's target back to the commit its start tag is on. The landed
- * commits stay reachable from their task branches; a target checked out in a worktree is refused, not moved.
+ * commits stay reachable from their task branches; a target checked out in a worktree is refused, not moved, and so
+ * is one whose head is not the batch's (isBatchHead): a commit made on it since would be lost.
  */
 export async function rollbackSession(cwd: string, batchId: string): Promise<Rollback> {
   const tag = startTag(batchId);
@@ -110,6 +140,7 @@ export async function rollbackSession(cwd: string, batchId: string): Promise<Rol
     throw new SessionError(
       `${target} is checked out in a worktree: check out another branch first, then roll back`,
     );
+  if (!(await isBatchHead(repo, batchId, from, to))) throw movedSinceBatch(target, batchId, from);
   await git(repo, ['update-ref', `refs/heads/${target}`, to, from]);
   return { target, from, to };
 }

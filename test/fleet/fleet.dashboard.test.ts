@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgPool } from '../../src/fleet/pg-pool.js';
 import { createRalphFleet } from '../../src/fleet.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage, type PageFaults } from '../support/browser.js';
+import { startLoopbackNeighbour } from '../support/loopback-neighbour.js';
 import {
   AGENT_COMMAND,
   isRunning,
@@ -259,6 +260,57 @@ describe('ralph dashboard', () => {
     dashboard.child.kill('SIGINT');
     expect((await dashboard.exited).code).toBe(0);
   }, 120_000);
+
+  it.skipIf(NO_BROWSER !== undefined)(
+    'gives a server of someone else on another 127.0.0.1 port nothing of the token; the page still follows, links to and cancels runs',
+    async () => {
+      const url = scene.databaseFor('dashboard_neighbour');
+      const fleet = await createRalphFleet({ databaseUrl: url });
+      scene.fleets.push(fleet);
+      const ws = await scene.workspace();
+      const agent = { agentCommand: AGENT_COMMAND };
+      const first = await fleet.submit({ objective: 'Wait in the queue', agent, cwd: ws.dir });
+      const { address, dashboard } = await startDashboard(url);
+      const token = address.searchParams.get('token') as string;
+      const neighbour = await startLoopbackNeighbour();
+      try {
+        const { page, faults } = await openWatchedPage(
+          browser as Browser,
+          (target) => target.startsWith(`${address.origin}/`) || target.startsWith(neighbour.url),
+        );
+        await page.goto(address.toString());
+        await page.locator(`tr[data-run="${first}"][data-state="queued"]`).waitFor();
+        // A run submitted while the page is open shows without a reload: the page's polls carry the token.
+        const second = await fleet.submit({ objective: 'Be cancelled from the page', agent, cwd: ws.dir });
+        await page.locator(`tr[data-run="${second}"][data-state="queued"]`).waitFor();
+
+        // The run's link opens its live page (the token in the link, and in its event stream's address).
+        await page.locator(`tr[data-run="${first}"] a`).click();
+        await page.locator('#live-note:text("Live: following the run.")').waitFor();
+        expect(new URL(page.url()).pathname).toBe(`/runs/${first}`);
+        await page.goBack();
+
+        // Cancel from the page: the token goes in a header the page's script sends.
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.locator(`tr[data-run="${second}"] button.cancel`).click();
+        await page.locator(`tr[data-run="${second}"][data-state="cancelled"]`).waitFor();
+        expect((await fleet.status(second)).state).toBe('cancelled');
+        expect(faults).toEqual({ errors: [], requests: [] });
+
+        // The same browser then visits another server on 127.0.0.1: nothing it sends there carries the token.
+        await page.goto(neighbour.url);
+        await neighbour.probed;
+        expect(neighbour.requests.length).toBeGreaterThanOrEqual(2);
+        for (const request of neighbour.requests) expect(request).not.toContain(token);
+        await page.close();
+      } finally {
+        await neighbour.close();
+      }
+      dashboard.child.kill('SIGINT');
+      expect((await dashboard.exited).code).toBe(0);
+    },
+    120_000,
+  );
 
   it.skipIf(NO_BROWSER !== undefined)(
     'pages through many runs, newest first, without loading them all',

@@ -724,6 +724,55 @@ describe('ralph batch', () => {
     expect(extraWorktrees(repo)).toEqual([]);
   }, 60_000);
 
+  test('a target checked out during the batch is never landed on: the task needs review, that worktree stays clean', async () => {
+    const { repo, tasksFile, env } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'write b.txt b\ncheckout-target', after: ['a'] },
+    ]);
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const target = targetOf(run.stdout);
+    // b's agent checked the target out in the main worktree after a landed: b's landing is refused, a's stays.
+    expect(run.stdout).toMatch(/^a: landed$/m);
+    expect(run.stdout).toContain(
+      `b: needs-review: ${target} is checked out in the worktree ${gitIn(repo, 'rev-parse', '--show-toplevel')}, and a batch never moves a branch under someone's files: it was left as it is`,
+    );
+    expect(gitIn(repo, 'branch', '--show-current')).toBe(target);
+    expect(gitIn(repo, 'show', `${target}:a.txt`)).toBe('a');
+    expect(gitIn(repo, 'ls-tree', '--name-only', target)).not.toContain('b.txt');
+    // The checked-out tree matches its branch: no landed work shows there as staged reversals.
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
+  test("--rollback refuses a target someone committed on after the batch's last landing: their commit is kept", async () => {
+    const { repo, tasksFile, env } = setup([
+      { id: 'a', objective: 'write a.txt a' },
+      { id: 'b', objective: 'commit b.txt b' },
+    ]);
+    gitIn(repo, 'branch', 'dev');
+    const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo, '--into', 'dev'], {
+      cwd: repo,
+      env,
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const id = /--rollback (\S+)/.exec(run.stdout)?.[1] as string;
+    const colleague = commitFromOutside(repo, 'dev', 'theirs.txt', "a colleague's work\n");
+    const refused = await ralph(['batch', '--rollback', id], { cwd: repo, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `ralph batch: dev moved since batch ${id}'s last landing (its head ${colleague.slice(0, 12)} is no landing of the batch): it was left as it is\n`,
+    );
+    expect(gitIn(repo, 'rev-parse', 'dev')).toBe(colleague);
+    // Each landing's head is a commit of the batch, also the one whose agent committed everything itself.
+    for (const task of ['a', 'b'])
+      expect(
+        gitIn(repo, 'log', '--format=%(trailers:key=Ralph-Task,valueonly)', `ralph/${id}/${task}`),
+      ).toContain(`${id}/${task}`);
+  }, 60_000);
+
   test('--rollback moves the target back to where the batch started', async () => {
     const { repo, tasksFile, env } = setup([{ id: 'a', objective: 'write a.txt a' }]);
     const run = await ralph(['batch', tasksFile, '--agent-command', AGENT, '--cwd', repo], {

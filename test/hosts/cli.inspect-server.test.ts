@@ -9,6 +9,7 @@ import {
 } from '../../src/hosts/cli/inspect-server.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
 import { httpGet, httpOpen, type OpenResponse } from '../support/http.js';
+import { startLoopbackNeighbour } from '../support/loopback-neighbour.js';
 import { pngSize } from '../support/png.js';
 import { completeRun, runningRun } from '../support/run-models.js';
 
@@ -90,15 +91,15 @@ describe('the inspector serves the run page on loopback only', () => {
     const cookieName = `ralph-inspector-${new URL(server.url).port}`;
     expect((await httpGet(bare, { cookie: `${cookieName}=${wrong}` })).status).toBe(403);
     expect((await httpGet(bare, { cookie: `ralph-inspector-1=${token}` })).status).toBe(403);
+    // A cookie is no credential at all (a browser sends one of 127.0.0.1 to every port there).
+    expect((await httpGet(bare, { cookie: `${cookieName}=${token}` })).status).toBe(403);
   });
 
-  it('sets a cookie on the first visit, so the page reloads from its bare address', async () => {
+  it('sets no cookie (a browser would send it to every port of 127.0.0.1): the printed address itself opens the page again', async () => {
     const server = await serve();
     const first = await httpGet(server.url);
-    const cookie = String(first.headers['set-cookie']);
-    expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Strict/);
-    const again = await httpGet(new URL('/', server.url).href, { cookie: cookie.split(';', 1)[0] as string });
+    expect(first.headers['set-cookie']).toBeUndefined();
+    const again = await httpGet(server.url);
     expect(again.status).toBe(200);
     expect(again.body).toContain('Waiting for the run to start');
   });
@@ -192,7 +193,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
       await page.close();
     });
 
-    it('shows another browser without the token a 403 and nothing of the run; the page given the token reloads from its bare address by its cookie', async () => {
+    it('shows another browser without the token a 403 and nothing of the run; the page given the token reloads from its address, and its bare address stays refused', async () => {
       const server = await serve();
       server.update(runningRun(1));
       const bare = new URL('/', server.url).href;
@@ -208,12 +209,40 @@ describe.skipIf(NO_BROWSER !== undefined)(
       const { page, faults } = await openWatchedPage(browser, allowed);
       await page.goto(server.url);
       await page.waitForSelector('#live-note:text("Live: following the run.")');
-      const reloaded = await page.goto(bare);
+      const reloaded = await page.reload();
       expect(reloaded?.status()).toBe(200);
       await page.waitForSelector('#live-note:text("Live: following the run.")');
       expect(await page.locator('#run-status').textContent()).toBe('Running');
       expect(faults).toEqual({ errors: [], requests: [] });
+      // No cookie was left behind to open it without the token.
+      expect((await page.goto(bare))?.status()).toBe(403);
       await page.close();
+    });
+
+    it('gives a server of someone else on another 127.0.0.1 port nothing of the token, after the page was used', async () => {
+      const server = await serve();
+      server.update(runningRun(0));
+      const neighbour = await startLoopbackNeighbour();
+      try {
+        const token = new URL(server.url).searchParams.get('token') as string;
+        const events = withToken(server, '/events');
+        const allowed = (url: string) =>
+          url === server.url || url === events || url.startsWith(neighbour.url);
+        const { page, faults } = await openWatchedPage(browser, allowed);
+        await page.goto(server.url);
+        await page.waitForSelector('#live-note:text("Live: following the run.")');
+        server.update(runningRun(1));
+        await page.waitForSelector('#round-2');
+
+        await page.goto(neighbour.url);
+        await neighbour.probed;
+        expect(neighbour.requests.length).toBeGreaterThanOrEqual(2);
+        for (const request of neighbour.requests) expect(request).not.toContain(token);
+        expect(faults).toEqual({ errors: [], requests: [] });
+        await page.close();
+      } finally {
+        await neighbour.close();
+      }
     });
 
     it('sends a page opened before the run began the run once it starts', async () => {

@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
-import { chmod, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordingUnreadable, reportWritten } from '../../src/hosts/cli/report-command.js';
+import {
+  recordingUnreadable,
+  reportUnwritable,
+  reportWritten,
+  symlinkRefused,
+} from '../../src/hosts/cli/report-command.js';
 import { defaultReportPath } from '../../src/hosts/cli/report-path.js';
 import { makeWorkspace, PLAN_AGENT_COMMAND, ralph } from '../fixtures/cli-agents/harness.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
@@ -138,6 +143,83 @@ describe('ralph report', () => {
     expect((await stat(fresh)).mode & 0o777).toBe(0o600);
     expect((await stat(existing)).mode & 0o777).toBe(0o600);
     expect(await readFile(existing, 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  /** A batch's recording in `<dir>/batch/` whose header names `runs` for its one task `a`, as a shared file could. */
+  async function craftedBatch(dir: string, runs: Record<string, string>): Promise<string> {
+    await mkdir(join(dir, 'batch'), { recursive: true });
+    const header = {
+      kind: 'ralph-batch',
+      formatVersion: 1,
+      batchId: '20261201-1522-a1b2c3',
+      startedAt: new Date(0).toISOString(),
+      target: 'ralph/batch-20261201-1522-a1b2c3',
+      start: '0'.repeat(40),
+      parallel: 1,
+      tasks: [{ id: 'a', objective: 'A task', after: [] }],
+      runs,
+      process: null,
+    };
+    const file = join(dir, 'batch', 'batch.jsonl');
+    await writeFile(file, `${JSON.stringify(header)}\n`);
+    return file;
+  }
+
+  it('refuses a batch whose header names a run outside its runs/ folder (by .., absolute, or a link), writing nothing', async () => {
+    const dir = await tempDir();
+    const lines = await failedRunRecording(dir);
+    await mkdir(join(dir, 'other'));
+    await writeFile(join(dir, 'other', 'victim-run.jsonl'), `${lines.join('\n')}\n`);
+    const outside = `task "a"'s run`;
+    for (const runFile of [
+      '../other/victim-run.jsonl',
+      join(dir, 'other', 'victim-run.jsonl'),
+      'runs/../../other/victim-run.jsonl',
+    ]) {
+      const batch = await craftedBatch(dir, { a: runFile });
+      const out = await ralph(['report', batch]);
+      expect(out.code, runFile).toBe(2);
+      expect(out.stderr).toBe(
+        `${recordingUnreadable(batch, `${outside} ${JSON.stringify(runFile)} is not in the batch's runs/ folder`)}\n`,
+      );
+    }
+    // runs/ itself a link out of the batch's folder: the page would be written beside the victim.
+    await symlink(join(dir, 'other'), join(dir, 'batch', 'runs'));
+    const linked = await craftedBatch(dir, { a: 'runs/victim-run.jsonl' });
+    const out = await ralph(['report', linked]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`${outside} "runs/victim-run.jsonl" is not in the batch's runs/ folder`);
+    expect(existsSync(join(dir, 'other', 'victim-run.html'))).toBe(false);
+    expect(existsSync(join(dir, 'batch', 'batch.html'))).toBe(false);
+  });
+
+  it('does not write through a symbolic link at a report path: refused (exit 2), what it points at untouched', async () => {
+    const dir = await tempDir();
+    const lines = await failedRunRecording(dir);
+    const recording = join(dir, 'run.jsonl');
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'keep me\n');
+    await symlink(victim, join(dir, 'run.html'));
+    const out = await ralph(['report', recording]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`${reportUnwritable(join(dir, 'run.html'), symlinkRefused)}\n`);
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    // A dangling link: nothing is created where it points.
+    const missing = join(dir, 'missing.txt');
+    await symlink(missing, join(dir, 'dangling.html'));
+    const dangling = await ralph(['report', recording, '-o', join(dir, 'dangling.html')]);
+    expect(dangling.code).toBe(2);
+    expect(dangling.stderr).toBe(`${reportUnwritable(join(dir, 'dangling.html'), symlinkRefused)}\n`);
+    expect(existsSync(missing)).toBe(false);
+    // A batch's run page, written beside its run's recording in runs/, is not written through a link either.
+    const batch = await craftedBatch(dir, { a: 'runs/a.jsonl' });
+    await mkdir(join(dir, 'batch', 'runs'));
+    await writeFile(join(dir, 'batch', 'runs', 'a.jsonl'), `${lines.join('\n')}\n`);
+    await symlink(victim, join(dir, 'batch', 'runs', 'a.html'));
+    const page = await ralph(['report', batch]);
+    expect(page.code).toBe(2);
+    expect(page.stderr).toBe(`${reportUnwritable(join(dir, 'batch', 'runs', 'a.html'), symlinkRefused)}\n`);
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
   });
 
   it('writes next to the recording by default: run.jsonl gives run.html', () => {

@@ -266,11 +266,37 @@ describe('ralph resume: a recording is data; it runs only what the user consents
     });
     const pwned = join(dir, 'pwned-verify');
 
+    // Resumed from the recording's workspace: without --trust-recording the run works in the current folder.
     const resumed = await ralph(['resume', file, '--json', '--agent-command', AGENT_COMMAND], {
+      cwd: dir,
       env: cleanEnv(),
     });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ result: { status: 'complete', rounds: 5 } });
     expect(existsSync(pwned)).toBe(false);
+  });
+
+  it("an agent given here does not take the recording's workspace: another folder is refused; --cwd or the current folder is worked in", async () => {
+    const victim = await workspace();
+    const { dir, file } = await editedRecording((run) => {
+      run.cwd = victim;
+    });
+    const agent = ['--json', '--agent-command', AGENT_COMMAND];
+
+    const refused = await ralph(['resume', file, ...agent], { cwd: dir, env: cleanEnv() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `ralph resume ${file}: the recording's run worked in ${JSON.stringify(victim)}, not in this folder; nothing was started\n` +
+        'Resume it from that folder, name the workspace with --cwd, or pass --trust-recording to work where the recording says.\n',
+    );
+    expect(existsSync(join(victim, 'invocations.log'))).toBe(false);
+    expect(existsSync(`${file}.1`)).toBe(false);
+
+    // Named with --cwd (from anywhere), the workspace is the one the user gave: the recorded folder is never used.
+    const resumed = await ralph(['resume', file, ...agent, '--cwd', dir], { cwd: victim, env: cleanEnv() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ result: { status: 'complete', rounds: 5 } });
+    expect(invocations(dir).map((c) => c.round)).toEqual([1, 2, 3, 3, 4, 5]);
+    expect(existsSync(join(victim, 'invocations.log'))).toBe(false);
   });
 });

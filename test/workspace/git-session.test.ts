@@ -38,7 +38,8 @@ describe('a batch session', () => {
     const repo = tempRepo();
     const session = await startSession(repo, 'b6');
     gitIn(repo, 'worktree', 'add', '--quiet', join(repo, '.git', 'wt'), session.target);
-    const landed = commitFiles(join(repo, '.git', 'wt'), { 'x.txt': 'x\n' });
+    // A landing's head carries the batch's trailer: a rollback moves only a target the batch left as it was.
+    const landed = commitFiles(join(repo, '.git', 'wt'), { 'x.txt': 'x\n' }, 'land x\n\nRalph-Task: b6/x');
     gitIn(repo, 'worktree', 'remove', join(repo, '.git', 'wt'));
     expect(await rollbackSession(repo, 'b6')).toEqual({
       target: session.target,

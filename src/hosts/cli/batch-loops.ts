@@ -8,9 +8,9 @@ import { RalphError } from '../../contract/errors.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
-import { commitLeftovers } from '../../workspace/git-commit.js';
+import { commitTaskLeftovers } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
-import { taskCommitMessage } from '../../workspace/task-commit-message.js';
+import { taskCommitMessage, taskTrailerValue } from '../../workspace/task-commit-message.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
 import { priorRun } from './batch-resume.js';
 import type { BatchTracing } from './batch-tracing.js';
@@ -57,6 +57,20 @@ export function taskOptions(setup: Pick<LoopSetup, 'options'>, task: BatchTask):
 const leftoverMessage = (batchId: string, task: BatchTask, runId: string | null): string =>
   taskCommitMessage({ batchId, taskId: task.id, objective: task.objective, runId });
 
+/** Commits what a task's agents left, with its trailer; `final` once its loop completed (see commitTaskLeftovers). */
+const commitTask = (
+  setup: LoopSetup,
+  task: BatchTask,
+  runId: string | null,
+  final: boolean,
+): Promise<string> =>
+  commitTaskLeftovers(
+    taskWorktree(setup.folder, task.id),
+    leftoverMessage(setup.batchId, task, runId),
+    taskTrailerValue(setup.batchId, task.id),
+    { final },
+  );
+
 /** Where a task's run is recorded: beside the batch's worktrees, for `ralph report`. */
 export const runRecordingPath = (folder: string, taskId: string): string =>
   join(folder, 'runs', `${taskId}.jsonl`);
@@ -79,7 +93,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
       task.id,
       `its loop completed before the crash (run ${prior.runId}); it goes to the merge queue`,
     );
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, prior.runId));
+    const head = await commitTask(setup, task, prior.runId, true);
     return { kind: 'completed', runId: prior.runId, rounds: prior.rounds, head };
   }
   const options = { ...taskOptions(setup, task), cwd: worktree };
@@ -124,7 +138,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     tracer?.finish({ envelope, ...(used === undefined ? {} : { usage: used }) });
     runId = envelope.runId;
     const { status, rounds } = envelope.result;
-    const head = await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, runId));
+    const head = await commitTask(setup, task, runId, status === 'complete');
     if (status === 'complete') return { kind: 'completed', runId, rounds, head };
     return {
       kind: 'ended',
@@ -135,7 +149,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
   } catch (error) {
     tracer?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
     // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.
-    await commitLeftovers(worktree, leftoverMessage(setup.batchId, task, runId)).catch(() => undefined);
+    await commitTask(setup, task, runId, false).catch(() => undefined);
     if (error instanceof RalphError && error.code === 'cancelled') return { kind: 'cancelled' };
     return { kind: 'ended', runId, status: 'failed', note: errorText(error) };
   }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { taskWorktree } from '../../actors/merge-steps.js';
 import { type BatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
@@ -9,7 +9,7 @@ import { renderRunPage } from '../../visualize/report-page.js';
 import { sessionBranch, startTag, taskBranch } from '../../workspace/git-session.js';
 import { type BatchPlace, batchNextSteps, taskNextStep } from './batch-next-steps.js';
 import { machineSvg } from './machine-svg.js';
-import { defaultReportPath } from './report-path.js';
+import { batchRunPath, defaultReportPath } from './report-path.js';
 
 /** A page to write: where, and what. */
 export interface PageToWrite {
@@ -32,6 +32,7 @@ function durationOf(recording: BatchRecording): number | null {
  * The pages of a batch's recording: the batch's own at `output` (where it landed, its totals and next steps, and a
  * row per task: outcome, branch, worktree, landing commit, rounds, cost, next step), and each recorded run's page
  * beside its recording, which the row links to and which says the task's batch outcome beside the run's status.
+ * Throws RunPathRefused, before any page is written, when the header names a run outside the batch's `runs/` folder.
  */
 export function batchReportPages(recordingPath: string, text: string, output: string): PageToWrite[] {
   const recording = readBatchRecording(text);
@@ -64,8 +65,8 @@ export function batchReportPages(recordingPath: string, text: string, output: st
       runPage: null,
     };
     const runFile = header.runs[task.id];
-    const runPath = runFile === undefined ? null : join(dirname(recordingPath), runFile);
-    if (runPath === null || !existsSync(runPath)) return row;
+    const runPath = runFile === undefined ? null : batchRunPath(recordingPath, task.id, runFile);
+    if (runPath === null) return row;
     try {
       const model = buildRunModel(readFileSync(runPath, 'utf8'));
       const page = defaultReportPath(runPath);

@@ -6,6 +6,7 @@ import type { ConflictItem, ResolveOutcome } from '../../machines/batch-types.js
 import { gitLine } from '../../workspace/git-command.js';
 import { finishMerge, startMerge } from '../../workspace/git-merge.js';
 import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
+import { taskTrailerValue } from '../../workspace/task-commit-message.js';
 import type { LoopSetup } from './batch-loops.js';
 import { createCliTool } from './cli-tool.js';
 import { parseNumberOption } from './numbers.js';
@@ -27,8 +28,9 @@ export async function resolveConflicts(
   const onto = await gitLine(merge.repo, ['rev-parse', '--verify', `refs/heads/${merge.target}^{commit}`]);
   await addDetachedWorktree(merge.repo, scratch, onto);
   const files = await startMerge(scratch, item.branch);
+  // The merge commit lands as the task's head: its trailer marks it the batch's, as a task's own commit is.
   const message = (how: string) =>
-    `ralph batch ${merge.batchId}: task ${item.taskId} onto ${merge.target}, ${how}`;
+    `ralph batch ${merge.batchId}: task ${item.taskId} onto ${merge.target}, ${how}\n\nRalph-Task: ${taskTrailerValue(merge.batchId, item.taskId)}`;
   if (files.length === 0)
     return { kind: 'resolved', head: await finishMerge(scratch, message('merged cleanly')), onto };
   loops.say(item.taskId, `a resolver loop takes the conflicts in ${files.join(', ')}`);

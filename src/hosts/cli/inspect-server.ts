@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { RunModel } from '../../inspect/run-model.js';
 import { renderRunPage, runPageUpdate } from '../../visualize/report-page.js';
 import {
-  cookieValue,
+  givenToken,
   listenOn,
   newPageToken,
   parsedTarget,
@@ -47,8 +47,9 @@ const eventFor = (model: RunModel | null): string =>
  * new one. Models that arrive in one burst (a run's events come several to a transition) go out as one message, the
  * latest. Requests naming any host but the loopback address are refused, so a web page elsewhere cannot reach the
  * run through a DNS name rebound to 127.0.0.1. Every other local user can reach 127.0.0.1 too, so, as Jupyter does,
- * the printed address carries a random token that the page and its stream require (in the query, or in the cookie the
- * page sets on the first visit), compared in constant time; without it, 403 and nothing of the run. At most
+ * the printed address carries a random token that the page and its stream require (in the query, or TOKEN_HEADER),
+ * compared in constant time; without it, 403 and nothing of the run. No cookie carries it: a browser would send a cookie of
+ * 127.0.0.1 to every port there, another local user's server too. At most
  * MAX_EVENT_STREAMS pages follow the run at once; one more gets 503. Rejects when the port cannot be listened on.
  */
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
@@ -67,7 +68,6 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   let allowedHosts: Set<string> = new Set();
   const token = newPageToken();
   const tokenText = token.text;
-  let cookieName = '';
 
   function handle(request: IncomingMessage, response: ServerResponse): void {
     if (!allowedHosts.has(request.headers.host ?? '')) {
@@ -84,18 +84,12 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       refusal(response, 400, 'bad request');
       return;
     }
-    const byQuery = token.matches(url.searchParams.get('token'));
-    if (!byQuery && !token.matches(cookieValue(request.headers.cookie, cookieName))) {
+    if (!token.matches(givenToken(request, url))) {
       refusal(response, 403, 'open the address ralph printed (it carries the token)');
       return;
     }
     if (url.pathname === '/') {
-      response.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        // The page can be reloaded from its bare address; other sites' pages never send the cookie along.
-        'set-cookie': `${cookieName}=${tokenText}; Path=/; HttpOnly; SameSite=Strict`,
-        ...SECURITY_HEADERS,
-      });
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
       response.end(
         renderRunPage(latest, {
           machineSvg: options.machineSvg,
@@ -122,8 +116,6 @@ export async function startInspectServer(options: InspectServerOptions): Promise
 
   const port = await listenOn(server, options.port, INSPECT_HOST);
   allowedHosts = new Set([`${INSPECT_HOST}:${port}`, `localhost:${port}`]);
-  // Cookies are kept per host, not per port: each inspector's has a name of its own.
-  cookieName = `ralph-inspector-${port}`;
 
   return {
     url: `http://${INSPECT_HOST}:${port}/?token=${tokenText}`,

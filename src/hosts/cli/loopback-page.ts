@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** The headers of every answer of ralph's local pages (the live inspector, the dashboard). */
@@ -34,13 +34,17 @@ export function parsedTarget(target: string | undefined): URL | undefined {
   }
 }
 
-/** The value of the cookie `name` in a Cookie header, if it has one. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
+/**
+ * The header a page's own script sends its token in. A page's credential is never a cookie: browsers keep cookies
+ * per host, not per port, so one set by 127.0.0.1:PORT would go to every other server on 127.0.0.1 (another local
+ * user's among them).
+ */
+export const TOKEN_HEADER = 'x-ralph-token';
+
+/** The token a request carries: in its query (`?token=`, for addresses and event streams) or in TOKEN_HEADER. */
+export function givenToken(request: IncomingMessage, url: URL): string | undefined {
+  const header = request.headers[TOKEN_HEADER];
+  return url.searchParams.get('token') ?? (typeof header === 'string' ? header : undefined);
 }
 
 /** A page's access token: random, printed in its address, compared in constant time. */

@@ -55,8 +55,9 @@ Examples:
 
 The run keeps its id, objective and round cap; the last accepted report is the next round's handoff. A round
 that was going on is run again with a fresh child once what is left of the old one has been killed. A recording
-is data: what it names to run (agent, command, binary paths, verify command) runs only with --trust-recording;
-an agent given here replaces all of it. The resumed run is recorded to the same file (the one resumed
+is data: what it names to run (agent, command, binary paths, verify command) and where runs only with
+--trust-recording; an agent given here replaces all of it, working in --cwd or the current folder (a recording
+naming another folder is refused). The resumed run is recorded to the same file (the one resumed
 from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
 `;
 

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, renameSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
@@ -101,14 +102,46 @@ function consentRefused(path: string, run: RunOptions): RalphError {
   });
 }
 
+/** True when both paths lead to one folder (through links too); a path that does not exist is compared as written. */
+function isSameFolder(a: string, b: string): boolean {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  return real(a) === real(b);
+}
+
+/** Refusal: the agent was given here, but the recording's workspace, which needs consent too, is another folder. */
+function workspaceRefused(path: string, recorded: string): RalphError {
+  return new RalphError({
+    code: 'refused',
+    message: `ralph resume ${path}: the recording's run worked in ${JSON.stringify(recorded)}, not in this folder; nothing was started`,
+    detail:
+      'Resume it from that folder, name the workspace with --cwd, or pass --trust-recording to work where the recording says.',
+  });
+}
+
 /**
  * The options the resumed run starts with: the recorded ones (never its output options), where the user consented;
- * an agent given here replaces every recorded command, verify and binary paths included.
+ * an agent given here replaces every recorded command, verify and binary paths included. Without consent the
+ * recording's workspace is not taken either (a crafted one would point the agent at a folder of its choosing): the
+ * run works in `--cwd` or the current folder, and a recording that names another folder is refused, not moved.
  */
 function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptions): RunOptions {
   const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
-  if (!agentGiven && options.trustRecording !== true) throw consentRefused(path, recorded);
-  const dropped = new Set<string>([...OUTPUT_OPTIONS, ...(agentGiven ? RECORDED_COMMANDS : [])]);
+  const trusted = options.trustRecording === true;
+  if (!agentGiven && !trusted) throw consentRefused(path, recorded);
+  if (!trusted && options.cwd === undefined && typeof recorded.cwd === 'string') {
+    if (!isSameFolder(recorded.cwd, process.cwd())) throw workspaceRefused(path, recorded.cwd);
+  }
+  const dropped = new Set<string>([
+    ...OUTPUT_OPTIONS,
+    ...(agentGiven ? RECORDED_COMMANDS : []),
+    ...(trusted ? [] : ['cwd']),
+  ]);
   const kept = Object.fromEntries(Object.entries(recorded).filter(([key]) => !dropped.has(key)));
   return { ...kept, ...definedOnly(options), record: options.record ?? path };
 }

@@ -1,11 +1,12 @@
 /**
- * The dashboard page's one script. It reads the fleet through the page's own JSON API (same origin: the token rides
- * in the cookie the page set) every POLL_MS, and writes every value from the database as text (textContent, never
+ * The dashboard page's one script. It reads the fleet through the page's own JSON API (same origin: the token of the
+ * page's address goes in the x-ralph-token header, and in the address of each run's page it links to) every POLL_MS, and writes every value from the database as text (textContent, never
  * markup), so an objective or an id holding HTML shows as what it is.
  */
 export const DASHBOARD_SCRIPT = `(() => {
   'use strict';
   const POLL_MS = 1000;
+  const TOKEN = new URLSearchParams(location.search).get('token') || '';
   const $ = (id) => document.getElementById(id);
   const state = { status: '', cursors: [''], busy: false };
   const cell = (row, text, className) => {
@@ -22,7 +23,7 @@ export const DASHBOARD_SCRIPT = `(() => {
     return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm ' + (s % 60) + 's' : Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
   };
   const get = async (path) => {
-    const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+    const response = await fetch(path, { cache: 'no-store', headers: { 'x-ralph-token': TOKEN } });
     if (!response.ok) throw new Error(path + ': ' + response.status);
     return response.json();
   };
@@ -30,8 +31,7 @@ export const DASHBOARD_SCRIPT = `(() => {
     if (!window.confirm('Cancel run ' + runId + '? Its agent is stopped, as ralph cancel does.')) return;
     const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/cancel', {
       method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'x-ralph-dashboard': 'cancel' },
+      headers: { 'x-ralph-dashboard': 'cancel', 'x-ralph-token': TOKEN },
     });
     const body = await response.json().catch(() => ({}));
     $('note').textContent = response.ok ? 'Cancelled ' + runId : 'Could not cancel ' + runId + ': ' + (body.error || response.status);
@@ -45,7 +45,7 @@ export const DASHBOARD_SCRIPT = `(() => {
       row.dataset.run = run.runId;
       row.dataset.state = run.state;
       const id = document.createElement('a');
-      id.href = '/runs/' + encodeURIComponent(run.runId);
+      id.href = '/runs/' + encodeURIComponent(run.runId) + '?token=' + encodeURIComponent(TOKEN);
       id.textContent = run.runId;
       const first = cell(row, '');
       first.appendChild(id);

@@ -8,7 +8,7 @@ import type { RunEventTable } from '../../../fleet/run-events.js';
 import { renderRunPage } from '../../../visualize/report-page.js';
 import { alreadyEnded } from '../cancel-command.js';
 import {
-  cookieValue,
+  givenToken,
   listenOn,
   newPageToken,
   parsedTarget,
@@ -58,12 +58,8 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.end(JSON.stringify(body));
 };
 
-const html = (response: ServerResponse, body: string, cookie: string) => {
-  response.writeHead(200, {
-    'content-type': 'text/html; charset=utf-8',
-    'set-cookie': cookie,
-    ...SECURITY_HEADERS,
-  });
+const html = (response: ServerResponse, body: string) => {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
   response.end(body);
 };
 
@@ -85,8 +81,8 @@ function runIdIn(path: string, prefix: string, suffix = ''): string | undefined 
  * Starts `ralph dashboard`'s web server. `GET /` is the page; `/api/runs?status=&cursor=`, `/api/workers` and
  * `/api/runs/<id>` its JSON; `/runs/<id>` a run's report page, live through `/runs/<id>/events` (Server-Sent Events);
  * `POST /api/runs/<id>/cancel` cancels a run as `ralph cancel` does. Everything requires the random token of the
- * printed address (in the query, or the cookie the page sets), compared in constant time: without it, 403 and
- * nothing of a run. On a loopback address, requests naming another host are refused (DNS rebinding). A cancel must
+ * printed address (in the query, or in TOKEN_HEADER, which the page's script sends), compared in constant time:
+ * without it, 403 and nothing of a run. No cookie carries it (one of 127.0.0.1 goes to every port there). On a loopback address, requests naming another host are refused (DNS rebinding). A cancel must
  * also carry CANCEL_HEADER and, when the browser says where it comes from, this very origin: a page elsewhere cannot
  * make a visitor's browser cancel a run. Rejects when it cannot listen.
  */
@@ -97,7 +93,6 @@ export async function startDashboardServer(
   const token = newPageToken();
   const streams = createRunStreams(sources.events);
   let allowedHosts: Set<string> | undefined;
-  let cookieName = '';
   const page = renderDashboardPage(options.pageSize);
   const refuse = (
     response: ServerResponse,
@@ -159,15 +154,11 @@ export async function startDashboardServer(
       refuse(response, 400, 'bad request');
       return;
     }
-    if (
-      !token.matches(url.searchParams.get('token')) &&
-      !token.matches(cookieValue(request.headers.cookie, cookieName))
-    ) {
+    if (!token.matches(givenToken(request, url))) {
       refuse(response, 403, 'open the address ralph dashboard printed (it carries the token)');
       return;
     }
     const path = url.pathname;
-    const cookie = `${cookieName}=${token.text}; Path=/; HttpOnly; SameSite=Strict`;
     if (request.method === 'POST') {
       const cancelled = runIdIn(path, '/api/runs/', '/cancel');
       if (cancelled === undefined) return refuse(response, 404, 'not found');
@@ -184,7 +175,7 @@ export async function startDashboardServer(
       return json(response, 200, { cancelled });
     }
     if (request.method !== 'GET') return refuse(response, 405, 'GET or POST only', { allow: 'GET, POST' });
-    if (path === '/') return html(response, page, cookie);
+    if (path === '/') return html(response, page);
     if (path === '/api/runs') return json(response, 200, await runsPage(url));
     if (path === '/api/workers') {
       const ready = await sources.queries.ready();
@@ -208,11 +199,11 @@ export async function startDashboardServer(
     const runPage = runIdIn(path, '/runs/');
     if (runPage !== undefined) {
       await sources.fleet.status(runPage);
-      const eventsUrl = `/runs/${encodeURIComponent(runPage)}/events`;
+      // An event stream cannot send a header: its address carries the token.
+      const eventsUrl = `/runs/${encodeURIComponent(runPage)}/events?token=${token.text}`;
       return html(
         response,
         renderRunPage(await runModel(runPage), { machineSvg: options.machineSvg, live: { eventsUrl } }),
-        cookie,
       );
     }
     refuse(response, 404, 'not found');
@@ -226,8 +217,6 @@ export async function startDashboardServer(
   // On loopback only these names reach it; exposed with --host, any name may, and the token alone decides.
   if (isLoopback(options.host))
     allowedHosts = new Set([`${shownHost}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
-  // Cookies are kept per host, not per port: each dashboard's has a name of its own.
-  cookieName = `ralph-dashboard-${port}`;
   return {
     url: `http://${shownHost}:${port}/?token=${token.text}`,
     async close() {
