@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { git } from '../workspace/git-command.js';
 import { commitLeftovers } from '../workspace/git-commit.js';
 import { fetchClone, pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
+import { taskBranch } from '../workspace/git-session.js';
 import { removeWorktree } from '../workspace/git-worktree.js';
 import { type TaskCommit, taskCommitMessage } from '../workspace/task-commit-message.js';
 import { type FleetBatchTask, taskTrailer } from './batch-input.js';
+import { privateFolder, statePath } from './state-folder.js';
 
 /** Where a worker keeps its clones of batch repositories, their task worktrees and its merge scratch trees. */
 export interface BatchFolders {
@@ -17,11 +19,17 @@ export interface BatchFolders {
 
 /** The worker's bare clone of a repository URL: one per URL, kept across tasks and fetched before each use. */
 export const clonePath = (folders: BatchFolders, url: string): string =>
-  join(folders.stateDir, 'repos', `${createHash('sha256').update(url).digest('hex').slice(0, 16)}.git`);
+  statePath(folders.stateDir, 'repos', `${createHash('sha256').update(url).digest('hex').slice(0, 16)}.git`);
 
-/** A task's worktree on this worker. */
+/** A task's worktree on this worker (refused when its ids would put it anywhere but under the state folder). */
 export const taskWorktreePath = (folders: BatchFolders, task: FleetBatchTask): string =>
-  join(folders.stateDir, 'worktrees', task.batchId, task.taskId);
+  statePath(folders.stateDir, 'worktrees', task.batchId, task.taskId);
+
+/**
+ * The task's branch, made from its ids (`ralph/<batch-id>/<task-id>`), never the one its row names: a task's
+ * rounds are pushed there, and only the merge queue moves the target.
+ */
+export const branchOf = (task: FleetBatchTask): string => taskBranch(task.batchId, task.taskId);
 
 /** The commands of this process on each clone, one after another (two fetches into one clone would race). */
 const cloneQueues = new Map<string, Promise<unknown>>();
@@ -36,9 +44,17 @@ export function withClone<T>(
   body: (clone: string) => Promise<T>,
   { fetch = true }: { fetch?: boolean } = {},
 ): Promise<T> {
-  const clone = clonePath(folders, url);
+  let clone: string;
+  try {
+    clone = clonePath(folders, url);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const run = (cloneQueues.get(clone) ?? Promise.resolve()).then(async () => {
-    if (fetch || !existsSync(clone)) await fetchClone(clone, url);
+    if (fetch || !existsSync(clone)) {
+      await privateFolder(folders.stateDir, 'repos', dirname(clone));
+      await fetchClone(clone, url);
+    }
     return body(clone);
   });
   cloneQueues.set(
@@ -53,18 +69,24 @@ export function withClone<T>(
  * each), else from `base`: whatever a previous attempt left on this worker is discarded, as another worker would
  * never have had it.
  */
-export function openTaskWorktree(folders: BatchFolders, task: FleetBatchTask, base: string): Promise<string> {
+export async function openTaskWorktree(
+  folders: BatchFolders,
+  task: FleetBatchTask,
+  base: string,
+): Promise<string> {
   const path = taskWorktreePath(folders, task);
   return withClone(folders, task.repo, async (clone) => {
     if (existsSync(path)) await removeWorktree(clone, path);
-    const start = (await remoteHead(clone, task.branch)) ?? base;
-    await git(clone, ['worktree', 'add', '--quiet', '-B', task.branch, path, start]);
+    const branch = branchOf(task);
+    const start = (await remoteHead(clone, branch)) ?? base;
+    await privateFolder(folders.stateDir, 'worktrees', dirname(path));
+    await git(clone, ['worktree', 'add', '--quiet', '-B', branch, path, start]);
     return path;
   });
 }
 
 /** The task's worktree gone (its branch is on the remote), and its batch's folder with it once empty. */
-export const closeTaskWorktree = (folders: BatchFolders, task: FleetBatchTask): Promise<void> =>
+export const closeTaskWorktree = async (folders: BatchFolders, task: FleetBatchTask): Promise<void> =>
   dropWorktree(folders, task.repo, taskWorktreePath(folders, task), 'worktrees');
 
 /**
@@ -76,8 +98,8 @@ export function dropWorktree(folders: BatchFolders, url: string, path: string, k
     folders,
     url,
     async (clone) => {
-      await removeWorktree(clone, path);
-      await removeEmptyFolders(path, join(folders.stateDir, kind));
+      await removeWorktree(clone, statePath(folders.stateDir, path));
+      await removeEmptyFolders(path, statePath(folders.stateDir, kind));
     },
     { fetch: false },
   );
@@ -120,8 +142,9 @@ export async function saveTaskBranch(
     const head = await commitLeftovers(worktree, message, { allowEmpty: final && !made });
     // The branch is the task's alone: pushed from what the remote had of it, or over it after a takeover.
     const clone = clonePath(folders, task.repo);
-    if (!(await pushBranch(worktree, head, task.branch, await remoteHead(clone, task.branch))))
-      throw new Error(`${task.branch} moved on the remote while this worker pushed it`);
+    const branch = branchOf(task);
+    if (!(await pushBranch(worktree, head, branch, await remoteHead(clone, branch))))
+      throw new Error(`${branch} moved on the remote while this worker pushed it`);
     return head;
   });
 }

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { type MergeSetup, scratchPath, verifyCombinedOwned } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
 import { pauseAfterLandForTests } from '../process/pause-after-land.js';
-import { gitLine } from '../workspace/git-command.js';
+import { git } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js';
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
-import { type BatchFolders, dropWorktree, withClone } from './batch-clone.js';
+import { type BatchFolders, branchOf, dropWorktree, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
 import type { FleetResolveOutcome, FleetResolver } from './batch-resolve.js';
+import { privateFolder, StateFolderError, statePath } from './state-folder.js';
 
 /** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
 const VERIFY_GRACE_MS = 5_000;
@@ -34,12 +34,19 @@ function mergeSetup(folders: BatchFolders, clone: string, task: FleetBatchTask):
     batchId: task.batchId,
     repo: clone,
     target: task.target,
-    folder: join(folders.stateDir, 'merges', task.batchId, task.taskId),
+    folder: statePath(folders.stateDir, 'merges', task.batchId, task.taskId),
     verifyOf: () => (task.verify === null ? null : parseVerifyCommand(task.verify)),
     verifyTimeoutMs: task.verifyTimeoutMs,
     terminationGraceMs: VERIFY_GRACE_MS,
   };
 }
+
+/** Whether `ancestor` is `commit` or below it (`git merge-base --is-ancestor`). */
+const isAncestor = (cwd: string, ancestor: string, commit: string): Promise<boolean> =>
+  git(cwd, ['merge-base', '--is-ancestor', ancestor, commit]).then(
+    () => true,
+    () => false,
+  );
 
 /** A landing ready to merge: its scratch tree on the task's head, and the target's head it started from. */
 interface OpenLanding {
@@ -53,9 +60,10 @@ interface OpenLanding {
  * Lands a task's pushed branch on the remote's target, as one step of its landing workflow (one landing per target
  * at once, by the merge queue's partitions): fetch; when a commit of the target carries the task's `Ralph-Task:`
  * trailer it landed already (a step re-run after a crash) and nothing is done; else rebase the branch onto the
- * target's head in a scratch worktree, run the verify command on the combined tree, and push the target with
- * `--force-with-lease` from the head it rebased onto. A conflict (unless `resolve`, with `--resolve-conflicts`, makes
- * a merge of it), a failing verify or a target that moved meanwhile needs review: the target is untouched, the
+ * target's head in a scratch worktree, run the verify command on the combined tree, and push the commit the rebase
+ * (or the resolver) made, never what the verify command left checked out, with `--force-with-lease` from the head it
+ * rebased onto. A conflict (unless `resolve`, with `--resolve-conflicts`, makes a merge of it), a failing verify, a
+ * merge without the target's head below it, or a target that moved meanwhile needs review: the target is untouched, the
  * task's branch stays on the remote. Only the fetch, the scratch tree's making and removal and the push wait their
  * turn on the worker's clone: the merge, its resolver loop and its verify command run in the scratch tree, beside a
  * landing on another target and the rounds' pushes of the worker's tasks.
@@ -66,12 +74,20 @@ export async function landTask(
   signal: AbortSignal,
   resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
 ): Promise<BatchTaskResult> {
-  const opened = await withClone(folders, task.repo, (clone) => openLanding(folders, clone, task));
+  const opened = await withClone(folders, task.repo, (clone) => openLanding(folders, clone, task)).catch(
+    (error: unknown) => {
+      if (error instanceof StateFolderError) return needsReview(error.message);
+      throw error;
+    },
+  );
   if (!('scratch' in opened)) return opened;
   const { setup, scratch, head, targetHead } = opened;
   try {
     const onto = targetHead ?? task.base;
     const rebased = await rebaseOnto(scratch, onto);
+    // The commit to land is the one ralph made here, recorded before the verify command runs: whatever that command
+    // leaves checked out (a reset, a checkout) is not what lands.
+    let combined: string;
     if (rebased.kind === 'conflict') {
       const conflict = `conflict in ${rebased.files.join(', ') || 'the rebase'}`;
       if (resolve === undefined) return needsReview(conflict, rebased.files);
@@ -81,10 +97,20 @@ export async function landTask(
           `${conflict}, which its resolver loop left unresolved: ${resolved.note}`,
           rebased.files,
         );
-    }
-    const verified = await verifyCombinedOwned(setup, { taskId: task.taskId, branch: task.branch }, signal);
+      combined = resolved.head;
+    } else combined = rebased.head;
+    const verified = await verifyCombinedOwned(
+      setup,
+      { taskId: task.taskId, branch: branchOf(task) },
+      signal,
+    );
     if (!verified.passed) return needsReview(`verify failed on the combined tree ${verified.outputTail}`);
-    const combined = await gitLine(scratch, ['rev-parse', 'HEAD']);
+    // The lease only says the remote's target is still where it was: a commit without it below would drop its history.
+    if (!(await isAncestor(scratch, onto, combined)))
+      return needsReview(
+        `the merge to land does not have ${task.target}'s head ${onto} below it: it would drop commits of ` +
+          `${task.target}, so it was left as it is`,
+      );
     const pushed = await withClone(
       folders,
       task.repo,
@@ -117,11 +143,13 @@ async function openLanding(
     if (landed.includes(taskTrailer(task)))
       return { status: 'landed', detail: `already on ${task.target} at ${targetHead}`, files: [] };
   }
-  const head = await remoteHead(clone, task.branch);
-  if (head === null) return needsReview(`its branch ${task.branch} is not on the remote`);
+  const branch = branchOf(task);
+  const head = await remoteHead(clone, branch);
+  if (head === null) return needsReview(`its branch ${branch} is not on the remote`);
   const setup = mergeSetup(folders, clone, task);
   const scratch = scratchPath(setup);
   if (existsSync(scratch)) await removeWorktree(clone, scratch);
+  await privateFolder(folders.stateDir, 'merges', setup.folder);
   await addDetachedWorktree(clone, scratch, head);
   return { setup, scratch, head, targetHead };
 }

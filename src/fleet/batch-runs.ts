@@ -1,7 +1,9 @@
 import { summedCostUsd } from './batch-budget.js';
 import { landingWorkflowId } from './batch-input.js';
+import type { BatchRowOrder } from './batch-row.js';
 import { FLEET_WORKFLOW } from './constants.js';
 import { recordedUsage } from './durable-provider.js';
+import type { FleetRunInput } from './run-input.js';
 import type { DbosModule } from './sdk.js';
 
 /** What a worker asks DBOS about a batch's runs (its static `DBOS`, inside a step of a task's workflow). */
@@ -11,13 +13,21 @@ type Dbos = Pick<
 >;
 
 /** The batch's task runs, found by their ids' prefix `<batch-id>.` (its landings have another workflow name). */
-const batchRuns = (dbos: Dbos, batchId: string) =>
+const batchRuns = (dbos: Dbos, batchId: string, loadInput = false) =>
   dbos.listWorkflows({
     workflow_id_prefix: `${batchId}.`,
     workflowName: FLEET_WORKFLOW,
-    loadInput: false,
+    loadInput,
     loadOutput: false,
   });
+
+/** Each task of the batch as its row gives it: its id (its run id's) and the `after` its input names. */
+export async function batchRowOrder(dbos: Dbos, batchId: string): Promise<BatchRowOrder[]> {
+  return (await batchRuns(dbos, batchId, true)).map((run) => ({
+    taskId: run.workflowID.slice(batchId.length + 1),
+    after: (run.input?.[0] as FleetRunInput | undefined)?.batch?.after,
+  }));
+}
 
 /** The summed cost the batch's task runs' rounds said they used, over every worker that ran them. */
 export async function batchCostUsd(dbos: Dbos, batchId: string): Promise<number> {

@@ -15,6 +15,7 @@ import {
   type FleetBatchTask,
   isBatchTaskOutcome,
 } from './batch-input.js';
+import { afterProblem, type BatchRowOrder, batchRowProblem } from './batch-row.js';
 import type { DurableSteps } from './durable-provider.js';
 import {
   type FleetOutcome,
@@ -22,6 +23,7 @@ import {
   type FleetRunInput,
   guardRailsOf,
 } from './run-input.js';
+import { StateFolderError } from './state-folder.js';
 import { runFleetRun } from './workflow.js';
 
 /** What a batch task's workflow needs of its worker and of DBOS. */
@@ -35,6 +37,8 @@ export interface BatchTaskDeps
   allowVerify: boolean;
   /** Whether the worker takes batch tasks at all (`ralph worker --allow-batch`). */
   allowBatch: boolean;
+  /** Each task of the batch as its row gives it (its id and `after`), read in a step of this one. */
+  batchOrder(batchId: string): Promise<BatchRowOrder[]>;
   /** `DBOS.getResult` of another workflow (a task this one comes after), recorded in this one. */
   resultOf(workflowId: string): Promise<unknown>;
   /** The summed cost of the batch's task runs so far (what its `--max-cost` counts), read in a step of this one. */
@@ -78,6 +82,25 @@ export function batchRefusal(
       '--allow-verify to let submitters choose one). Nothing was started'
     );
   return null;
+}
+
+/** The refusal of a batch task whose row (or its landing's) the worker will not use, saying why. */
+export const rowRefusal = (workerId: string, workflowId: string, problem: string): string =>
+  `ralph fleet: worker ${workerId} refuses batch task row ${workflowId}: ${problem}. Nothing was started`;
+
+/**
+ * Why the worker does not run the task its row gives (its ids, URL, refs, or its `after`, which the worker reads
+ * from the database in a recorded step), or null: a row is checked where it is used, as anyone who can write to
+ * the database could have written it.
+ */
+async function taskRowRefusal(task: FleetBatchTask, deps: BatchTaskDeps): Promise<string | null> {
+  const problem =
+    (await batchRowProblem(task, deps.workflowId, batchTaskRunId)) ??
+    (await deps.steps.runStep(
+      async () => afterProblem(task, await deps.batchOrder(task.batchId)),
+      'batch-after',
+    ));
+  return problem === null ? null : rowRefusal(deps.workerId, deps.workflowId, problem);
 }
 
 /**
@@ -165,7 +188,7 @@ export async function runBatchTask(
   deps: BatchTaskDeps,
 ): Promise<BatchTaskOutcome> {
   const task = input.batch;
-  const refusal = batchRefusal(deps, task);
+  const refusal = batchRefusal(deps, task) ?? (await taskRowRefusal(task, deps));
   if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
   for (const before of task.after) {
     // A task cancelled or in error has no outcome to give (DBOS throws): it did not land either.
@@ -210,7 +233,10 @@ export async function runBatchTask(
   } catch (error) {
     const failure = {
       code: 'workflow-failed' as const,
-      message: `ralph fleet: could not clone ${maskUrlCredentials(task.repo)}: ${String(error)}`,
+      message:
+        error instanceof StateFolderError
+          ? error.message
+          : `ralph fleet: could not clone ${maskUrlCredentials(task.repo)}: ${String(error)}`,
     };
     return ended({ ok: false, failure }, 'failed', failure.message);
   }

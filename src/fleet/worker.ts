@@ -5,12 +5,14 @@ import { RalphError } from '../contract/errors.js';
 import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
+import { stripControl } from '../render/terminal-text.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
 import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
 import { type LandingInput, landTask } from './batch-landing.js';
 import { resolveOnFleet } from './batch-resolve.js';
-import { batchCostUsd, cancelBatchRuns } from './batch-runs.js';
-import { batchRefusal, runBatchTask } from './batch-task.js';
+import { batchRowProblem } from './batch-row.js';
+import { batchCostUsd, batchRowOrder, cancelBatchRuns } from './batch-runs.js';
+import { batchRefusal, rowRefusal, runBatchTask } from './batch-task.js';
 import {
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,
@@ -141,7 +143,10 @@ async function claimWorkerId(
  * seen it could not renew.
  */
 export async function startRalphWorker(options: RalphWorkerOptions): Promise<RalphWorker> {
-  const notice = options.onNotice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const write = options.onNotice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Its lines carry what the database holds (run ids, task ids, targets, failures): data, whose terminal escapes
+  // would act on the operator's terminal, as `ralph runs`, `status` and `wait` strip them.
+  const notice = (line: string) => write(stripControl(line));
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const concurrency = options.concurrency ?? 1;
   if (!Number.isSafeInteger(leaseMs) || leaseMs < MIN_LEASE_MS) {
@@ -218,7 +223,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         allowBatch: options.allowBatch === true,
         allowVerify: options.allowVerify === true,
       };
-      const refusal = batchRefusal(allowed, task);
+      const landingId = DBOS.workflowID ?? 'unknown';
+      const problem = await batchRowProblem(task, landingId, landingWorkflowId);
+      const refusal =
+        batchRefusal(allowed, task) ?? (problem === null ? null : rowRefusal(workerId, landingId, problem));
       const result: BatchTaskResult =
         refusal !== null
           ? { status: 'needs-review', detail: refusal, files: [] }
@@ -271,6 +279,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 ...common,
                 ...folders,
                 allowBatch: options.allowBatch === true,
+                batchOrder: (batchId) => batchRowOrder(DBOS, batchId),
                 resultOf: (id) => DBOS.getResult(id),
                 batchCostUsd: (batchId) => batchCostUsd(DBOS, batchId),
                 cancelBatch: (batchId, except) => cancelBatchRuns(DBOS, batchId, except),

@@ -37,12 +37,13 @@ export const remoteRef = (branch: string): string => `refs/remotes/origin/${bran
 
 /**
  * A worker's bare clone of `url` at `clone`, made once (`git init --bare` and the remote `origin`; no checkout, no
- * hook of the remote's runs), then fetched: every branch of the remote as `refs/remotes/origin/*`, pruned.
+ * hook of the remote's runs), then fetched: every branch of the remote as `refs/remotes/origin/*`, pruned. The clone
+ * is its user's alone: its folders 0700, its files (its config names the URL) 0600, whatever the umask.
  */
 export async function fetchClone(clone: string, url: string): Promise<void> {
   if (!existsSync(clone)) {
-    await mkdir(clone, { recursive: true });
-    await git(clone, ['init', '--quiet', '--bare']);
+    await mkdir(clone, { recursive: true, mode: 0o700 });
+    await git(clone, ['init', '--quiet', '--bare', '--shared=0600']);
     await git(clone, ['remote', 'add', 'origin', url]);
   }
   await git(clone, [

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openTaskWorktree, saveTaskBranch } from '../../src/fleet/batch-clone.js';
 import type { FleetBatchTask } from '../../src/fleet/batch-input.js';
 import { landTask } from '../../src/fleet/batch-landing.js';
-import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import { commitFiles, gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 
@@ -97,5 +97,51 @@ describe('a fleet landing', () => {
     });
     expect(gitIn(bare, 'log', '--format=%s', '-1', 'main')).toBe('moved');
     expect(trailers(bare)).toEqual([]);
+  });
+  it('pushes the head ralph rebased, not what the verify command left checked out (a reset to the root commit loses nothing)', async () => {
+    const { bare, task, folders } = scene('reset');
+    const root = task.base;
+    // main moves on by two commits after the batch started.
+    const other = join(tempFolder('ralph-other-'), 'clone');
+    gitIn(bare, 'clone', '--quiet', `file://${bare}`, other);
+    commitFiles(other, { 'one.txt': 'one\n' }, 'one');
+    commitFiles(other, { 'two.txt': 'two\n' }, 'two');
+    gitIn(other, 'push', '--quiet', 'origin', 'HEAD:main');
+    const before = gitIn(bare, 'rev-parse', 'main');
+    writeFileSync(join(await openTaskWorktree(folders, task, task.base), 'r.txt'), 'r\n');
+    await saveTaskBranch(folders, task, { objective: 'reset', runId: null }, { final: true });
+    const verify = `git reset --quiet --hard ${root}`;
+    const landed = await landTask(folders, { ...task, verify }, new AbortController().signal);
+    expect(landed).toMatchObject({
+      status: 'landed',
+      detail: expect.stringMatching(/^main at [0-9a-f]{40}$/),
+    });
+    const head = gitIn(bare, 'rev-parse', 'main');
+    expect(landed.detail).toBe(`main at ${head}`);
+    expect(gitIn(bare, 'merge-base', '--is-ancestor', before, head)).toBe('');
+    expect(gitIn(bare, 'show', 'main:r.txt')).toBe('r');
+    expect(trailers(bare)).toEqual([`${task.batchId}/${task.taskId}`]);
+  });
+
+  it("a merge that does not have the target's head below it (a resolver that started over) needs review, the target untouched", async () => {
+    const { bare, task, folders } = scene('over');
+    const other = join(tempFolder('ralph-other-'), 'clone');
+    gitIn(bare, 'clone', '--quiet', `file://${bare}`, other);
+    commitFiles(other, { 'README.md': 'theirs\n' }, 'theirs');
+    gitIn(other, 'push', '--quiet', 'origin', 'HEAD:main');
+    const before = gitIn(bare, 'rev-parse', 'main');
+    writeFileSync(join(await openTaskWorktree(folders, task, task.base), 'README.md'), 'ours\n');
+    await saveTaskBranch(folders, task, { objective: 'over', runId: null }, { final: true });
+    // The conflict's "resolution": a commit on the batch's start, without main's commit.
+    const resolve = async ({ scratch }: { scratch: string }) => {
+      gitIn(scratch, 'checkout', '--quiet', '--detach', task.base);
+      return { kind: 'resolved' as const, head: commitFiles(scratch, { 'README.md': 'ours\n' }, 'over') };
+    };
+    const result = await landTask(folders, task, new AbortController().signal, resolve);
+    expect(result.status).toBe('needs-review');
+    expect(result.detail).toBe(
+      `the merge to land does not have main's head ${before} below it: it would drop commits of main, so it was left as it is`,
+    );
+    expect(gitIn(bare, 'rev-parse', 'main')).toBe(before);
   });
 });

@@ -2,14 +2,14 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import {
   databaseFailures,
   isRunning,
+  killedAfterTest,
   type RalphProcess,
   ralph,
-  reaperOf,
   spawnRalph,
   startWorker,
   useFleetScene,
@@ -45,22 +45,7 @@ async function worker(url: string, id: string, repo: Remote, extra: string[] = [
     env: repo.env,
     extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, `state-${id}`), ...extra],
   });
-  return ended(started);
-}
-
-/**
- * A worker SIGKILLed once its test finished, passed or failed, before the test's folders go (hooks run last first):
- * its reaper then kills what it left running, finding the round folders still in the worker's TMPDIR.
- */
-function ended(started: RalphProcess): RalphProcess {
-  scene.processes.push(started);
-  onTestFinished(async () => {
-    const reaper = reaperOf(started.pid);
-    if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-    await started.exited;
-    if (reaper !== undefined) await waitFor(() => !isRunning(reaper), "the worker's reaper to sweep");
-  });
-  return started;
+  return killedAfterTest(scene, started);
 }
 
 /** `ralph submit --batch` onto main (by the edit agent unless `extra` names another); the batch id. */
@@ -149,7 +134,8 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
       { id: 'other', objective: 'write c.txt from other' },
     ]);
     const workers = ['one', 'two'].map((id) =>
-      ended(
+      killedAfterTest(
+        scene,
         spawnRalph(
           [
             ...['worker', '--database-url', url, '--worker-id', id, '--allow-agent-command'],
@@ -352,7 +338,8 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
     const url = scene.databaseFor('batch_push_kill');
     const repo = remote([{ id: 'pushed', objective: 'write p.txt pushed' }]);
     const pause = join(repo.side, 'landed');
-    const victim = ended(
+    const victim = killedAfterTest(
+      scene,
       await startWorker(url, 'pusher', {
         env: { ...repo.env, RALPH_TEST_PAUSE_AFTER_LAND: pause },
         extra: ['--allow-batch', '--allow-verify', '--state-dir', join(repo.side, 'state-pusher')],
@@ -415,7 +402,8 @@ describe('ralph submit --batch: a batch on the fleet, landing on a file:// remot
   it('a worker started without --allow-batch clones nothing: the task settles refused, saying how to allow it', async () => {
     const url = scene.databaseFor('batch_not_allowed');
     const repo = remote([{ id: 'nope', objective: 'write n.txt nope' }]);
-    ended(
+    killedAfterTest(
+      scene,
       await startWorker(url, 'plain', { env: repo.env, extra: ['--state-dir', join(repo.side, 'plain')] }),
     );
     const batchId = await submitBatch(url, repo);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { isRunning } from '../support/processes.js';
 
@@ -261,4 +261,19 @@ export function useFleetScene(): FleetScene {
     await pg?.destroy();
   }, 60_000);
   return scene;
+}
+
+/**
+ * A worker SIGKILLed once its test finished, passed or failed, before the test's folders go (hooks run last first):
+ * its reaper then kills what it left running, finding the round folders still in the worker's TMPDIR.
+ */
+export function killedAfterTest(scene: FleetScene, started: RalphProcess): RalphProcess {
+  scene.processes.push(started);
+  onTestFinished(async () => {
+    const reaper = reaperOf(started.pid);
+    if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+    await started.exited;
+    if (reaper !== undefined) await waitFor(() => !isRunning(reaper), "the worker's reaper to sweep");
+  });
+  return started;
 }
