@@ -46,10 +46,14 @@ describe('ralph batch says the round cap once when only the ceiling bounds a pai
 
   test('not with --max-rounds, nor when every task has its own cap or is the offline example agent', async () => {
     const capped = await batch([{ id: 'a', objective: 'write a.txt a' }], '--max-rounds', '3');
-    const ownCaps = await batch([
-      { id: 'a', objective: 'write a.txt a', maxRounds: 1 },
-      { id: 'b', objective: 'write b.txt b', agent: 'example' },
-    ]);
+    // --trust-tasks: the file's own agent for b (without it the command line's agent wins for every task).
+    const ownCaps = await batch(
+      [
+        { id: 'a', objective: 'write a.txt a', maxRounds: 1 },
+        { id: 'b', objective: 'write b.txt b', agent: 'example' },
+      ],
+      '--trust-tasks',
+    );
 
     expect(capped.code, capped.stderr).toBe(0);
     expect(capped.stderr).not.toContain('no --max-rounds given');

@@ -102,6 +102,7 @@ describe('a tasks file names no command of its own without --trust-tasks', () =>
       'ralph batch: --agent-command on the command line wins over the agent the tasks file names for task "a" ' +
         '(codex) (--trust-tasks lets the file choose)\n',
     );
+    expect(run.stderr).not.toContain('ralph batch: ralph batch:');
     expect(gitIn(repo, 'show', `${targetOf(run.stdout)}:a.txt`)).toBe('a');
     // Trusted, the task's codex is its agent: with no codex at that path, the batch is refused before it starts.
     const trusted = await ralph([...args, '--trust-tasks'], { cwd: repo, env });

@@ -39,7 +39,7 @@ const refuse = (message: string): RalphError => new RalphError({ code: 'refused'
  */
 async function readTasks(file: string, options: SubmitOptions & TasksTrustOptions): Promise<BatchTask[]> {
   const use = { command: 'ralph submit --batch', file, nothing: 'nothing was submitted' };
-  const said = (line: string) => process.stderr.write(`${line}\n`);
+  const said = (line: string) => process.stderr.write(`${use.command}: ${line}\n`);
   const tasks = tasksAsTrusted(await readTasksFile(file, use.command), options, use, said);
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const ordered: BatchTask[] = [];

@@ -70,7 +70,7 @@ export function tasksAsTrusted(
   const named = setAside.map((task) => `task ${JSON.stringify(task.id)} (${task.agent})`).join(', ');
   const agent = given === '--agent-command' ? given : `--agent ${given}`;
   say(
-    `${use.command}: ${agent} on the command line wins over the agent the tasks file names for ${named} ` +
+    `${agent} on the command line wins over the agent the tasks file names for ${named} ` +
       '(--trust-tasks lets the file choose)',
   );
   return tasks.map(({ agent: _setAside, ...task }) => task);
