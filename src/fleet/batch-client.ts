@@ -63,6 +63,17 @@ export async function enqueueBatch(client: DBOSClient, submission: FleetBatchSub
     if (problem !== null)
       throw new RalphError({ code: 'refused', message: `ralph: the batch task is refused: ${problem}` });
   }
+  return enqueueBatchRows(client, submission);
+}
+
+/**
+ * Writes the batch's rows as given, with no check: what anyone who can write to the fleet's database can do. Only
+ * enqueueBatch (which checks first) and the tests of what a worker does with a crafted row call it.
+ */
+export async function enqueueBatchRows(
+  client: DBOSClient,
+  submission: FleetBatchSubmission,
+): Promise<string[]> {
   const ids: string[] = [];
   for (const input of submission) {
     const handle = await client.enqueue(

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { enqueueBatchRows, type FleetBatchSubmission } from '../../src/fleet/batch-client.js';
 import { type FleetBatchTask, landingPartition } from '../../src/fleet/batch-input.js';
 import { FLEET_APP_VERSION, LANDING_WORKFLOW, MERGE_QUEUE } from '../../src/fleet/constants.js';
 import { loadDbos } from '../../src/fleet/sdk.js';
@@ -13,8 +14,8 @@ import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { controlsIn } from '../support/terminal.js';
 import { killedAfterTest, type RalphProcess, startWorker, useFleetScene, waitFor } from './harness.js';
 
-// A batch task's row is whatever JSON its writer stored: submitBatch stands for anyone who can write to the fleet's
-// database. The worker checks what it reads where it uses it.
+// A batch task's row is whatever JSON its writer stored: enqueueBatchRows, submitBatch without its checks, stands for
+// anyone who can write to the fleet's database. The worker checks what it reads where it uses it.
 const scene = useFleetScene();
 const AGENT = quote([
   process.execPath,
@@ -88,7 +89,13 @@ async function rowScene(name: string) {
   const url = scene.databaseFor(`rows_${name}`);
   const repo = remote();
   const worker = await batchWorker(url, `rows-${name}`, repo);
-  return { url, repo, worker, fleet: await fleetOn(url) };
+  const fleet = await fleetOn(url);
+  const { DBOSClient } = await loadDbos();
+  const client = await DBOSClient.create({ systemDatabaseUrl: url, applicationName: 'ralph-machine' });
+  onTestFinished(() => client.destroy());
+  /** Writes rows into the database as they are, as someone who can write there would (submitBatch refuses them). */
+  const write = (rows: FleetBatchSubmission) => enqueueBatchRows(client, rows);
+  return { url, repo, worker, fleet, write };
 }
 
 /** What became of a batch task's run: its state, and the task's status and detail. */
@@ -100,14 +107,14 @@ async function settled(fleet: RalphFleet, runId: string) {
 
 describe('a batch task row: the worker checks every id, URL and path it reads from the database', () => {
   it("a task id walking out of the state folder is refused; the victim's files are kept and nothing is cloned", async () => {
-    const { repo, worker, fleet } = await rowScene('id');
+    const { repo, worker, fleet, write } = await rowScene('id');
     const victim = join(repo.side, 'victim', 'important');
     mkdirSync(victim, { recursive: true });
     writeFileSync(join(victim, 'keep.txt'), 'mine\n');
     // worktrees/<batch>/<task> under the state folder: three folders up is the side folder the victim is in.
     const crafted = row(repo, { taskId: '../../../victim/important' });
     crafted.batch.branch = `ralph/${crafted.batch.batchId}/important`;
-    const [runId] = await fleet.submitBatch([crafted]);
+    const [runId] = await write([crafted]);
     const ended = await settled(fleet, runId as string);
     expect(readFileSync(join(victim, 'keep.txt'), 'utf8')).toBe('mine\n');
     expect(ended).toMatchObject({ state: 'refused', status: 'failed' });
@@ -152,9 +159,9 @@ describe('a batch task row: the worker checks every id, URL and path it reads fr
   }, 60_000);
 
   it('a row whose branch is not ralph/<batch>/<task> (main) is refused: no agent runs, main is untouched', async () => {
-    const { repo, fleet } = await rowScene('branch');
+    const { repo, fleet, write } = await rowScene('branch');
     const crafted = row(repo, { branch: 'main' });
-    const [runId] = await fleet.submitBatch([crafted]);
+    const [runId] = await write([crafted]);
     const ended = await settled(fleet, runId as string);
     expect(gitIn(repo.bare, 'rev-parse', 'main')).toBe(repo.base);
     expect(ended).toMatchObject({ state: 'refused', status: 'failed' });
@@ -165,14 +172,14 @@ describe('a batch task row: the worker checks every id, URL and path it reads fr
   }, 60_000);
 
   it('rows whose repository URL, target or base could reach git as an option are refused', async () => {
-    const { repo, fleet } = await rowScene('refs');
+    const { repo, fleet, write } = await rowScene('refs');
     const marker = join(repo.side, 'ext-ran');
     const rows = [
       row(repo, { repo: `ext::sh -c touch% ${marker}` }),
       row(repo, { target: 'main:refs/heads/other' }),
       row(repo, { base: '--detach' }),
     ];
-    const ids = await fleet.submitBatch(rows);
+    const ids = await write(rows);
     const ended = await Promise.all(ids.map((id) => settled(fleet, id)));
     expect(ended.map((each) => each.state)).toEqual(['refused', 'refused', 'refused']);
     expect(ended[0]?.detail).toContain('its repository URL "ext::sh -c touch% ');
@@ -183,9 +190,9 @@ describe('a batch task row: the worker checks every id, URL and path it reads fr
   }, 60_000);
 
   it("a row whose after names itself, a missing task or a cycle ends refused, saying why, and frees the worker's only slot", async () => {
-    const { repo, fleet } = await rowScene('after');
+    const { repo, fleet, write } = await rowScene('after');
     const batchId = newBatchId();
-    const [self, orphan, left, right] = await fleet.submitBatch([
+    const [self, orphan, left, right] = await write([
       row(repo, { batchId, taskId: 'self', after: ['self'] }),
       row(repo, { batchId, taskId: 'orphan', after: ['ghost'] }),
       row(repo, { batchId, taskId: 'left', after: ['right'] }),
@@ -213,8 +220,8 @@ describe('a batch task row: the worker checks every id, URL and path it reads fr
   }, 90_000);
 
   it("the worker's log lines carry no terminal escapes from a row", async () => {
-    const { repo, worker, fleet } = await rowScene('escapes');
-    const [runId] = await fleet.submitBatch([row(repo, { taskId: 'x\u001b]0;owned\u0007\u009b2J' })]);
+    const { repo, worker, fleet, write } = await rowScene('escapes');
+    const [runId] = await write([row(repo, { taskId: 'x\u001b]0;owned\u0007\u009b2J' })]);
     await settled(fleet, runId as string);
     await waitFor(() => /: \S+ (refused|failed): /.test(worker.stderr()), "the worker to log the run's end");
     expect(controlsIn(worker.stderr())).toEqual([]);

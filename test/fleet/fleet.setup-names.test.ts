@@ -21,7 +21,8 @@ async function startFleetAtOnce(url: string): Promise<void> {
   // The workers' own temp folder: no other ralph process's sweep kills their agents in their place.
   const env = { TMPDIR: side };
   const workers = Array.from({ length: WORKERS }, () =>
-    spawnRalph(['worker', '--database-url', url, '--agent', 'example'], env),
+    // The example agent runs the commands TASKS.md names: a worker offers it only with --allow-agent-command.
+    spawnRalph(['worker', '--database-url', url, '--agent', 'example', '--allow-agent-command'], env),
   );
   const submit = spawnRalph([
     'submit',
