@@ -39,7 +39,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
   notify: ['contract', 'render', 'process'],
   hosts: [...BENEATH_HOSTS, 'render'],
-  fleet: [...BENEATH_HOSTS, 'hosts', 'package-root'],
+  // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
+  fleet: [...BENEATH_HOSTS, 'hosts', 'render', 'package-root'],
   'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'package-root'],
 };
 

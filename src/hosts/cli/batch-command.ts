@@ -15,14 +15,14 @@ import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
-import type { AgentOptions } from './agent-options.js';
-import { type CleanOptions, cleanIfAsked } from './batch-clean.js';
+import { cleanIfAsked } from './batch-clean.js';
 import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { localMergeQueue } from './batch-merge-queue.js';
 import { landCommandLine, resumeCommandLine } from './batch-next-steps.js';
 import { openBatch } from './batch-open.js';
+import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, type NextSteps, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
@@ -30,32 +30,13 @@ import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
 import { EXIT } from './exit-codes.js';
-import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
-import { type NotifyOptions, notifierFor, notifyTaskNeedsReview } from './notify-options.js';
+import { guardRailConfig } from './guard-rail-options.js';
+import { notifierFor, notifyTaskNeedsReview } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { progressOptionsFor } from './progress.js';
 import { trapBatchInterrupts } from './signals.js';
 import { readTasksFile } from './tasks-file.js';
-import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
-
-/** The options of `ralph batch`. */
-export interface BatchOptions
-  extends AgentOptions,
-    GuardRailOptions,
-    NotifyOptions,
-    TasksTrustOptions,
-    CleanOptions {
-  maxRounds?: string;
-  parallel?: string;
-  into?: string;
-  rollback?: string;
-  /** With `rollback`: the remote of a fleet batch (`ralph submit --batch --repo URL`). */
-  repo?: string;
-  resolveConflicts?: boolean;
-  resume?: string;
-  /** `--land <batch-id>`: lands that batch's task (the tasks argument names it) after a person fixed its branch. */
-  land?: string;
-}
+import { tasksAsTrusted } from './tasks-trust.js';
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
 export const DEFAULT_PARALLEL = 2;

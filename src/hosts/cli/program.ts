@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
-import type { BatchOptions } from './batch-command.js';
+import type { BatchOptions } from './batch-options.js';
 import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';

@@ -1,0 +1,24 @@
+import type { AgentOptions } from './agent-options.js';
+import type { CleanOptions } from './batch-clean.js';
+import type { GuardRailOptions } from './guard-rail-options.js';
+import type { NotifyOptions } from './notify-options.js';
+import type { TasksTrustOptions } from './tasks-trust.js';
+
+/** The options of `ralph batch`. */
+export interface BatchOptions
+  extends AgentOptions,
+    GuardRailOptions,
+    NotifyOptions,
+    TasksTrustOptions,
+    CleanOptions {
+  maxRounds?: string;
+  parallel?: string;
+  into?: string;
+  rollback?: string;
+  /** With `rollback`: the remote of a fleet batch (`ralph submit --batch --repo URL`). */
+  repo?: string;
+  resolveConflicts?: boolean;
+  resume?: string;
+  /** `--land <batch-id>`: lands that batch's task (the tasks argument names it) after a person fixed its branch. */
+  land?: string;
+}
