@@ -61,8 +61,33 @@ export const machine = createMachine({
         },
         {
           target: 'rejected',
+          guard: 'evaluatorIsNotRegistered',
+          actions: { type: 'refuse', params: { check: 'evaluatorIsNotRegistered' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'evaluatorLacksStructuredOutput',
+          actions: { type: 'refuse', params: { check: 'evaluatorLacksStructuredOutput' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'evaluatorInheritsParentContext',
+          actions: { type: 'refuse', params: { check: 'evaluatorInheritsParentContext' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'evaluatorLacksCostReports',
+          actions: { type: 'refuse', params: { check: 'evaluatorLacksCostReports' } },
+        },
+        {
+          target: 'rejected',
           guard: 'resumePointIsInvalid',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
+        },
+        {
+          target: '#ralph.running.evaluating',
+          guard: 'isResumingEvaluation',
+          actions: ['acceptCall', 'restoreProgress'],
         },
         { target: '#ralph.running.round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: '#ralph.running.fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
@@ -142,6 +167,7 @@ export const machine = createMachine({
               description: 'What follows an accepted report: its status, then the round cap, the cost budget and the idle watch decide between settling the run and another round.',
               always: [
                 { target: '#ralph.running.verifying', guard: 'completionNeedsVerifying' },
+                { target: '#ralph.running.evaluating', guard: 'completionNeedsEvaluating' },
                 {
                   target: '#ralph.complete',
                   guard: 'reportIsComplete',
@@ -172,6 +198,11 @@ export const machine = createMachine({
             src: 'runVerify',
             onDone: [
               {
+                target: 'evaluating',
+                guard: 'verifyPassedAndNeedsEvaluating',
+                actions: 'announceVerifyPassed',
+              },
+              {
                 target: '#ralph.complete',
                 guard: 'verifyPassed',
                 actions: ['announceVerifyPassed', 'settleVerified'],
@@ -187,6 +218,89 @@ export const machine = createMachine({
             onError: { target: '#ralph.failed', actions: 'failVerifyStart' },
           },
           on: { CANCEL: { target: '#ralph.cancelling.verifyCommand' } },
+        },
+        evaluating: {
+          description: 'A round reported complete and an evaluator is configured (after the verify command, if any, passed): one fresh evaluator checks the workspace, not the report\'s word, and must not change it. CANCEL, the round timeout and the time limit stop it as they stop a round.',
+          tags: ['childRunning'],
+          entry: ['beginEvaluation', 'announceEvaluatorStarted'],
+          on: { CANCEL: { target: '#ralph.cancelling.evaluator' } },
+          after: {
+            roundTimeout: {
+              target: '#ralph.stoppingEvaluator',
+              guard: 'roundTimeoutIsSet',
+              actions: 'stopRoundForTimeout',
+            },
+          },
+          always: {
+            target: '#ralph.stoppingEvaluator',
+            guard: 'timeBudgetIsSpent',
+            actions: 'stopRoundForTimeLimit',
+          },
+          initial: 'starting',
+          states: {
+            starting: {
+              description: 'Takes the workspace\'s snapshot and starts exactly one fresh evaluator; an evaluator provider that cannot start it fails the workflow.',
+              invoke: {
+                id: 'startEvaluator',
+                src: 'startEvaluator',
+                onDone: { target: 'awaitingVerdict', actions: 'recordEvaluatorStarted' },
+                onError: { target: '#ralph.failed', actions: 'failEvaluatorStart' },
+              },
+            },
+            awaitingVerdict: {
+              description: 'Waits for the evaluator\'s structured verdict, then compares the workspace with its snapshot; an evaluator that fails before its verdict fails the workflow.',
+              invoke: {
+                id: 'awaitVerdict',
+                src: 'awaitVerdict',
+                onDone: {
+                  target: '#ralph.running.reviewingVerdict',
+                  actions: ['recordEvaluatorUsage', 'reviewVerdict'],
+                },
+                onError: { target: '#ralph.failed', actions: ['recordEvaluatorUsage', 'failEvaluator'] },
+              },
+            },
+          },
+        },
+        reviewingVerdict: {
+          description: 'The decision after a verdict, so that a diagram shows it: an evaluator that changed the workspace, or a missing, malformed or oversized verdict, fails the workflow; an accept completes the run; a reject hands the report and the findings to the next round, within the round cap. Eventless.',
+          initial: 'checking',
+          states: {
+            checking: {
+              description: 'The evaluator changed nothing and its verdict fits the rules and the cap: then it is recorded and announced, once.',
+              always: [
+                {
+                  target: '#ralph.failed',
+                  guard: 'evaluatorChangedWorkspace',
+                  actions: 'failEvaluatorChangedWorkspace',
+                },
+                { target: '#ralph.failed', guard: 'verdictIsMissing', actions: 'failVerdictMissing' },
+                { target: '#ralph.failed', guard: 'verdictIsMalformed', actions: 'failVerdictMalformed' },
+                {
+                  target: '#ralph.failed',
+                  guard: 'verdictExceedsHandoffCap',
+                  actions: 'failVerdictOversized',
+                },
+                { target: 'decided', actions: ['recordVerdict', 'announceVerdict'] },
+              ],
+            },
+            decided: {
+              description: 'What follows a verdict: an accept completes the run; a reject is no completion, and the round cap, the idle watch and the next round\'s gate decide what follows, as after a continue report.',
+              always: [
+                { target: '#ralph.complete', guard: 'verdictIsAccept', actions: 'settleEvaluated' },
+                {
+                  target: '#ralph.budgetLimited',
+                  guard: 'roundCapReached',
+                  actions: ['rejectByEvaluator', { type: 'settle', params: { status: 'budget-limited' } }],
+                },
+                {
+                  target: '#ralph.running.fingerprinting',
+                  guard: 'idleWatchIsOn',
+                  actions: 'rejectByEvaluator',
+                },
+                { target: '#ralph.running.nextRound', actions: 'rejectByEvaluator' },
+              ],
+            },
+          },
         },
         fingerprinting: {
           description: 'The idle watch: takes a content fingerprint of the workspace before round 1 and after each round that leaves work remaining; that many unchanged rounds in a row end the run budget-limited.',
@@ -210,7 +324,7 @@ export const machine = createMachine({
           },
         },
         nextRound: {
-          description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
+          description: 'The gate a round passes after a guard rail ran between rounds (the verify command, the evaluator, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
           always: [
             {
               target: '#ralph.failed',
@@ -251,6 +365,24 @@ export const machine = createMachine({
         { target: 'budgetLimited', actions: 'settleTimeLimited' },
       ],
     },
+    stoppingEvaluator: {
+      description: 'The round timeout or the run\'s time limit stopped the evaluator: holds the run open until it has stopped, bounded like a cancellation, so that no evaluator outlives the run.',
+      tags: ['childRunning'],
+      invoke: {
+        id: 'awaitEvaluatorStopped',
+        src: 'awaitEvaluatorStopped',
+        onDone: { target: 'evaluatorStopped' },
+        onError: { target: 'evaluatorStopped' },
+      },
+      after: { cancelDeadline: { target: 'evaluatorStopped' } },
+    },
+    evaluatorStopped: {
+      description: 'Where a stopped evaluation\'s ending is decided: at the round timeout the workflow fails; at the time limit the run ends budget-limited, the completion not accepted. Eventless.',
+      always: [
+        { target: 'failed', guard: 'stoppedForRoundTimeout', actions: 'failEvaluatorTimedOut' },
+        { target: 'budgetLimited', actions: 'settleTimeLimitedInEvaluation' },
+      ],
+    },
     cancelling: {
       description: 'The run was cancelled while something of it ran: holds it open until that has stopped (the aborted child, or the verify command), bounded by the cancel deadline, so that nothing outlives a cancelled run.',
       after: { cancelDeadline: { target: 'cancelled' } },
@@ -262,6 +394,16 @@ export const machine = createMachine({
           invoke: {
             id: 'awaitChildStopped',
             src: 'awaitChildStopped',
+            onDone: { target: '#ralph.cancelled' },
+            onError: { target: '#ralph.cancelled' },
+          },
+        },
+        evaluator: {
+          description: 'Waits until the aborted evaluator has stopped.',
+          tags: ['childRunning'],
+          invoke: {
+            id: 'awaitEvaluatorStopped',
+            src: 'awaitEvaluatorStopped',
             onDone: { target: '#ralph.cancelled' },
             onError: { target: '#ralph.cancelled' },
           },
@@ -279,7 +421,7 @@ export const machine = createMachine({
     },
     complete: {
       type: 'final',
-      description: 'A round reported the objective complete: the worker\'s word, not an independent check, unless a verify command is configured and exited 0.',
+      description: 'A round reported the objective complete: the worker\'s word, not an independent check, unless a verify command is configured and exited 0, or an independent evaluator is configured and accepted it.',
       tags: ['settled', 'succeeded'],
     },
     blocked: {

@@ -39,7 +39,7 @@ export class SpentRoundFailure extends Error {
 }
 
 /** What a child said it used: read, not trusted (a provider of the host's own may hand back anything, or throw). */
-function usageSaid(run: ChildRun): RalphUsage | null {
+export function usageSaid(run: ChildRun): RalphUsage | null {
   try {
     return usageOf(run.usage?.());
   } catch {
@@ -47,7 +47,8 @@ function usageSaid(run: ChildRun): RalphUsage | null {
   }
 }
 
-function assertChildRun(value: unknown): asserts value is ChildRun {
+/** Throws unless a provider's start returned a child run. */
+export function assertChildRun(value: unknown): asserts value is ChildRun {
   const run = value as Partial<ChildRun> | null;
   if (typeof run !== 'object' || run === null || typeof run.id !== 'string' || run.report === undefined) {
     throw new Error('provider.start did not return a child run ({ id, report })');

@@ -19,6 +19,8 @@ import { openRecordingFile, type RecordingFile } from '../inspect/recording-file
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
+import { createEvaluatorActors, type RunEvaluators, runEvaluators } from './evaluator-round.js';
+import { evaluatorWorkspaceWatch } from './evaluator-watch.js';
 import { createGuardRailActors, type RalphJournal } from './guard-rail-actors.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
@@ -38,6 +40,8 @@ export interface RalphRunRequest {
   config: RalphConfig;
   /** The provider resolved from the registry for this call, or undefined when it is not registered. */
   provider: SubagentProvider | undefined;
+  /** The evaluator provider `config.evaluator` names, resolved from the registry (undefined: not registered). */
+  evaluator?: SubagentProvider | undefined;
   onProgress?: (event: RalphProgressEvent) => void;
 }
 
@@ -152,6 +156,17 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
   };
 }
 
+/** What the machine is told of a provider: its name and what it declared (registered: it was found). */
+function providerSnapshotOf(name: string, provider: SubagentProvider | undefined) {
+  return {
+    name,
+    registered: provider !== undefined,
+    structuredOutput: provider?.capabilities.structuredOutput === true,
+    inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
+    ...(provider?.capabilities.reportsCost === true ? { reportsCost: true } : {}),
+  };
+}
+
 /** The machine input a request maps to. */
 export function machineInputOf(
   request: RalphRunRequest,
@@ -168,19 +183,17 @@ export function machineInputOf(
     runId,
     args: request.args,
     agent: request.agent ?? null,
-    provider: {
-      name: config.subagentProvider,
-      registered: provider !== undefined,
-      structuredOutput: provider?.capabilities.structuredOutput === true,
-      inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
-      ...(provider?.capabilities.reportsCost === true ? { reportsCost: true } : {}),
-    },
+    provider: providerSnapshotOf(config.subagentProvider, provider),
     maxRounds: config.maxRounds,
     maxHandoffChars: config.maxHandoffChars,
     terminationGraceMs: config.terminationGraceMs,
     maxTotalAgents,
     ...(resume === undefined ? {} : { resume }),
     guardRails,
+    // Only with an evaluator, so that the input of a run without one is the one it always was.
+    ...(config.evaluator === undefined
+      ? {}
+      : { evaluator: providerSnapshotOf(config.evaluator.provider, request.evaluator) }),
   };
 }
 
@@ -194,8 +207,13 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   const hostInspector = options.inspect === undefined ? undefined : toObserver(options.inspect);
   // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
   const runs = new Map<string, RunChildren>();
+  const evaluations = new Map<string, RunEvaluators>();
   const machine = ralphMachine.provide({
-    actors: { ...createRoundActors((runId) => runs.get(runId)), ...createGuardRailActors(options.journal) },
+    actors: {
+      ...createRoundActors((runId) => runs.get(runId)),
+      ...createGuardRailActors(options.journal),
+      ...createEvaluatorActors((runId) => evaluations.get(runId), evaluatorWorkspaceWatch),
+    },
   });
 
   function start(request: RalphRunRequest, startOptions: RalphStartOptions = {}): RalphRun {
@@ -237,6 +255,8 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
           };
 
     runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
+    if (request.config.evaluator !== undefined)
+      evaluations.set(runId, runEvaluators(request.evaluator, request.config.terminationGraceMs));
     const actor = createActor(machine, {
       input: machineInputOf(
         request,
@@ -281,7 +301,10 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       });
     });
 
-    const forget = () => runs.delete(runId);
+    const forget = () => {
+      runs.delete(runId);
+      evaluations.delete(runId);
+    };
     result.then(forget, forget);
 
     if (recording !== undefined) {

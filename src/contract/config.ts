@@ -70,6 +70,12 @@ export const configSchema = z.strictObject({
    * backoff) and runs again with a fresh child, costing no round of the cap; off, such a round fails the run.
    */
   waitOnLimits: z.boolean().optional(),
+  /**
+   * An independent evaluator: when a round reports complete (and any verify command passed), one fresh child of
+   * this registered provider checks the workspace and must accept before the run completes; a rejection hands its
+   * findings to the next round. Absent: the worker's report decides, as in the reference.
+   */
+  evaluator: z.strictObject({ provider: z.string().trim().min(1) }).optional(),
 });
 
 /** The config as a deployment writes it. */

@@ -131,6 +131,14 @@ export function guardRailProgressText(event: RalphProgressEvent): string | null 
     }
     case 'limit-wait-started':
       return `hit a usage limit; waiting ${formatDuration(event.waitMs)} for it to reset (--wait-on-limits), then running the round again with a fresh agent`;
+    case 'evaluator-started':
+      return `evaluator ${event.evaluator} checking the reported completion in the workspace`;
+    case 'evaluator-finished': {
+      const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+      return event.verdict === 'accept'
+        ? `evaluator accepted: ${event.evidence.length === 1 ? '1 piece' : `${event.evidence.length} pieces`} of evidence`
+        : `evaluator rejected: ${count(event.findings.length, 'finding')}`;
+    }
     case 'workspace-unchanged':
       return `left the workspace unchanged (${event.idleRounds} of ${event.maxIdleRounds} idle rounds allowed in a row)`;
     default:

@@ -36,6 +36,11 @@ export interface ChildRequest {
   parent: AgentRef;
   /** The run's handoff cap (characters of the report's JSON), for a child that checks its report before it ends. */
   maxHandoffChars?: number;
+  /**
+   * `evaluator` for an independent evaluator's child: `handoff` is the report it judges, `outputSchema` the verdict's,
+   * and it must not change the workspace. Absent for a round's worker.
+   */
+  role?: 'evaluator';
 }
 
 /** Options the machine hands to `SubagentProvider.start`. */
@@ -99,7 +104,22 @@ export interface RalphEnvelope {
     limit?: RalphLimit;
     /** Set only when a verify command accepted the completion: its argv. */
     verifiedBy?: string[];
+    /** Set only when an independent evaluator gave a verdict in the run: the last one. */
+    evaluation?: RalphEvaluation;
   };
+}
+
+/** The last verdict of a run's independent evaluator, as the envelope carries it. */
+export interface RalphEvaluation {
+  /** The evaluator provider's name. */
+  evaluator: string;
+  /** The round whose reported completion it judged. */
+  round: number;
+  verdict: 'accept' | 'reject';
+  findings: string[];
+  evidence: string[];
+  /** Evaluators started in the run (one a reported completion; `agentsStarted` counts the rounds' workers only). */
+  evaluatorsStarted: number;
 }
 
 /** Progress a run reports while it goes. */
@@ -178,6 +198,11 @@ export type RalphLimit =
        * `rounds` counts it, and the report is the round before's. Absent when the time ran out between rounds.
        */
       unfinishedRound?: number;
+      /**
+       * The round whose reported completion an evaluator was checking when the time ran out: the completion was not
+       * accepted, and the final report is that round's. Absent unless an evaluator was stopped.
+       */
+      unevaluatedRound?: number;
     }
   | { kind: 'idle'; maxIdleRounds: number }
   /**
@@ -212,6 +237,17 @@ export type GuardRailProgressEvent =
       waitMs: number;
       /** What the agent said of the limit, and when it resets. */
       detail: string;
+    }
+  | { type: 'evaluator-started'; runId: string; round: number; maxRounds: number; evaluator: string }
+  | {
+      type: 'evaluator-finished';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      evaluator: string;
+      verdict: 'accept' | 'reject';
+      findings: string[];
+      evidence: string[];
     }
   | {
       type: 'workspace-unchanged';

@@ -111,6 +111,9 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
         agent: exec.agent,
         config: normalized,
         provider: deps.providers.get(normalized.subagentProvider),
+        ...(normalized.evaluator === undefined
+          ? {}
+          : { evaluator: deps.providers.get(normalized.evaluator.provider) }),
         ...(exec.onProgress === undefined ? {} : { onProgress: exec.onProgress }),
       },
       {

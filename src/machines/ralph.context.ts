@@ -1,5 +1,7 @@
 import { objectiveOf, requestedMaxRoundsOf } from '../contract/call.js';
 import type { RalphFailure } from '../contract/errors.js';
+import { renderEvaluatorPrompt } from '../contract/evaluator-prompt.js';
+import { verdictJsonSchemaCopy } from '../contract/evaluator-verdict.js';
 import { renderRoundPrompt } from '../contract/prompt.js';
 import { reportJsonSchemaCopy } from '../contract/round-report.js';
 import type { ReportReview } from '../contract/round-report-review.js';
@@ -7,13 +9,16 @@ import type {
   AgentRef,
   ChildRequest,
   RalphEnvelope,
+  RalphEvaluation,
   RalphReport,
   RalphResultStatus,
   VerifySpec,
 } from '../contract/types.js';
 import {
+  type EvaluationContext,
   type FingerprintRequest,
   NO_GUARD_RAILS,
+  type ProviderSnapshot,
   type RalphContext,
   type RalphMachineInput,
   type RalphOutput,
@@ -40,6 +45,8 @@ export const initialContext = ({ input }: { input: RalphMachineInput }): RalphCo
     maxTotalAgents: input.maxTotalAgents,
     resumeFrom: input.resume ?? null,
     guardRails: input.guardRails ?? NO_GUARD_RAILS,
+    // Only with an evaluator, so that the context (and a recording's snapshots) of a run without one is unchanged.
+    ...(input.evaluator === undefined ? {} : { evaluator: input.evaluator }),
   },
   objective: '',
   maxRounds: 0,
@@ -57,6 +64,9 @@ export const initialContext = ({ input }: { input: RalphMachineInput }): RalphCo
   usage: null,
   limitWaits: 0,
   limitWaitMs: null,
+  ...(input.evaluator === undefined
+    ? {}
+    : { evaluation: { started: 0, review: null, changedFiles: [], last: null } satisfies EvaluationContext }),
 });
 
 /** A fault of the machine itself (a branch taken without what its guard checked), never of the child. */
@@ -71,6 +81,14 @@ export const agentOf = (context: RalphContext): AgentRef =>
 /** The verify command of a run that verifies (only `completionNeedsVerifying` leads to where it is read). */
 export const verifyOf = (context: RalphContext): VerifySpec =>
   context.call.guardRails.verify ?? machineFault('a run without a verify command is verifying');
+
+/** The evaluator of a run that evaluates (only `completionNeedsEvaluating` leads to where it is read). */
+export const evaluatorOf = (context: RalphContext): ProviderSnapshot =>
+  context.call.evaluator ?? machineFault('a run without an evaluator is evaluating');
+
+/** The evaluations of a run that evaluates. */
+export const evaluationOf = (context: RalphContext): EvaluationContext =>
+  context.evaluation ?? machineFault('a run without an evaluator has no evaluations');
 
 /** A guard rail's setting (a time, a count, a budget) read on a path only that rail, turned on, leads to. */
 export const railOf = (
@@ -124,6 +142,29 @@ export const childRequestOf = ({ context }: { context: RalphContext }): ChildReq
   };
 };
 
+/**
+ * What `startEvaluator` is given: one fresh evaluator's request, its prompt rendered from the objective and the
+ * round's complete report alone (no conversation, no earlier verdict), and the verdict's schema as its output schema.
+ */
+export const evaluatorRequestOf = ({ context }: { context: RalphContext }): ChildRequest => {
+  const { runId, round, maxRounds, objective } = context;
+  const report = handoffOf(context);
+  const parent = agentOf(context);
+  return {
+    runId,
+    round,
+    maxRounds,
+    objective,
+    handoff: report,
+    prompt: renderEvaluatorPrompt({ objective, round, report }),
+    outputSchema: verdictJsonSchemaCopy(),
+    cwd: parent.cwd,
+    parent,
+    maxHandoffChars: context.call.maxHandoffChars,
+    role: 'evaluator',
+  };
+};
+
 /** What the actors that wait on this round's child (or its verify command) are given. */
 export const roundRefOf = ({ context }: { context: RalphContext }): RoundRef => ({
   runId: context.runId,
@@ -164,22 +205,41 @@ export const settled = (
   context: RalphContext,
   status: RalphResultStatus,
   added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy'> = {},
-): { outcome: RalphOutput } => ({
-  outcome: {
-    ok: true,
-    envelope: {
-      runId: context.runId,
-      agentsStarted: context.agentsStarted,
-      result: {
-        status,
-        rounds: context.round,
-        // Every path here passed an accepted report, a zero cost budget before round 1 aside: kept as it was.
-        report: context.handoff as RalphReport,
-        ...added,
+): { outcome: RalphOutput } => {
+  const evaluation = lastEvaluationOf(context);
+  return {
+    outcome: {
+      ok: true,
+      envelope: {
+        runId: context.runId,
+        agentsStarted: context.agentsStarted,
+        result: {
+          status,
+          rounds: context.round,
+          // Every path here passed an accepted report, a zero cost budget before round 1 aside: kept as it was.
+          report: context.handoff as RalphReport,
+          ...added,
+          ...(evaluation === undefined ? {} : { evaluation }),
+        },
       },
     },
-  },
-});
+  };
+};
+
+/** The envelope's account of the run's last verdict; undefined when no evaluator gave one. */
+function lastEvaluationOf(context: RalphContext): RalphEvaluation | undefined {
+  const last = context.evaluation?.last;
+  if (last === undefined || last === null) return undefined;
+  const { verdict, findings, evidence } = last.verdict;
+  return {
+    evaluator: evaluatorOf(context).name,
+    round: last.round,
+    verdict,
+    findings: [...findings],
+    evidence: [...evidence],
+    evaluatorsStarted: evaluationOf(context).started,
+  };
+}
 
 /** The run's cost budget (USD), or null when it has none. */
 export const costBudgetOf = (context: RalphContext): number | null =>

@@ -1,6 +1,7 @@
 import { usageOfFailure } from '../contract/usage.js';
 import {
   childRequestOf,
+  evaluatorRequestOf,
   fingerprintRequestOf,
   initialContext,
   roundRefOf,
@@ -50,6 +51,14 @@ export * from './ralph.types.js';
  * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
  *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
  *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
+ * - Evaluator (`input.evaluator`, opt-in like the guard rails): a complete report (once a verify command passed)
+ *   goes to `evaluating`, which snapshots the workspace and starts one fresh evaluator child with the objective and
+ *   the report alone; it answers with a verdict of its own. `reviewingVerdict` fails the workflow when the evaluator
+ *   changed the workspace or its verdict is missing, malformed or oversized; an accept completes the run; a reject
+ *   hands the report with its findings to the next round, within the round cap (at the cap, budget-limited with the
+ *   last rejection). CANCEL, the round timeout and the time limit stop an evaluator as they stop a round
+ *   (`cancelling.evaluator`, `stoppingEvaluator`); its usage counts toward the cost budget; a resume point taken
+ *   while it ran evaluates again (`isResumingEvaluation`).
  * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
@@ -131,9 +140,34 @@ export const ralphMachine = ralphSetup.createMachine({
           actions: { type: 'refuse', params: { check: 'costBudgetLacksCostReports' } },
         },
         {
+          guard: 'evaluatorIsNotRegistered',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'evaluatorIsNotRegistered' } },
+        },
+        {
+          guard: 'evaluatorLacksStructuredOutput',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'evaluatorLacksStructuredOutput' } },
+        },
+        {
+          guard: 'evaluatorInheritsParentContext',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'evaluatorInheritsParentContext' } },
+        },
+        {
+          guard: 'evaluatorLacksCostReports',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'evaluatorLacksCostReports' } },
+        },
+        {
           guard: 'resumePointIsInvalid',
           target: 'rejected',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
+        },
+        {
+          guard: 'isResumingEvaluation',
+          target: 'running.evaluating',
+          actions: ['acceptCall', 'restoreProgress'],
         },
         { guard: 'isResuming', target: 'running.round', actions: ['acceptCall', 'restoreProgress'] },
         { guard: 'idleWatchIsOn', target: 'running.fingerprinting', actions: 'acceptCall' },
@@ -252,6 +286,7 @@ export const ralphMachine = ralphSetup.createMachine({
                 'What follows an accepted report: its status, then the round cap, the cost budget and the idle watch decide between settling the run and another round.',
               always: [
                 { guard: 'completionNeedsVerifying', target: '#ralph.running.verifying' },
+                { guard: 'completionNeedsEvaluating', target: '#ralph.running.evaluating' },
                 {
                   guard: 'reportIsComplete',
                   target: '#ralph.complete',
@@ -285,6 +320,11 @@ export const ralphMachine = ralphSetup.createMachine({
             // A failed command hands the report and its failure to the next round (`rejectCompletion`).
             onDone: [
               {
+                guard: { type: 'verifyPassedAndNeedsEvaluating', params: ({ event }) => event.output },
+                target: 'evaluating',
+                actions: { type: 'announceVerifyPassed', params: ({ event }) => event.output },
+              },
+              {
                 guard: { type: 'verifyPassed', params: ({ event }) => event.output },
                 target: '#ralph.complete',
                 actions: [
@@ -316,6 +356,112 @@ export const ralphMachine = ralphSetup.createMachine({
             },
           },
           on: { CANCEL: '#ralph.cancelling.verifyCommand' },
+        },
+        evaluating: {
+          description:
+            "A round reported complete and an evaluator is configured (after the verify command, if any, passed): one fresh evaluator checks the workspace, not the report's word, and must not change it. CANCEL, the round timeout and the time limit stop it as they stop a round.",
+          tags: ['childRunning'],
+          initial: 'starting',
+          entry: ['beginEvaluation', 'announceEvaluatorStarted'],
+          on: { CANCEL: '#ralph.cancelling.evaluator' },
+          after: {
+            roundTimeout: {
+              guard: 'roundTimeoutIsSet',
+              target: '#ralph.stoppingEvaluator',
+              actions: 'stopRoundForTimeout',
+            },
+          },
+          always: {
+            guard: 'timeBudgetIsSpent',
+            target: '#ralph.stoppingEvaluator',
+            actions: 'stopRoundForTimeLimit',
+          },
+          states: {
+            starting: {
+              description:
+                "Takes the workspace's snapshot and starts exactly one fresh evaluator; an evaluator provider that cannot start it fails the workflow.",
+              invoke: {
+                id: 'startEvaluator',
+                src: 'startEvaluator',
+                input: evaluatorRequestOf,
+                onDone: { target: 'awaitingVerdict', actions: 'recordEvaluatorStarted' },
+                onError: {
+                  target: '#ralph.failed',
+                  actions: { type: 'failEvaluatorStart', params: ({ event }) => ({ error: event.error }) },
+                },
+              },
+            },
+            awaitingVerdict: {
+              description:
+                "Waits for the evaluator's structured verdict, then compares the workspace with its snapshot; an evaluator that fails before its verdict fails the workflow.",
+              invoke: {
+                id: 'awaitVerdict',
+                src: 'awaitVerdict',
+                input: roundRefOf,
+                onDone: {
+                  target: '#ralph.running.reviewingVerdict',
+                  actions: [
+                    { type: 'recordEvaluatorUsage', params: ({ event }) => event.output },
+                    { type: 'reviewVerdict', params: ({ event }) => event.output },
+                  ],
+                },
+                onError: {
+                  target: '#ralph.failed',
+                  actions: [
+                    {
+                      type: 'recordEvaluatorUsage',
+                      params: ({ event }) => ({ usage: usageOfFailure(event.error) }),
+                    },
+                    { type: 'failEvaluator', params: ({ event }) => ({ error: event.error }) },
+                  ],
+                },
+              },
+            },
+          },
+        },
+        reviewingVerdict: {
+          description:
+            'The decision after a verdict, so that a diagram shows it: an evaluator that changed the workspace, or a missing, malformed or oversized verdict, fails the workflow; an accept completes the run; a reject hands the report and the findings to the next round, within the round cap. Eventless.',
+          initial: 'checking',
+          states: {
+            checking: {
+              description:
+                'The evaluator changed nothing and its verdict fits the rules and the cap: then it is recorded and announced, once.',
+              always: [
+                {
+                  guard: 'evaluatorChangedWorkspace',
+                  target: '#ralph.failed',
+                  actions: 'failEvaluatorChangedWorkspace',
+                },
+                { guard: 'verdictIsMissing', target: '#ralph.failed', actions: 'failVerdictMissing' },
+                { guard: 'verdictIsMalformed', target: '#ralph.failed', actions: 'failVerdictMalformed' },
+                {
+                  guard: 'verdictExceedsHandoffCap',
+                  target: '#ralph.failed',
+                  actions: 'failVerdictOversized',
+                },
+                { target: 'decided', actions: ['recordVerdict', 'announceVerdict'] },
+              ],
+            },
+            decided: {
+              description:
+                "What follows a verdict: an accept completes the run; a reject is no completion, and the round cap, the idle watch and the next round's gate decide what follows, as after a continue report.",
+              always: [
+                { guard: 'verdictIsAccept', target: '#ralph.complete', actions: 'settleEvaluated' },
+                {
+                  guard: 'roundCapReached',
+                  target: '#ralph.budgetLimited',
+                  actions: ['rejectByEvaluator', { type: 'settle', params: { status: 'budget-limited' } }],
+                },
+                {
+                  guard: 'idleWatchIsOn',
+                  target: '#ralph.running.fingerprinting',
+                  actions: 'rejectByEvaluator',
+                },
+                { target: '#ralph.running.nextRound', actions: 'rejectByEvaluator' },
+              ],
+            },
+          },
         },
         fingerprinting: {
           description:
@@ -358,7 +504,7 @@ export const ralphMachine = ralphSetup.createMachine({
         },
         nextRound: {
           description:
-            'The gate a round passes after a guard rail ran between rounds (the verify command, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
+            'The gate a round passes after a guard rail ran between rounds (the verify command, the evaluator, the fingerprint): once the wall-clock budget or the cost budget is spent no round starts. Eventless: a run never rests here.',
           always: [
             {
               guard: 'timeRanOutBeforeAnyReport',
@@ -403,6 +549,27 @@ export const ralphMachine = ralphSetup.createMachine({
         { target: 'budgetLimited', actions: 'settleTimeLimited' },
       ],
     },
+    stoppingEvaluator: {
+      description:
+        "The round timeout or the run's time limit stopped the evaluator: holds the run open until it has stopped, bounded like a cancellation, so that no evaluator outlives the run.",
+      tags: ['childRunning'],
+      invoke: {
+        id: 'awaitEvaluatorStopped',
+        src: 'awaitEvaluatorStopped',
+        input: roundRefOf,
+        onDone: 'evaluatorStopped',
+        onError: 'evaluatorStopped',
+      },
+      after: { cancelDeadline: 'evaluatorStopped' },
+    },
+    evaluatorStopped: {
+      description:
+        "Where a stopped evaluation's ending is decided: at the round timeout the workflow fails; at the time limit the run ends budget-limited, the completion not accepted. Eventless.",
+      always: [
+        { guard: 'stoppedForRoundTimeout', target: 'failed', actions: 'failEvaluatorTimedOut' },
+        { target: 'budgetLimited', actions: 'settleTimeLimitedInEvaluation' },
+      ],
+    },
     cancelling: {
       description:
         'The run was cancelled while something of it ran: holds it open until that has stopped (the aborted child, or the verify command), bounded by the cancel deadline, so that nothing outlives a cancelled run.',
@@ -415,6 +582,17 @@ export const ralphMachine = ralphSetup.createMachine({
           invoke: {
             id: 'awaitChildStopped',
             src: 'awaitChildStopped',
+            input: roundRefOf,
+            onDone: '#ralph.cancelled',
+            onError: '#ralph.cancelled',
+          },
+        },
+        evaluator: {
+          description: 'Waits until the aborted evaluator has stopped.',
+          tags: ['childRunning'],
+          invoke: {
+            id: 'awaitEvaluatorStopped',
+            src: 'awaitEvaluatorStopped',
             input: roundRefOf,
             onDone: '#ralph.cancelled',
             onError: '#ralph.cancelled',
@@ -435,7 +613,7 @@ export const ralphMachine = ralphSetup.createMachine({
     complete: {
       type: 'final',
       description:
-        "A round reported the objective complete: the worker's word, not an independent check, unless a verify command is configured and exited 0.",
+        "A round reported the objective complete: the worker's word, not an independent check, unless a verify command is configured and exited 0, or an independent evaluator is configured and accepted it.",
       tags: ['settled', 'succeeded'],
     },
     blocked: {

@@ -1,7 +1,19 @@
 import { emit, enqueueActions, fromPromise, setup } from 'xstate';
 import { isNonEmptyObjective, isValidMaxRounds } from '../contract/call.js';
-import { MAX_DURATION_MS } from '../contract/duration.js';
+import { formatDuration, MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
+import { evaluatorRejectionHandoff } from '../contract/evaluator-handoff.js';
+import {
+  evaluatorChangedWorkspace,
+  evaluatorCouldNotStart,
+  evaluatorFailed,
+  evaluatorTimedOut,
+  verdictMalformed,
+  verdictMissing,
+  verdictOversized,
+} from '../contract/evaluator-messages.js';
+import type { EvaluatorVerdict, VerdictReview } from '../contract/evaluator-verdict.js';
+import { reviewVerdict } from '../contract/evaluator-verdict.js';
 import {
   fingerprintFailed,
   roundTimedOut,
@@ -24,6 +36,8 @@ import { assignContext } from './context-assign.js';
 import { limitWaitMs } from './limit-wait.js';
 import {
   costBudgetOf,
+  evaluationOf,
+  evaluatorOf,
   fail,
   failed,
   handoffOf,
@@ -38,6 +52,7 @@ import {
 } from './ralph.context.js';
 import {
   type ChildStarted,
+  type EvaluationOutcome,
   type FingerprintRequest,
   KILL_MARGIN_MS,
   type RalphContext,
@@ -75,6 +90,25 @@ const workflowFailedIn = (context: RalphContext, message: string, detail?: strin
     ...(detail === undefined ? {} : { detail }),
   });
 
+/** The review of the running evaluation's verdict, as the guard of the branch being taken has just read it. */
+function verdictReviewAs<S extends VerdictReview['state']>(
+  context: RalphContext,
+  state: S,
+): Extract<VerdictReview, { state: S }> {
+  const review = evaluationOf(context).review;
+  if (review?.state !== state)
+    throw new Error(`ralphMachine: expected a ${state} verdict review, found ${review?.state ?? 'none'}`);
+  return review as Extract<VerdictReview, { state: S }>;
+}
+
+/** The verdict the running evaluation gave (read only where the review found one). */
+const givenVerdictOf = (context: RalphContext): EvaluatorVerdict => verdictReviewAs(context, 'given').verdict;
+
+/** The evaluations with `update` applied: the one context key of a run with an evaluator. */
+const withEvaluation = (context: RalphContext, update: Partial<RalphContext['evaluation'] & object>) => ({
+  evaluation: { ...evaluationOf(context), ...update },
+});
+
 /** The run machine's implementations: its actors (provided by the engine), named guards, actions and delays. */
 export const ralphSetup = setup({
   types: {
@@ -98,6 +132,12 @@ export const ralphSetup = setup({
     awaitVerifyStopped: fromPromise<void, RoundRef>(notProvided('awaitVerifyStopped')),
     /** Resolves with a content fingerprint of the workspace. */
     fingerprintWorkspace: fromPromise<string, FingerprintRequest>(notProvided('fingerprintWorkspace')),
+    /** Takes the workspace's snapshot, then starts one fresh evaluator through the evaluator provider. */
+    startEvaluator: fromPromise<ChildStarted, ChildRequest>(notProvided('startEvaluator')),
+    /** Resolves with the evaluator's raw verdict, its usage and what it changed; rejects when it failed. */
+    awaitVerdict: fromPromise<EvaluationOutcome, RoundRef>(notProvided('awaitVerdict')),
+    /** Settles once a stopped evaluator has stopped. */
+    awaitEvaluatorStopped: fromPromise<void, RoundRef>(notProvided('awaitEvaluatorStopped')),
   },
   guards: {
     objectiveIsEmpty: ({ context }) => !isNonEmptyObjective(context.call.objectiveInput),
@@ -109,7 +149,15 @@ export const ralphSetup = setup({
     providerIsNotRegistered: ({ context }) => !context.call.provider.registered,
     providerLacksStructuredOutput: ({ context }) => !context.call.provider.structuredOutput,
     providerInheritsParentContext: ({ context }) => context.call.provider.inheritsParentContext,
+    evaluatorIsNotRegistered: ({ context }) => context.call.evaluator?.registered === false,
+    evaluatorLacksStructuredOutput: ({ context }) => context.call.evaluator?.structuredOutput === false,
+    evaluatorInheritsParentContext: ({ context }) => context.call.evaluator?.inheritsParentContext === true,
+    evaluatorLacksCostReports: ({ context }) =>
+      costBudgetOf(context) !== null &&
+      context.call.evaluator !== undefined &&
+      context.call.evaluator.reportsCost !== true,
     resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
+    isResumingEvaluation: ({ context }) => context.call.resumeFrom?.evaluating === true,
     isResuming: ({ context }) => context.call.resumeFrom !== null,
     reportIsMissing: ({ context }) => context.review?.verdict === 'missing',
     reportIsMalformed: ({ context }) => context.review?.verdict === 'malformed',
@@ -124,6 +172,15 @@ export const ralphSetup = setup({
     completionNeedsVerifying: ({ context }) =>
       context.call.guardRails.verify !== null && acceptedStatusOf(context) === 'complete',
     verifyPassed: (_, outcome: VerifyOutcome) => outcome.exitCode === 0 && !outcome.timedOut,
+    verifyPassedAndNeedsEvaluating: ({ context }, outcome: VerifyOutcome) =>
+      outcome.exitCode === 0 && !outcome.timedOut && context.call.evaluator !== undefined,
+    completionNeedsEvaluating: ({ context }) =>
+      context.call.evaluator !== undefined && acceptedStatusOf(context) === 'complete',
+    evaluatorChangedWorkspace: ({ context }) => evaluationOf(context).changedFiles.length > 0,
+    verdictIsMissing: ({ context }) => evaluationOf(context).review?.state === 'missing',
+    verdictIsMalformed: ({ context }) => evaluationOf(context).review?.state === 'malformed',
+    verdictExceedsHandoffCap: ({ context }) => evaluationOf(context).review?.state === 'oversized',
+    verdictIsAccept: ({ context }) => givenVerdictOf(context).verdict === 'accept',
     idleWatchIsOn: ({ context }) => context.call.guardRails.maxIdleRounds !== null,
     // The fingerprint before round 1 has none to equal: the context holds none (null) until it is taken.
     idleLimitReached: ({ context }, params: { fingerprint: string }) =>
@@ -362,6 +419,104 @@ export const ralphSetup = setup({
         fingerprintFailed(context.round, errorText(params.error)),
         errorText(params.error),
       ),
+    ),
+    beginEvaluation: assignContext(({ context }) =>
+      withEvaluation(context, { review: null, changedFiles: [] }),
+    ),
+    announceEvaluatorStarted: emit(({ context }) => ({
+      type: 'evaluator-started' as const,
+      ...progressOf(context),
+      evaluator: evaluatorOf(context).name,
+    })),
+    recordEvaluatorStarted: assignContext(({ context }) =>
+      withEvaluation(context, { started: evaluationOf(context).started + 1 }),
+    ),
+    // What an evaluator said it spent counts toward the cost budget like a round's; it is not the round's usage.
+    recordEvaluatorUsage: assignContext(({ context }, params: { usage: RalphUsage | null }) => ({
+      usage: addUsage(context.usage, params.usage),
+    })),
+    reviewVerdict: assignContext(({ context }, outcome: EvaluationOutcome) =>
+      withEvaluation(context, {
+        review: reviewVerdict(outcome.output, context.call.maxHandoffChars),
+        changedFiles: [...outcome.changedFiles],
+      }),
+    ),
+    failEvaluatorStart: assignContext(({ context }, params: { error: unknown }) =>
+      workflowFailedIn(
+        context,
+        evaluatorCouldNotStart(evaluatorOf(context).name, context.round, errorText(params.error)),
+        errorText(params.error),
+      ),
+    ),
+    failEvaluator: assignContext(({ context }, params: { error: unknown }) =>
+      workflowFailedIn(
+        context,
+        evaluatorFailed(context.round, errorText(params.error)),
+        errorText(params.error),
+      ),
+    ),
+    failEvaluatorChangedWorkspace: assignContext(({ context }) =>
+      workflowFailedIn(context, evaluatorChangedWorkspace(context.round, evaluationOf(context).changedFiles)),
+    ),
+    failVerdictMissing: assignContext(({ context }) => {
+      const { problem } = verdictReviewAs(context, 'missing');
+      return workflowFailedIn(context, verdictMissing(context.round), problem);
+    }),
+    failVerdictMalformed: assignContext(({ context }) => {
+      const { problem } = verdictReviewAs(context, 'malformed');
+      return workflowFailedIn(context, verdictMalformed(context.round, problem), problem);
+    }),
+    failVerdictOversized: assignContext(({ context }) =>
+      workflowFailedIn(
+        context,
+        verdictOversized(
+          context.round,
+          verdictReviewAs(context, 'oversized').size,
+          context.call.maxHandoffChars,
+        ),
+      ),
+    ),
+    recordVerdict: assignContext(({ context }) =>
+      withEvaluation(context, { last: { round: context.round, verdict: givenVerdictOf(context) } }),
+    ),
+    announceVerdict: emit(({ context }) => {
+      const { verdict, findings, evidence } = givenVerdictOf(context);
+      return {
+        type: 'evaluator-finished' as const,
+        ...progressOf(context),
+        evaluator: evaluatorOf(context).name,
+        verdict,
+        findings: [...findings],
+        evidence: [...evidence],
+      };
+    }),
+    // A completion the evaluator rejected is handed to the next round with its findings.
+    rejectByEvaluator: assignContext(({ context }) => ({
+      handoff: evaluatorRejectionHandoff(
+        handoffOf(context),
+        givenVerdictOf(context),
+        context.call.maxHandoffChars,
+      ),
+    })),
+    settleEvaluated: assignContext(({ context }) =>
+      settled(
+        context,
+        'complete',
+        context.call.guardRails.verify === null ? {} : { verifiedBy: [...verifyOf(context).argv] },
+      ),
+    ),
+    failEvaluatorTimedOut: assignContext(({ context }) => {
+      const detail = evaluatorTimedOut(context.round, formatDuration(railOf(context, 'roundTimeoutMs')));
+      return workflowFailedIn(context, detail, detail);
+    }),
+    settleTimeLimitedInEvaluation: assignContext(({ context }) =>
+      settled(context, 'budget-limited', {
+        limit: {
+          kind: 'time',
+          maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
+          unevaluatedRound: context.round,
+        },
+      }),
     ),
     // Only a started round can be cancelled: validating never waits.
     settleCancelled: assignContext(({ context }) =>

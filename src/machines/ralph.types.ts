@@ -1,4 +1,5 @@
 import type { RalphFailure } from '../contract/errors.js';
+import type { EvaluatorVerdict, VerdictReview } from '../contract/evaluator-verdict.js';
 import type { ReportReview } from '../contract/round-report-review.js';
 import type { AgentRef, GuardRails, RalphEnvelope, RalphReport, VerifySpec } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
@@ -37,6 +38,8 @@ export interface RalphMachineInput {
   resume?: RalphResumePoint | null;
   /** The opt-in guard rails; absent or all null, the run is exactly the reference's. */
   guardRails?: GuardRails;
+  /** The independent evaluator's provider, as declared; absent: no evaluator, the worker's report decides. */
+  evaluator?: ProviderSnapshot;
 }
 
 /**
@@ -61,6 +64,11 @@ export interface RalphResumePoint {
    * being run again, and any a resume before it ran again). Absent: none.
    */
   uncountedRounds?: readonly number[];
+  /**
+   * The run stopped while an evaluator was checking the completion `round` reported (the handoff): the run picks up
+   * by evaluating it again, with a fresh evaluator. Absent: it picks up with round `round + 1`.
+   */
+  evaluating?: boolean;
 }
 
 /** Every guard rail off. */
@@ -73,6 +81,14 @@ export const NO_GUARD_RAILS: GuardRails = Object.freeze({
 
 /** Why a round's child is being stopped by a guard rail. */
 export type RoundStopReason = 'round-timeout' | 'time-limit';
+
+/** What `awaitVerdict` resolves with: the evaluator's raw output, its usage, and what it changed in the workspace. */
+export interface EvaluationOutcome {
+  output: unknown;
+  usage: RalphUsage | null;
+  /** The workspace's files the evaluator added, removed or changed, worded (`a.ts (changed)`); [] when none. */
+  changedFiles: string[];
+}
 
 /** What `awaitReport` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
 export interface RoundOutcome {
@@ -104,6 +120,20 @@ export interface RalphCallContext {
   /** The resume point of a resumed run; null for a new run. */
   resumeFrom: RalphResumePoint | null;
   guardRails: GuardRails;
+  /** The evaluator's provider; absent when the run has none (so a run without one has the reference's context). */
+  evaluator?: ProviderSnapshot;
+}
+
+/** What a run with an evaluator knows of its evaluations (one context key: see RalphContext). */
+export interface EvaluationContext {
+  /** Evaluators started so far. */
+  started: number;
+  /** The review of the running evaluation's verdict, once it came (null until then). */
+  review: VerdictReview | null;
+  /** What the running evaluation changed in the workspace, once it ended ([] when nothing). */
+  changedFiles: string[];
+  /** The last verdict given, and the round it judged (null until one was). */
+  last: { round: number; verdict: EvaluatorVerdict } | null;
 }
 
 /**
@@ -145,6 +175,8 @@ export interface RalphContext {
   limitWaits: number;
   /** How long the current wait for a usage limit lasts (ms); null when the run is not waiting. */
   limitWaitMs: number | null;
+  /** The evaluations of a run with an evaluator; absent without one. */
+  evaluation?: EvaluationContext;
 }
 
 /** How a run ended: the envelope, or the failure, refusal or cancellation. */

@@ -1,4 +1,10 @@
 import { resolveMaxRounds } from '../contract/call.js';
+import {
+  evaluatorInheritsParentContext,
+  evaluatorLacksCostReports,
+  evaluatorLacksStructuredOutput,
+  evaluatorNotRegistered,
+} from '../contract/evaluator-messages.js';
 import { costBudgetNeedsCostReports } from '../contract/guard-rail-messages.js';
 import {
   CALLING_AGENT_MISSING,
@@ -10,7 +16,7 @@ import {
   providerNotRegistered,
   resumeRefused,
 } from '../contract/messages.js';
-import { railOf } from './ralph.context.js';
+import { evaluatorOf, railOf } from './ralph.context.js';
 import type { RalphContext } from './ralph.types.js';
 import { resumePointProblem } from './resume-point-problem.js';
 
@@ -37,6 +43,12 @@ export const REFUSALS = {
     providerInheritsParentContext(context.call.provider.name),
   costBudgetLacksCostReports: (context: RalphContext) =>
     costBudgetNeedsCostReports(context.call.provider.name, railOf(context, 'maxCostUsd')),
+  evaluatorIsNotRegistered: (context: RalphContext) => evaluatorNotRegistered(evaluatorOf(context).name),
+  evaluatorLacksStructuredOutput: (context: RalphContext) =>
+    evaluatorLacksStructuredOutput(evaluatorOf(context).name),
+  evaluatorInheritsParentContext: (context: RalphContext) =>
+    evaluatorInheritsParentContext(evaluatorOf(context).name),
+  evaluatorLacksCostReports: (context: RalphContext) => evaluatorLacksCostReports(evaluatorOf(context).name),
   resumePointIsInvalid: (context: RalphContext) => resumeRefused(resumePointProblem(context) as string),
 } satisfies Record<string, (context: RalphContext) => string>;
 

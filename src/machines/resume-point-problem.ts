@@ -10,6 +10,7 @@ export function resumePointProblem(context: RalphContext): string | undefined {
   const from = context.call.resumeFrom;
   if (from === null) return undefined;
   const cap = resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds);
+  if (from.evaluating === true) return evaluatingResumeProblem(context, cap);
   if (!Number.isSafeInteger(from.round) || from.round < 0 || from.round >= cap)
     return `its finished rounds (${String(from.round)}) must be a whole number below the round cap ${cap}`;
   if (!Number.isSafeInteger(from.agentsStarted) || from.agentsStarted < from.round)
@@ -27,5 +28,24 @@ export function resumePointProblem(context: RalphContext): string | undefined {
   if (review.verdict !== 'accepted') return 'its last handoff is not a report the rules accept';
   if (review.report.status !== 'continue')
     return `its last handoff is ${review.report.status}: the run settled`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a resume point that evaluates again (the run stopped while its evaluator checked a completion):
+ * the run must have an evaluator, the round must be one the cap allows, and the handoff that round's complete report.
+ */
+function evaluatingResumeProblem(context: RalphContext, cap: number): string | undefined {
+  const from = context.call.resumeFrom;
+  if (from === null) return undefined;
+  if (context.call.evaluator === undefined)
+    return `it stopped while an evaluator was checking round ${String(from.round)}'s completion: resume it with an evaluator`;
+  if (!Number.isSafeInteger(from.round) || from.round < 1 || from.round > cap)
+    return `its evaluated round (${String(from.round)}) must be a whole number from 1 to the round cap ${cap}`;
+  if (!Number.isSafeInteger(from.agentsStarted) || from.agentsStarted < from.round)
+    return `its children started (${String(from.agentsStarted)}) must be a whole number of at least its finished rounds`;
+  const review = reviewReport(from.handoff, context.call.maxHandoffChars);
+  if (review.verdict !== 'accepted' || review.report.status !== 'complete')
+    return 'the report its evaluator was checking is not a complete report the rules accept';
   return undefined;
 }

@@ -1,5 +1,10 @@
 import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
 import {
+  evaluatedCompleteLabel,
+  lastRejectionNote,
+  unevaluatedRoundLine,
+} from '../contract/evaluator-messages.js';
+import {
   costLimitLabel,
   idleLimitLabel,
   timeLimitLabel,
@@ -16,9 +21,11 @@ import { truncateText } from './truncate.js';
  * accepted the completion; a guard rail that ended the run budget-limited is named in place of the round cap.
  */
 export function resultLabel(envelope: RalphEnvelope): string {
-  const { status, rounds, limit, verifiedBy } = envelope.result;
+  const { status, rounds, limit, verifiedBy, evaluation } = envelope.result;
   switch (status) {
     case 'complete':
+      if (evaluation?.verdict === 'accept')
+        return evaluatedCompleteLabel(rounds, evaluation.evaluator, verifiedBy);
       if (verifiedBy !== undefined) return verifiedCompleteLabel(rounds, verifiedBy);
       return `Ralph complete: the worker reported the objective complete after ${roundCount(rounds)}. ${WORKER_REPORT_CAVEAT}`;
     case 'blocked':
@@ -37,7 +44,11 @@ export function resultLabel(envelope: RalphEnvelope): string {
  * while the final report is the round before's. Undefined when there is nothing to add.
  */
 export function resultNote(envelope: RalphEnvelope): string | undefined {
-  const { limit } = envelope.result;
+  const { limit, evaluation, status, rounds } = envelope.result;
+  if (limit?.kind === 'time' && limit.unevaluatedRound !== undefined)
+    return unevaluatedRoundLine(limit.unevaluatedRound);
+  if (status === 'budget-limited' && evaluation?.verdict === 'reject' && evaluation.round === rounds)
+    return lastRejectionNote(evaluation.round, evaluation.findings.length);
   if (limit?.kind === 'cost' && (limit.uncountedRounds ?? []).length > 0) {
     return uncountedSpendNote(limit.uncountedRounds ?? []);
   }

@@ -5,24 +5,16 @@ import { removeFleetUrls } from '../../fleet/database-env.js';
 import { killLiveGroups } from '../../process/live-groups.js';
 import { ProgramUnavailableError } from '../../process/program-check.js';
 import { commandProvider } from '../../providers/command.js';
-import {
-  claudeProvider,
-  codexProvider,
-  copilotProvider,
-  droidProvider,
-  exampleAgentProvider,
-  geminiProvider,
-  opencodeProvider,
-  qwenProvider,
-} from '../../providers/presets.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { isDirectory } from '../../workspace/directory.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './cli-texts.js';
+import { type EvaluatorOptions, evaluatorAgentOptions, evaluatorFor } from './evaluator-options.js';
 import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
+import { presetProvider } from './preset-provider.js';
 
 /** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */
 export interface CliTool {
@@ -44,26 +36,8 @@ export function providerFor(options: AgentOptions): SubagentProvider {
       command: options.agentCommand,
       ...(options.agentReportsCost === true ? { reportsCost: true } : {}),
     });
-  switch (options.agent) {
-    case 'claude':
-      return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });
-    case 'codex':
-      return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
-    case 'qwen':
-      return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
-    case 'gemini':
-      return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
-    case 'opencode':
-      return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
-    case 'copilot':
-      return copilotProvider(options.copilotPath === undefined ? {} : { path: options.copilotPath });
-    case 'droid':
-      return droidProvider(options.droidPath === undefined ? {} : { path: options.droidPath });
-    case 'example':
-      return exampleAgentProvider();
-    case undefined:
-      throw refuse(AGENT_MISSING);
-  }
+  if (options.agent === undefined) throw refuse(AGENT_MISSING);
+  return presetProvider(options.agent, options);
 }
 
 /** The workspace folder: `--cwd` resolved against the current directory, or the current directory. */
@@ -93,7 +67,7 @@ export function assertAgentStartable(provider: SubagentProvider, options: AgentO
  * rails are deployment settings for both commands.
  */
 export function createCliTool(
-  options: AgentOptions & GuardRailOptions,
+  options: AgentOptions & GuardRailOptions & EvaluatorOptions,
   {
     agentId,
     deploymentMaxRounds,
@@ -106,12 +80,15 @@ export function createCliTool(
   },
 ): CliTool {
   const provider = providerFor(options);
+  const evaluator = evaluatorFor(options);
   const cwd = workspaceFor(options);
   // A fleet's URL in the user's shell is no agent's business: with it, an agent could queue commands on every worker.
   removeFleetUrls();
   const guardRails = guardRailConfig(options);
   const providers = createProviderRegistry();
   providers.register(traceProvider === undefined ? provider : traceProvider(provider));
+  if (evaluator !== undefined)
+    providers.register(traceProvider === undefined ? evaluator : traceProvider(evaluator));
   let tool: RalphTool;
   try {
     tool = createRalphTool(
@@ -120,6 +97,7 @@ export function createCliTool(
         ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
         ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
         ...guardRails,
+        ...(evaluator === undefined ? {} : { evaluator: { provider: evaluator.name } }),
       },
       { providers },
     );
@@ -131,6 +109,9 @@ export function createCliTool(
     tool,
     agent: { id: agentId, cwd },
     killChildren: killLiveGroups,
-    preflight: () => assertAgentStartable(provider, options, cwd),
+    preflight: () => {
+      assertAgentStartable(provider, options, cwd);
+      if (evaluator !== undefined) assertAgentStartable(evaluator, evaluatorAgentOptions(options), cwd);
+    },
   };
 }

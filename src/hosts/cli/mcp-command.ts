@@ -4,6 +4,7 @@ import { packageVersion } from '../../package-root.js';
 import type { AgentOptions } from './agent-options.js';
 import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
+import type { EvaluatorOptions } from './evaluator-options.js';
 import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type NotifyOptions, notifierFor } from './notify-options.js';
@@ -11,7 +12,7 @@ import { type McpTracing, startMcpTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph mcp`. */
-export interface McpOptions extends AgentOptions, GuardRailOptions, NotifyOptions {
+export interface McpOptions extends AgentOptions, GuardRailOptions, EvaluatorOptions, NotifyOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */

@@ -3,6 +3,7 @@ import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
 import type { BatchOptions } from './batch-options.js';
 import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
+import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
@@ -132,26 +133,31 @@ export async function runCli(argv: string[]): Promise<number> {
     .showHelpAfterError('(run ralph --help for usage)');
 
   if (wanted('run')) {
-    const run = addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('run')
-          .description('run a Ralph loop in the terminal')
-          .argument('[objective]', 'the immutable objective every round works toward')
-          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-          .option('--json', 'print the result envelope as JSON instead of the text')
-          .option(
-            '--record <file>',
-            'record the run (its inspection events, one JSON line each) for ralph replay',
-          )
-          .option(
-            '--inspect [port]',
-            'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
-          )
-          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)'),
+    const run = addEvaluatorOptions(
+      addGuardRailOptions(
+        addAgentOptions(
+          program
+            .command('run')
+            .description('run a Ralph loop in the terminal')
+            .argument('[objective]', 'the immutable objective every round works toward')
+            .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+            .option('--json', 'print the result envelope as JSON instead of the text')
+            .option(
+              '--record <file>',
+              'record the run (its inspection events, one JSON line each) for ralph replay',
+            )
+            .option(
+              '--inspect [port]',
+              'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+            )
+            .option(
+              '--inspect-keep',
+              'keep the live page up after the run, until Ctrl-C (implies --inspect)',
+            ),
+        ),
       ),
     )
-      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP)
+      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
       .action(async (objective: string | undefined, options: RunOptions) => {
         const { runCommand } = await import('./run.js');
         exitCode = await runCommand(objective, options);
@@ -166,22 +172,24 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('mcp')) {
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('mcp')
-          .description('serve the ralph tool over MCP (stdio)')
-          .option(
-            '--max-rounds <n>',
-            "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-          )
-          .option(
-            '--max-concurrent-runs <n>',
-            'how many calls may run at once; one more is refused (default 1)',
-          ),
+    addEvaluatorOptions(
+      addGuardRailOptions(
+        addAgentOptions(
+          program
+            .command('mcp')
+            .description('serve the ralph tool over MCP (stdio)')
+            .option(
+              '--max-rounds <n>',
+              "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+            )
+            .option(
+              '--max-concurrent-runs <n>',
+              'how many calls may run at once; one more is refused (default 1)',
+            ),
+        ),
       ),
     )
-      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP)
+      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
       .action(async (options: McpOptions) => {
         const { mcpCommand } = await import('./mcp-command.js');
         exitCode = await mcpCommand(options);

@@ -22,6 +22,7 @@ import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
+import type { EvaluatorOptions } from './evaluator-options.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
@@ -34,7 +35,12 @@ import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
-export interface RunOptions extends AgentOptions, GuardRailOptions, InspectOptions, NotifyOptions {
+export interface RunOptions
+  extends AgentOptions,
+    GuardRailOptions,
+    EvaluatorOptions,
+    InspectOptions,
+    NotifyOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;

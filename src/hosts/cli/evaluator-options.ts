@@ -1,0 +1,78 @@
+import { type Command, Option } from 'commander';
+import { RalphError } from '../../contract/errors.js';
+import type { SubagentProvider } from '../../contract/types.js';
+import { commandProvider } from '../../providers/command.js';
+import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import { presetProvider } from './preset-provider.js';
+
+/** The evaluator options of `ralph run`, `ralph mcp`, `ralph batch` and `ralph submit`. */
+export interface EvaluatorOptions {
+  evaluator?: Exclude<(typeof AGENT_PRESETS)[number], 'example'>;
+  evaluatorCommand?: string;
+  evaluatorReportsCost?: boolean;
+}
+
+/** The presets `--evaluator` accepts: every real agent (the offline example agent does work, it does not judge it). */
+export const EVALUATOR_PRESETS = AGENT_PRESETS.filter((name) => name !== 'example');
+
+/** Refusal: both evaluator options given. */
+export const EVALUATOR_CONFLICT =
+  'ralph: use either --evaluator or --evaluator-command, not both: a run has one evaluator';
+
+/** The help text after the options: what the evaluator does. */
+export const EVALUATOR_HELP = `
+Independent evaluator (off by default; off, a run is exactly the reference's):
+  --evaluator claude         a round that reports complete (after --verify passed, if set) is accepted only if
+                             a fresh evaluator agent, started read-only in the workspace with the objective and
+                             the report alone, checks the workspace and answers accept; a reject hands its
+                             findings to the next round. An evaluator that changes the workspace fails the run
+  --evaluator-command CMD    any evaluator following the command agent protocol (RALPH_ROLE=evaluator; the
+                             verdict schema in RALPH_SCHEMA_FILE, the verdict to RALPH_REPORT_FILE)
+`;
+
+/** Adds the evaluator options to a command. */
+export function addEvaluatorOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--evaluator <name>',
+        'an independent evaluator that must accept a reported completion: claude, codex, qwen, gemini, opencode, copilot or droid, run read-only',
+      ).choices(EVALUATOR_PRESETS),
+    )
+    .option(
+      '--evaluator-command <cmd>',
+      'any evaluator command following the command agent protocol (split into argv, never run by a shell)',
+    )
+    .option(
+      '--evaluator-reports-cost',
+      'the --evaluator-command evaluator writes its costUsd to RALPH_USAGE_FILE, so --max-cost can hold',
+    );
+}
+
+/** The registry name of a run's evaluator: its own, so that it never replaces the rounds' provider of the same agent. */
+const evaluatorName = (name: string): string => `${name}-evaluator`;
+
+/** The evaluator provider the options name, or undefined when they name none; refused when they name two. */
+export function evaluatorFor(options: EvaluatorOptions & AgentOptions): SubagentProvider | undefined {
+  if (options.evaluator !== undefined && options.evaluatorCommand !== undefined)
+    throw new RalphError({ code: 'refused', message: EVALUATOR_CONFLICT });
+  if (options.evaluatorCommand !== undefined)
+    return commandProvider({
+      command: options.evaluatorCommand,
+      name: evaluatorName('command'),
+      ...(options.evaluatorReportsCost === true ? { reportsCost: true } : {}),
+    });
+  if (options.evaluator === undefined) return undefined;
+  const preset = presetProvider(options.evaluator, options, { readOnly: true });
+  return { ...preset, name: evaluatorName(preset.name) };
+}
+
+/** The evaluator's options as agent options, so that a refusal of its missing program names the evaluator's flag. */
+export function evaluatorAgentOptions(options: EvaluatorOptions & AgentOptions): AgentOptions {
+  const { agent: _agent, agentCommand: _command, ...rest } = options;
+  return {
+    ...rest,
+    ...(options.evaluator === undefined ? {} : { agent: options.evaluator }),
+    ...(options.evaluatorCommand === undefined ? {} : { agentCommand: options.evaluatorCommand }),
+  };
+}
