@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { appendFile, chmod, mkdir, mkdtemp, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFile, chmod, mkdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { changedFiles, describeChangedFiles } from '../../src/workspace/workspace-changes.js';
 import { fingerprintWorkspace, type IgnoredFiles } from '../../src/workspace/workspace-fingerprint.js';
 import {
@@ -10,32 +8,42 @@ import {
   GIT_INDEX_ENTRY,
   snapshotWorkspace,
 } from '../../src/workspace/workspace-snapshot.js';
+import { commitFiles, gitIn, tempFolder } from '../support/git-repo.js';
 
 let root: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'ralph-snapshot-'));
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
+beforeEach(() => {
+  root = tempFolder('ralph-snapshot-');
 });
 
 const snapshot = (cwd = root, extra: { maxFiles?: number; maxBytes?: number; ignore?: IgnoredFiles } = {}) =>
   snapshotWorkspace(cwd, { signal: new AbortController().signal, ...extra });
 
-async function files(tree: Record<string, string>, base = root): Promise<void> {
-  for (const [path, content] of Object.entries(tree)) {
-    await mkdir(join(base, path, '..'), { recursive: true });
-    await writeFile(join(base, path), content);
-  }
+const git = (...args: string[]) => gitIn(root, ...args);
+
+/** Writes `tree` (relative path to content) under `base`, making the folders it needs. */
+const write = (tree: Record<string, string>, base = root) =>
+  Promise.all(
+    Object.entries(tree).map(async ([path, content]) => {
+      await mkdir(dirname(join(base, path)), { recursive: true });
+      await writeFile(join(base, path), content);
+    }),
+  );
+
+/** Makes `root` a repository on branch main with `tree` as its first commit. */
+async function repoWith(tree: Record<string, string>): Promise<void> {
+  git('init', '-q', '-b', 'main');
+  await write(tree);
+  commitFiles(root, {}, 'first');
 }
 
-function git(...args: string[]): string {
-  return execFileSync(
-    'git',
-    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args],
-    { cwd: root, encoding: 'utf8' },
-  );
+/** That a snapshot aborted with `reason`, before it starts or once under way, rejects with that reason. */
+async function expectAbortRejects(reason: Error, underWay: boolean): Promise<void> {
+  const controller = new AbortController();
+  if (!underWay) controller.abort(reason);
+  const running = snapshotWorkspace(root, { signal: controller.signal });
+  controller.abort(reason);
+  await expect(running).rejects.toBe(reason);
 }
 
 /** What changed in the workspace at `cwd` while `act` ran, as `changedFiles` words it. */
@@ -47,7 +55,7 @@ async function changesDuring(act: () => Promise<unknown> | unknown, cwd = root, 
 
 describe('a snapshot of a folder that is not a repository names each changed path', () => {
   beforeEach(async () => {
-    await files({ 'a.txt': 'one', 'src/b.ts': 'two', 'src/deep/c.md': 'three' });
+    await write({ 'a.txt': 'one', 'src/b.ts': 'two', 'src/deep/c.md': 'three' });
   });
 
   it('keeps one digest per file and folder, by relative path with / separators', async () => {
@@ -67,7 +75,7 @@ describe('a snapshot of a folder that is not a repository names each changed pat
   it('names an edit, an addition and a removal, sorted by path', async () => {
     const changes = await changesDuring(async () => {
       await writeFile(join(root, 'src/b.ts'), 'TWO');
-      await files({ 'src/deep/new.ts': '', 'b.txt': 'added' });
+      await write({ 'src/deep/new.ts': '', 'b.txt': 'added' });
       await unlink(join(root, 'a.txt'));
     });
     expect(changes).toEqual([
@@ -87,24 +95,20 @@ describe('a snapshot of a folder that is not a repository names each changed pat
   });
 
   it('sees a symlink by its target, never following it', async () => {
-    const outside = await mkdtemp(join(tmpdir(), 'ralph-snapshot-outside-'));
-    try {
-      await files({ 'big.txt': 'outside' }, outside);
-      await symlink(outside, join(root, 'link'));
-      expect(await changesDuring(() => writeFile(join(outside, 'big.txt'), 'changed outside'))).toEqual([]);
-      const retargeted = await changesDuring(async () => {
-        await unlink(join(root, 'link'));
-        await symlink(join(outside, 'big.txt'), join(root, 'link'));
-      });
-      expect(retargeted).toEqual(['link (changed)']);
-    } finally {
-      await rm(outside, { recursive: true, force: true });
-    }
+    const outside = tempFolder('ralph-snapshot-outside-');
+    await write({ 'big.txt': 'outside' }, outside);
+    await symlink(outside, join(root, 'link'));
+    expect(await changesDuring(() => writeFile(join(outside, 'big.txt'), 'changed outside'))).toEqual([]);
+    const retargeted = await changesDuring(async () => {
+      await unlink(join(root, 'link'));
+      await symlink(join(outside, 'big.txt'), join(root, 'link'));
+    });
+    expect(retargeted).toEqual(['link (changed)']);
   });
 
   it('leaves out node_modules and .git at any depth', async () => {
     const changes = await changesDuring(() =>
-      files({ 'node_modules/x/index.js': 'x', '.git/HEAD': 'ref', 'src/node_modules/y.js': 'y' }),
+      write({ 'node_modules/x/index.js': 'x', '.git/HEAD': 'ref', 'src/node_modules/y.js': 'y' }),
     );
     expect(changes).toEqual([]);
   });
@@ -120,25 +124,13 @@ describe('a snapshot of a folder that is not a repository names each changed pat
   });
 
   it('rejects with the reason when aborted, before or once under way', async () => {
-    const before = new AbortController();
-    const reason = new Error('cancelled');
-    before.abort(reason);
-    await expect(snapshotWorkspace(root, { signal: before.signal })).rejects.toBe(reason);
-    const during = new AbortController();
-    const midway = new Error('cancelled mid-way');
-    const running = snapshotWorkspace(root, { signal: during.signal });
-    during.abort(midway);
-    await expect(running).rejects.toBe(midway);
+    await expectAbortRejects(new Error('cancelled'), false);
+    await expectAbortRejects(new Error('cancelled mid-way'), true);
   });
 });
 
 describe('a snapshot of a git work tree names changed files, and HEAD and the index as pseudo-entries', () => {
-  beforeEach(async () => {
-    git('init', '-q', '-b', 'main');
-    await files({ 'a.txt': 'one', 'src/b.ts': 'two', '.gitignore': 'ignored/\n' });
-    git('add', '.');
-    git('commit', '-q', '-m', 'first');
-  });
+  beforeEach(() => repoWith({ 'a.txt': 'one', 'src/b.ts': 'two', '.gitignore': 'ignored/\n' }));
 
   it('holds HEAD, the index and the tracked files, and finds nothing when nothing changed', async () => {
     const taken = await snapshot();
@@ -150,16 +142,13 @@ describe('a snapshot of a git work tree names changed files, and HEAD and the in
   it('names an edit, an untracked file, a removal and a file made executable', async () => {
     const changes = await changesDuring(async () => {
       await writeFile(join(root, 'a.txt'), 'edited');
-      await files({ 'src/new/untracked.ts': 'draft' });
+      await write({ 'src/new/untracked.ts': 'draft' });
       await unlink(join(root, 'src/b.ts'));
       await chmod(join(root, '.gitignore'), 0o755);
     });
-    expect(changes).toEqual([
-      '.gitignore (changed)',
-      'a.txt (changed)',
-      'src/b.ts (removed)',
-      'src/new/untracked.ts (added)',
-    ]);
+    expect(describeChangedFiles(changes)).toBe(
+      '.gitignore (changed), a.txt (changed), src/b.ts (removed), src/new/untracked.ts (added)',
+    );
   });
 
   it('names a further edit of a file already edited', async () => {
@@ -208,7 +197,7 @@ describe('a snapshot of a git work tree names changed files, and HEAD and the in
   });
 
   it('leaves out what .gitignore ignores', async () => {
-    expect(await changesDuring(() => files({ 'ignored/cache.bin': 'x' }))).toEqual([]);
+    expect(await changesDuring(() => write({ 'ignored/cache.bin': 'x' }))).toEqual([]);
   });
 
   it('works in a repository with no commit yet', async () => {
@@ -223,18 +212,14 @@ describe('a snapshot of a git work tree names changed files, and HEAD and the in
   it('from a subfolder, names paths relative to it', async () => {
     const sub = join(root, 'src');
     const changes = await changesDuring(async () => {
-      await files({ 'src/fresh.ts': 'new', 'outside.txt': 'not below src' });
+      await write({ 'src/fresh.ts': 'new', 'outside.txt': 'not below src' });
       await writeFile(join(root, 'src/b.ts'), 'edited');
     }, sub);
     expect(changes).toEqual(['b.ts (changed)', 'fresh.ts (added)']);
   });
 
   it('rejects with the reason when aborted while git runs', async () => {
-    const controller = new AbortController();
-    const reason = new Error('cancelled during git');
-    const running = snapshotWorkspace(root, { signal: controller.signal });
-    controller.abort(reason);
-    await expect(running).rejects.toBe(reason);
+    await expectAbortRejects(new Error('cancelled during git'), true);
   });
 });
 
@@ -263,10 +248,7 @@ describe('a snapshot names a change wherever the fingerprint sees one', () => {
   ];
 
   it('in a git work tree, step by step', async () => {
-    git('init', '-q', '-b', 'main');
-    await files({ 'a.txt': 'one', 'src/b.ts': 'two' });
-    git('add', '.');
-    git('commit', '-q', '-m', 'first');
+    await repoWith({ 'a.txt': 'one', 'src/b.ts': 'two' });
     const signal = new AbortController().signal;
     for (const [what, step, named] of steps) {
       const before = {
@@ -281,12 +263,12 @@ describe('a snapshot names a change wherever the fingerprint sees one', () => {
 });
 
 describe.each([
-  ['a folder that is not a repository', () => {}],
-  ['a git work tree', () => git('init', '-q', '-b', 'main')],
-])("a snapshot of %s leaves out ralph's own output", (_, setUp) => {
+  { where: 'a folder that is not a repository', repository: false },
+  { where: 'a git work tree', repository: true },
+])("a snapshot of $where leaves out ralph's own output", ({ repository }) => {
   beforeEach(async () => {
-    setUp();
-    await files({ 'a.txt': 'one', 'run.jsonl': '{"type":"@ralph.recording"}\n', 'ralph.log': '' });
+    if (repository) git('init', '-q', '-b', 'main');
+    await write({ 'a.txt': 'one', 'run.jsonl': '{"type":"@ralph.recording"}\n', 'ralph.log': '' });
   });
 
   it('names no change as the recording and the log grow, but names the work beside them', async () => {
@@ -296,7 +278,7 @@ describe.each([
       async () => {
         await appendFile(join(root, 'run.jsonl'), '{"t":1}\n');
         await appendFile(join(root, 'ralph.log'), 'ralph: round 1/20 started\n');
-        await files({ 'run.jsonl.1': 'the recording resumed from' });
+        await write({ 'run.jsonl.1': 'the recording resumed from' });
         await writeFile(join(root, 'a.txt'), 'edited');
       },
       root,
