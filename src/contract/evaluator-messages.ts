@@ -1,3 +1,4 @@
+import { describeChangedFiles } from './changed-files.js';
 import { commandText } from './guard-rail-messages.js';
 import { roundCount } from './messages.js';
 
@@ -88,9 +89,7 @@ export function verdictOversized(round: number, size: number, cap: number): stri
 
 /** Workflow failure: the evaluator changed the workspace it was to judge (the files named, bounded). */
 export function evaluatorChangedWorkspace(round: number, files: readonly string[]): string {
-  const shown = files.slice(0, 20).join(', ');
-  const more = files.length > 20 ? ` and ${files.length - 20} more` : '';
-  return `the evaluator of round ${round} changed the workspace, which an evaluator must not do: ${shown}${more}`;
+  return `the evaluator of round ${round} changed the workspace, which an evaluator must not do: ${describeChangedFiles(files)}`;
 }
 
 /** Workflow failure: the evaluator gave no verdict within the round timeout. */

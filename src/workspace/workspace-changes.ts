@@ -1,8 +1,5 @@
 import type { WorkspaceSnapshot } from './workspace-snapshot.js';
 
-/** Changed files named in an error before the rest are counted. */
-export const MAX_NAMED_CHANGES = 20;
-
 /**
  * The paths that differ between two snapshots of one workspace, sorted, each with what happened to it:
  * `src/a.ts (changed)`, `b.txt (added)`, `c.txt (removed)`. Empty when nothing changed.
@@ -18,14 +15,4 @@ export function changedFiles(before: WorkspaceSnapshot, after: WorkspaceSnapshot
   // By path alone: worded, `a !x (added)` would sort before `a (changed)`.
   changes.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return changes.map(([path, what]) => `${path} (${what})`);
-}
-
-/**
- * Changed files worded for an error: the first `limit` joined by ', ', then `and N more` for the rest
- * (`a.ts (changed), b.txt (added) and 3 more`); '' when there are none.
- */
-export function describeChangedFiles(changes: readonly string[], limit = MAX_NAMED_CHANGES): string {
-  const named = changes.slice(0, Math.max(1, limit));
-  const rest = changes.length - named.length;
-  return rest > 0 ? `${named.join(', ')} and ${rest} more` : named.join(', ');
 }

@@ -1,7 +1,8 @@
 import { appendFile, chmod, mkdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { changedFiles, describeChangedFiles } from '../../src/workspace/workspace-changes.js';
+import { describeChangedFiles } from '../../src/contract/changed-files.js';
+import { changedFiles } from '../../src/workspace/workspace-changes.js';
 import { fingerprintWorkspace, type IgnoredFiles } from '../../src/workspace/workspace-fingerprint.js';
 import {
   GIT_HEAD_ENTRY,
