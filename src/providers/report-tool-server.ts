@@ -27,6 +27,8 @@ export function reportToolServer(request: ChildRequest, reportFile: string): Rep
       reportFile,
       '--max-handoff-chars',
       String(request.maxHandoffChars ?? DEFAULT_MAX_HANDOFF_CHARS),
+      // An evaluator answers with a verdict, checked by the verdict's own rules.
+      ...(request.role === 'evaluator' ? ['--verdict'] : []),
     ],
   };
 }

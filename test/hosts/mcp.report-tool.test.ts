@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { verdictJsonSchema } from '../../src/contract/evaluator-verdict.js';
 import { reportJsonSchema } from '../../src/index.js';
 import { CLI, ralph } from '../fixtures/cli-agents/harness.js';
 
@@ -17,22 +18,22 @@ afterEach(async () => {
 });
 
 /** Starts `ralph report-tool` for a fresh round folder, with the round's environment, and connects the SDK's client. */
-async function connect(env: Record<string, string> = {}) {
+async function connect(env: Record<string, string> = {}, extraArgs: string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'ralph-report-tool-'));
   folders.push(dir);
   const reportFile = join(dir, 'report.json');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'report-tool'],
+    args: [CLI, 'report-tool', ...extraArgs],
     env: { RALPH_REPORT_FILE: reportFile, ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'report-tool-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
-  const submit = async (report: unknown) =>
+  const submit = async (report: unknown, name = 'submit_report') =>
     (await client.callTool({
-      name: 'submit_report',
+      name,
       arguments: report as Record<string, unknown>,
     })) as CallToolResult;
   return { client, reportFile, submit };
@@ -130,5 +131,32 @@ describe('ralph report-tool refuses to serve without what it needs', () => {
     });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('the handoff cap must be a positive whole number (got "0")');
+  });
+});
+
+describe("ralph report-tool --verdict serves an evaluator's one tool, submit_verdict, checked by the verdict's rules", () => {
+  it('lists exactly that tool, the verdict schema its input', async () => {
+    const { client } = await connect({}, ['--verdict']);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['submit_verdict']);
+    expect(tools[0]?.inputSchema).toEqual(verdictJsonSchema);
+  });
+
+  it('refuses a reject without findings, then records the corrected verdict; a report is not a verdict', async () => {
+    const { client, reportFile, submit } = await connect({}, ['--verdict']);
+    const bare = await submit({ verdict: 'reject', findings: [], evidence: [] }, 'submit_verdict');
+    expect(bare.isError).toBe(true);
+    expect(textOf(bare)).toContain('a reject verdict must name a finding');
+    expect(textOf(bare)).toContain('Correct the verdict and call submit_verdict again');
+    expect(existsSync(reportFile)).toBe(false);
+    const report = await submit(complete, 'submit_verdict');
+    expect(report.isError).toBe(true);
+    const verdict = { verdict: 'reject', findings: ['add() returns undefined'], evidence: [] };
+    const recorded = await submit(verdict, 'submit_verdict');
+    expect(textOf(recorded)).toMatch(/^recorded/);
+    expect(JSON.parse(readFileSync(reportFile, 'utf8'))).toEqual(verdict);
+    await expect(client.callTool({ name: 'submit_report', arguments: complete })).rejects.toThrow(
+      /Unknown tool/,
+    );
   });
 });

@@ -284,6 +284,10 @@ export async function runCli(argv: string[]): Promise<number> {
         '--max-handoff-chars <n>',
         'the handoff cap a report must fit (default: $RALPH_MAX_HANDOFF_CHARS, else 16384)',
       )
+      .option(
+        '--verdict',
+        "serve an evaluator's submit_verdict tool instead (the verdict's schema and rules)",
+      )
       .action(async (options: ReportToolCommandOptions) => {
         const { reportToolCommand } = await import('./report-tool-command.js');
         exitCode = await reportToolCommand(options);

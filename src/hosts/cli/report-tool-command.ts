@@ -9,6 +9,8 @@ export interface ReportToolCommandOptions {
   reportFile?: string;
   /** The handoff cap; default $RALPH_MAX_HANDOFF_CHARS, else the run's default cap. */
   maxHandoffChars?: string;
+  /** Serve an evaluator's `submit_verdict` tool instead of the round's `submit_report`. */
+  verdict?: boolean;
 }
 
 /** Refusal: the report tool was started with no report file to write. */
@@ -46,7 +48,12 @@ export async function reportToolCommand(options: ReportToolCommandOptions): Prom
     import('../mcp/report-tool.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
   ]);
-  const server = await createReportToolServer({ reportFile, maxHandoffChars, version: packageVersion() });
+  const server = await createReportToolServer({
+    reportFile,
+    maxHandoffChars,
+    version: packageVersion(),
+    ...(options.verdict === true ? { verdict: true } : {}),
+  });
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
