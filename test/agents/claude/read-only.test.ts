@@ -2,12 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  claudeProvider,
-  createProviderRegistry,
-  createRalphTool,
-  type RalphReport,
-} from '../../../src/index.js';
+import { claudeProvider } from '../../../src/index.js';
 import {
   blocksOf,
   hasTool,
@@ -17,6 +12,7 @@ import {
   toolResults,
 } from '../support/anthropic-server.js';
 import { assertInstalled, claudeHome, claudePath } from '../support/claude-env.js';
+import { checkedReport, readOnlyRound } from '../support/read-only-round.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,14 +20,6 @@ afterEach(async () => {
 });
 
 beforeAll(assertInstalled);
-
-const checkedReport: RalphReport = {
-  status: 'complete',
-  summary: 'READ-ONLY: notes.txt checked, nothing changed',
-  evidence: ['notes.txt holds "original"'],
-  nextSteps: [],
-  blocker: null,
-};
 
 /** How many times the model already answered in this conversation. */
 const answered = (request: MessagesRequest): number =>
@@ -58,7 +46,7 @@ describe('the claude preset with readOnly runs the real Claude Code in dontAsk m
       },
       {
         when: (request) => answered(request) === 3 && toolResults(request).length > 0,
-        reply: { toolUse: { name: 'StructuredOutput', input: checkedReport } },
+        reply: { toolUse: { name: 'StructuredOutput', input: checkedReport('notes.txt') } },
       },
     ]);
     cleanups.push(() => server.close());
@@ -66,15 +54,9 @@ describe('the claude preset with readOnly runs the real Claude Code in dontAsk m
     cleanups.push(() => home.cleanup());
 
     const provider = claudeProvider({ path: claudePath, baseEnv: home.env, readOnly: true });
-    const providers = createProviderRegistry();
-    providers.register(provider);
-    const tool = createRalphTool({ subagentProvider: 'claude' }, { providers });
-    const envelope = await tool.execute(
-      { objective: 'Check notes.txt', maxRounds: 1 },
-      { agent: { id: 'parent', cwd: workspace } },
-    );
+    const envelope = await readOnlyRound(provider, workspace);
 
-    expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: checkedReport });
+    expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: checkedReport('notes.txt') });
     expect(server.pendingTurns()).toBe(0);
     expect(server.unmatched).toEqual([]);
     expect(await readFile(notes, 'utf8')).toBe('original\n');

@@ -1,24 +1,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  codexProvider,
-  createProviderRegistry,
-  createRalphTool,
-  type RalphReport,
-  reportJsonSchema,
-} from '../../../src/index.js';
+import { codexProvider, reportJsonSchema } from '../../../src/index.js';
 import { codexPath } from '../support/codex-env.js';
+import { checkedReport, readOnlyRound } from '../support/read-only-round.js';
 import { call, inOrder, say } from '../support/responses-server.js';
 import { codexWorld, outputText, reportText, toolOutputs } from './harness.js';
-
-const checkedReport: RalphReport = {
-  status: 'complete',
-  summary: 'READ-ONLY: note.txt checked, nothing changed',
-  evidence: ['note.txt holds "original"'],
-  nextSteps: [],
-  blocker: null,
-};
 
 describe('the codex preset with readOnly runs the real codex in its read-only sandbox', () => {
   it('the model reads the workspace; its shell write fails in the sandbox; its structured report arrives', async () => {
@@ -26,22 +13,16 @@ describe('the codex preset with readOnly runs the real codex in its read-only sa
       inOrder(
         call('exec_command', { cmd: 'cat note.txt' }),
         call('exec_command', { cmd: "printf 'changed\\n' > note.txt" }),
-        say(reportText(checkedReport)),
+        say(reportText(checkedReport('note.txt'))),
       ),
     );
     const note = join(world.workspace, 'note.txt');
     writeFileSync(note, 'original\n');
 
     const provider = codexProvider({ path: codexPath, baseEnv: world.home.env, readOnly: true });
-    const providers = createProviderRegistry();
-    providers.register(provider);
-    const tool = createRalphTool({ subagentProvider: 'codex' }, { providers });
-    const envelope = await tool.execute(
-      { objective: 'Check note.txt', maxRounds: 1 },
-      { agent: { id: 'parent', cwd: world.workspace } },
-    );
+    const envelope = await readOnlyRound(provider, world.workspace);
 
-    expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: checkedReport });
+    expect(envelope.result).toEqual({ status: 'complete', rounds: 1, report: checkedReport('note.txt') });
     expect(readFileSync(note, 'utf8')).toBe('original\n');
     expect(readdirSync(world.workspace)).toEqual(['note.txt']);
     const calls = world.server.responsesCalls();
