@@ -10,6 +10,9 @@
 // objective is read from the round prompt on stdin), else TASKS.md.
 // Failed checks are counted in .ralph/attempts.json in the workspace, the only memory rounds share besides
 // the checklist itself. One line on stderr says what the round did.
+// With --read-only (a child that must not change the workspace, e.g. an evaluator) it writes nothing there: it does
+// no task, ticks no box and counts no attempt, and reports what it found: complete when every task is ticked and
+// every check passes, else the first task not done as the next step.
 //
 // A task is one line of the checklist, starting at the beginning of the line:
 //   - [ ] Create `<path>` containing "<text>" — check: `<command>`
@@ -32,6 +35,7 @@ const CREATE = /^Create `(?<path>[^`]+)` containing (?<text>".*")$/;
 const RUN = /^Run `(?<command>[^`]+)`$/;
 
 const workspace = process.cwd();
+const readOnly = process.argv.includes('--read-only');
 
 /** The objective in the round prompt on stdin (empty when run by hand at a terminal, or with no prompt). */
 function objectiveOfPrompt() {
@@ -215,6 +219,18 @@ function finish(tasks, summary, evidenceBefore) {
   return { status: 'complete', summary, evidence, nextSteps: [], blocker: null };
 }
 
+/** A read-only round: the task not done yet as the next step, nothing done; the caller already checked there is one. */
+function readOnlyRound(task) {
+  worked = `${label(task)}, read-only`;
+  return {
+    status: 'continue',
+    summary: `Round ${round}: ${label(task)} is not done yet; read-only, so nothing was changed.`,
+    evidence: [],
+    nextSteps: [`Do ${label(task)}: ${task.body}`],
+    blocker: null,
+  };
+}
+
 function workRound() {
   const read = readTasks();
   if (read.error) return blocked(`Round ${round}: could not read the task list.`, read.error);
@@ -222,6 +238,7 @@ function workRound() {
   const task = tasks.find((candidate) => !candidate.done);
   if (task === undefined)
     return finish(tasks, `Round ${round}: every task in ${TASKS_FILE} was already done.`, []);
+  if (readOnly) return readOnlyRound(task);
 
   worked = label(task);
   const body = TASK_BODY.exec(task.body);

@@ -1,14 +1,21 @@
 import type { SubagentProvider } from '../contract/types.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  commandProvider,
+  passThrough,
+  presetMode,
+} from './command.js';
 import { lastJsonObject } from './last-json-object.js';
 import { claudeLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Claude Code preset. */
 export interface ClaudeProviderOptions extends CommandPresetOptions {
   /**
-   * Claude Code's permission mode for the child; default 'acceptEdits'. 'bypassPermissions' lets it run any command
-   * unasked: only for sandboxed machines (a container, a throwaway VM).
+   * Claude Code's permission mode for the child; default 'acceptEdits' ('dontAsk' when `readOnly`, which takes no
+   * other). 'bypassPermissions' lets it run any command unasked: only for sandboxed machines (a container, a
+   * throwaway VM).
    */
   permissionMode?: string;
   /**
@@ -16,6 +23,16 @@ export interface ClaudeProviderOptions extends CommandPresetOptions {
    * so all of them load.
    */
   settingSources?: string;
+}
+
+/** Claude Code's tools that edit files, denied to a read-only child on top of dontAsk mode. */
+const EDIT_TOOLS = 'Edit,Write,NotebookEdit';
+
+/** The permission flags of a round: the editing mode, or dontAsk with the edit tools denied when read-only. */
+function permissionArgs(options: ClaudeProviderOptions): string[] {
+  const modes = { editing: 'acceptEdits', readOnly: 'dontAsk' };
+  const mode = presetMode('claude', 'permissionMode', options.permissionMode, modes, options.readOnly);
+  return ['--permission-mode', mode, ...(options.readOnly ? ['--disallowedTools', EDIT_TOOLS] : [])];
 }
 
 /** An MCP config with no servers: with --strict-mcp-config, the child sees no MCP server at all, ralph included. */
@@ -121,6 +138,11 @@ export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null 
  * - `--permission-mode acceptEdits`: edits in the workspace are applied without asking (nobody is there to answer);
  *   shell commands need an allow rule in the user's or workspace's settings (e.g. `Bash(npm test:*)`), so an
  *   unattended loop runs no command nobody allowed. `permissionMode` changes it.
+ * - read-only (`readOnly`, for an evaluator): `--permission-mode dontAsk --disallowedTools Edit,Write,NotebookEdit`
+ *   instead. dontAsk runs reads and what the user's allow rules pre-approve, and refuses everything else back to the
+ *   model; the edit tools are taken away outright (a deny rule beats every allow rule). Not `plan`: in a `-p` run
+ *   Claude Code 2.1.332 hands plan mode's approvals to auto mode's server-side check, and where that is out of reach
+ *   (a gateway in ANTHROPIC_BASE_URL) the first refused action ends the child with exit code 1.
  * - `--strict-mcp-config --mcp-config {"mcpServers":{}}`: MCP servers only from that (empty) config, so the child
  *   cannot reach ralph's own MCP server, or any other, and start a loop inside the loop.
  * - no `--setting-sources` by default: dropping the user source would also drop the user's `apiKeyHelper` and `env`
@@ -130,6 +152,7 @@ export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null 
  * same JSON result (`readClaudeUsage`), its cost included, so the provider declares `reportsCost`.
  */
 export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentProvider {
+  const permissions = permissionArgs(options);
   return commandProvider({
     name: 'claude',
     command: [options.path ?? 'claude'],
@@ -141,8 +164,7 @@ export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentPro
       '--json-schema',
       JSON.stringify(request.outputSchema),
       '--no-session-persistence',
-      '--permission-mode',
-      options.permissionMode ?? 'acceptEdits',
+      ...permissions,
       '--strict-mcp-config',
       '--mcp-config',
       NO_MCP_SERVERS,

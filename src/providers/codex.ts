@@ -7,13 +7,14 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   defaultReportReader,
   passThrough,
+  presetMode,
 } from './command.js';
 import { jsonLines } from './json-lines.js';
 import { codexLimitOf, type UsageLimit } from './usage-limit.js';
 
 /** Options of the Codex CLI preset. */
 export interface CodexProviderOptions extends CommandPresetOptions {
-  /** Codex's sandbox for the child; default 'workspace-write'. */
+  /** Codex's sandbox for the child; default 'workspace-write' ('read-only' when `readOnly`, which takes no other). */
   sandbox?: 'read-only' | 'workspace-write' | 'danger-full-access';
   /** Names under which ralph's own MCP server may be registered with codex; each is disabled. Default ['ralph']. */
   ralphMcpServers?: string[];
@@ -119,6 +120,8 @@ export function codexReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
  * - `--ephemeral`: no session rollout files are persisted, so nothing can be resumed: each round is fresh.
  * - `--sandbox workspace-write`: the child may edit the workspace (the default, read-only, could not);
  *   `--full-auto` is the deprecated spelling of the same.
+ * - read-only (`readOnly`, for an evaluator): `--sandbox read-only` instead: the model's shell commands and patches
+ *   may read the workspace but write nowhere (the report still reaches the `-o` file: codex itself writes it).
  * - `-c mcp_servers.ralph.enabled=false` (+ a `command`, see above): ralph's own MCP server, if the user
  *   registered it with codex, is off for the child, so it cannot start a loop inside the loop.
  * - `-`: the prompt is read from stdin (without it, codex would take piped input as context and wait for a prompt).
@@ -126,6 +129,13 @@ export function codexReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
  */
 export function codexProvider(options: CodexProviderOptions = {}): SubagentProvider {
   const ralphMcpServers = options.ralphMcpServers ?? ['ralph'];
+  const sandbox = presetMode(
+    'codex',
+    'sandbox',
+    options.sandbox,
+    { editing: 'workspace-write', readOnly: 'read-only' },
+    options.readOnly,
+  );
   for (const name of ralphMcpServers) {
     // A dotted -c path cannot address a name with dots or quotes in it.
     if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new RangeError(`cannot disable the codex MCP server "${name}"`);
@@ -146,7 +156,7 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
       '--skip-git-repo-check',
       '--ephemeral',
       '--sandbox',
-      options.sandbox ?? 'workspace-write',
+      sandbox,
       ...ralphMcpServers.flatMap(disableMcpServer),
       ...(options.extraArgs ?? []),
       '-',

@@ -103,6 +103,29 @@ export interface CommandPresetOptions
   path?: string;
   /** Arguments added to the preset's own (e.g. `['--model', 'sonnet']`). */
   extraArgs?: string[];
+  /**
+   * Runs the CLI in its own read-only (no-edit) mode instead of its editing mode, for a child that must not change
+   * the workspace (an evaluator); each preset's doc names the flags. Default false: the preset's usual argv.
+   */
+  readOnly?: boolean;
+}
+
+/**
+ * A preset's mode option (a permission mode, a sandbox, an autonomy level) for one child: the given value or the
+ * editing default, or, when `readOnly`, the CLI's read-only mode; a given value other than that one is refused, as it
+ * would hand the child back the editing read-only takes away.
+ */
+export function presetMode<T>(
+  preset: string,
+  option: string,
+  given: T | undefined,
+  modes: { editing: T; readOnly: T },
+  readOnly = false,
+): T {
+  if (!readOnly) return given ?? modes.editing;
+  if (given !== undefined && given !== modes.readOnly)
+    throw new RangeError(`the ${preset} preset cannot be read-only with ${option} ${JSON.stringify(given)}`);
+  return modes.readOnly;
 }
 
 /** The command-provider options a preset passes through unchanged. */

@@ -10,7 +10,10 @@ import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report
 
 /** Options of the Copilot CLI preset. */
 export interface CopilotProviderOptions extends CommandPresetOptions {
-  /** The tools the child may use unasked, besides the report tool; default ['write'] (file edits, no shell). */
+  /**
+   * The tools the child may use unasked, besides the report tool; default ['write'] (file edits, no shell), none when
+   * `readOnly` (whose `--deny-tool=write` outranks any allow rule).
+   */
   allowTools?: string[];
 }
 
@@ -63,6 +66,9 @@ export async function readCopilotUsage({ stdout }: CommandOutputs): Promise<Ralp
  * - `--additional-mcp-config @<file>`: the report tool, for this session only.
  * - `--allow-tool=write --allow-tool=ralph_report`: file edits and the report tool need no approval; anything else
  *   (the shell) is refused, as nobody can approve it. `allowTools` changes the first.
+ * - read-only (`readOnly`, for an evaluator): no `--allow-tool=write`, and `--deny-tool=write` instead: every tool
+ *   that creates or modifies files is refused (a deny rule outranks every allow rule). Copilot's `--plan` mode is no
+ *   use here: it plans and stops, where an evaluator must act (read, and report).
  * - the prompt on stdin.
  * COPILOT_HOME is a fresh home in the round's folder (see roundHome); a user on a custom provider (BYOK:
  * COPILOT_PROVIDER_BASE_URL, COPILOT_MODEL, …) keeps it through the environment. The report is the report file alone.
@@ -82,8 +88,9 @@ export function copilotProvider(options: CopilotProviderOptions = {}): SubagentP
       '--no-auto-update',
       '--additional-mcp-config',
       `@${mcpConfigOf(reportFile)}`,
-      ...(options.allowTools ?? ['write']).map((tool) => `--allow-tool=${tool}`),
+      ...(options.allowTools ?? (options.readOnly ? [] : ['write'])).map((tool) => `--allow-tool=${tool}`),
       `--allow-tool=${REPORT_TOOL_SERVER}`,
+      ...(options.readOnly ? ['--deny-tool=write'] : []),
       ...(options.extraArgs ?? []),
     ],
     readReport: reportToolReader(options.maxOutputBytes),

@@ -5,12 +5,21 @@ import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { freshAgentHome, readJsonObject } from './agent-home.js';
 import { claudeResultObject } from './claude.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  commandProvider,
+  passThrough,
+  presetMode,
+} from './command.js';
 import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
 
 /** Options of the Droid (Factory CLI) preset. */
 export interface DroidProviderOptions extends CommandPresetOptions {
-  /** Droid's autonomy level for the child; default 'medium' (file edits and reversible commands, no more). */
+  /**
+   * Droid's autonomy level for the child; default 'medium' (file edits and reversible commands, no more). With
+   * `readOnly` none is passed (droid exec's default, read-only), and none may be given.
+   */
   auto?: 'low' | 'medium' | 'high';
 }
 
@@ -78,13 +87,21 @@ export async function readDroidUsage({ stdout }: CommandOutputs): Promise<RalphU
  * Droid, Factory's CLI, as a fresh child per round (verified with @factory/cli 0.225.1, whose linux-x64 program is
  * 0.225.2). It has no schema flag: the model reports through ralph's report tool (`ralph report-tool`), registered for
  * this round only. The argv: `exec`; `-o json` (one result object on stdout); `--auto medium` (file edits and
- * reversible commands; the report tool is read-only by its annotations, so it needs no more; `auto` changes it);
+ * reversible commands; the report tool is read-only by its annotations, so it needs no more; `auto` changes it;
+ * read-only, for an evaluator (`readOnly`), passes no `--auto` at all: droid exec's default autonomy, read-only);
  * `--cwd <workspace>`; `--append-system-prompt`, naming the report tool; the prompt on stdin. The model is the user's default (`model` in their settings, e.g.
  * `custom:<name>-0` for a customModels entry); `extraArgs: ['-m', '<id>']` picks another.
  */
 export function droidProvider(options: DroidProviderOptions = {}): SubagentProvider {
   const env = { ...(options.baseEnv ?? process.env), ...options.env };
   const userFactoryDir = join(env.FACTORY_HOME_OVERRIDE || env.HOME || homedir(), '.factory');
+  const auto = presetMode(
+    'droid',
+    'auto',
+    options.auto,
+    { editing: 'medium', readOnly: undefined },
+    options.readOnly,
+  );
   return commandProvider({
     name: 'droid',
     command: [options.path ?? 'droid'],
@@ -96,8 +113,7 @@ export function droidProvider(options: DroidProviderOptions = {}): SubagentProvi
       'exec',
       '-o',
       'json',
-      '--auto',
-      options.auto ?? 'medium',
+      ...(auto === undefined ? [] : ['--auto', auto]),
       '--cwd',
       request.cwd,
       '--append-system-prompt',

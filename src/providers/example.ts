@@ -13,14 +13,15 @@ export function exampleAgentScript(): string {
 
 /**
  * The example agent as a provider: a deterministic checklist worker with no model, run with this Node binary, that
- * does the first unchecked task in the workspace's TASKS.md each round. For demos, docs and offline tests.
+ * does the first unchecked task in the workspace's TASKS.md each round. For demos, docs and offline tests. With
+ * `readOnly` it runs with `--read-only`: it writes nothing in the workspace, and reports what is done and what is not.
  */
 export function exampleAgentProvider(
   options: Omit<CommandPresetOptions, 'path' | 'extraArgs'> = {},
 ): SubagentProvider {
   return commandProvider({
     name: 'example',
-    command: [process.execPath, exampleAgentScript()],
+    command: [process.execPath, exampleAgentScript(), ...(options.readOnly ? ['--read-only'] : [])],
     ...passThrough(options),
   });
 }

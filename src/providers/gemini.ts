@@ -5,12 +5,21 @@ import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { freshAgentHome, readJsonObject } from './agent-home.js';
 import { claudeResultObject } from './claude.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  commandProvider,
+  passThrough,
+  presetMode,
+} from './command.js';
 import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
 
 /** Options of the Gemini CLI preset. */
 export interface GeminiProviderOptions extends CommandPresetOptions {
-  /** Gemini CLI's approval mode for the child; default 'auto_edit'. 'yolo' runs any command unasked. */
+  /**
+   * Gemini CLI's approval mode for the child; default 'auto_edit' ('plan' when `readOnly`, which takes no other).
+   * 'yolo' runs any command unasked.
+   */
   approvalMode?: string;
 }
 
@@ -70,6 +79,7 @@ export async function readGeminiUsage({ stdout }: CommandOutputs): Promise<Ralph
  * writes the report file. The argv, and why each flag is there:
  * - `-o json`: one JSON result on stdout, whose `stats` say what the round used.
  * - `--approval-mode auto_edit`: edits and the report tool need nobody to approve them; `approvalMode` changes it.
+ *   Read-only (`readOnly`, for an evaluator): `--approval-mode plan`, Gemini CLI's read-only mode, instead.
  * - `--skip-trust`: the workspace need not be a trusted folder (there is nobody to ask).
  * - `--allowed-mcp-server-names ralph_report`: the report tool is the child's only MCP server.
  * - the prompt on stdin (piped input runs one non-interactive turn).
@@ -81,6 +91,13 @@ export async function readGeminiUsage({ stdout }: CommandOutputs): Promise<Ralph
 export function geminiProvider(options: GeminiProviderOptions = {}): SubagentProvider {
   const env = { ...(options.baseEnv ?? process.env), ...options.env };
   const userGeminiDir = join(env.GEMINI_CLI_HOME || env.HOME || homedir(), '.gemini');
+  const approvalMode = presetMode(
+    'gemini',
+    'approvalMode',
+    options.approvalMode,
+    { editing: 'auto_edit', readOnly: 'plan' },
+    options.readOnly,
+  );
   return commandProvider({
     name: 'gemini',
     command: [options.path ?? 'gemini'],
@@ -92,7 +109,7 @@ export function geminiProvider(options: GeminiProviderOptions = {}): SubagentPro
       '-o',
       'json',
       '--approval-mode',
-      options.approvalMode ?? 'auto_edit',
+      approvalMode,
       '--skip-trust',
       '--allowed-mcp-server-names',
       REPORT_TOOL_SERVER,

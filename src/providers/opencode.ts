@@ -13,16 +13,22 @@ export type OpencodeProviderOptions = CommandPresetOptions;
 
 /**
  * One round's OpenCode state: a config file (OPENCODE_CONFIG, merged over the user's own) that adds ralph's report
- * tool as a local MCP server and lets the agent edit files, and a fresh data folder (XDG_DATA_HOME: sessions,
+ * tool as a local MCP server and lets the agent edit files (or, `readOnly`, denies every edit: the file's rule comes
+ * after the agent's own, so an `allow` there would open even the plan agent), and a fresh data folder (XDG_DATA_HOME: sessions,
  * snapshots) with the user's auth.json linked into it, so their credentials keep working.
  */
-function roundEnv(userDataDir: string, request: ChildRequest, reportFile: string): Record<string, string> {
+function roundEnv(
+  userDataDir: string,
+  request: ChildRequest,
+  reportFile: string,
+  readOnly = false,
+): Record<string, string> {
   const home = freshAgentHome(reportFile, 'opencode-home');
   const { command, args } = reportToolServer(request, reportFile);
   const config = join(home, 'opencode.json');
   const settings = {
     mcp: { [REPORT_TOOL_SERVER]: { type: 'local', command: [command, ...args], enabled: true } },
-    permission: { edit: 'allow' },
+    permission: { edit: readOnly ? 'deny' : 'allow' },
   };
   writeFileSync(config, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
   const data = join(home, 'data');
@@ -64,9 +70,13 @@ export async function readOpencodeUsage({ stdout }: CommandOutputs): Promise<Ral
  * - `--pure`: no external plugins (nothing is installed or run that the round did not ask for).
  * - `--format json`: JSON events on stdout, whose `step_finish` events say what each step used.
  * - `--dir <cwd>`: the workspace is the project, so edits in it need no external-directory permission.
- * Permissions: edits are allowed (OPENCODE_CONFIG); anything else keeps the user's rules, and what would ask is
- * refused, as nobody is there to answer. The user's own config (provider, model) is read as usual; sessions go to a
- * per-round data folder, removed with the round's folder. The report is the report file alone.
+ * - read-only (`readOnly`, for an evaluator): `--agent plan`, OpenCode's built-in planning agent, which may not
+ *   edit, and the round's config denies every edit (its plan files too). Its shell keeps the user's rules (OpenCode
+ *   allows it by default), so a shell command could still write: the workspace fingerprint check catches that.
+ * Permissions: edits are allowed (OPENCODE_CONFIG; denied when read-only); anything else keeps the user's rules,
+ * and what would ask is refused, as nobody is there to answer. The user's own config (provider, model) is read as
+ * usual; sessions go to a per-round data folder, removed with the round's folder. The report is the report file
+ * alone.
  */
 export function opencodeProvider(options: OpencodeProviderOptions = {}): SubagentProvider {
   const env = { ...(options.baseEnv ?? process.env), ...options.env };
@@ -75,7 +85,7 @@ export function opencodeProvider(options: OpencodeProviderOptions = {}): Subagen
     name: 'opencode',
     command: [options.path ?? 'opencode'],
     ...passThrough(options),
-    roundEnv: ({ request, reportFile }) => roundEnv(userDataDir, request, reportFile),
+    roundEnv: ({ request, reportFile }) => roundEnv(userDataDir, request, reportFile, options.readOnly),
     args: ({ request }) => [
       'run',
       '--pure',
@@ -83,6 +93,7 @@ export function opencodeProvider(options: OpencodeProviderOptions = {}): Subagen
       'json',
       '--dir',
       request.cwd,
+      ...(options.readOnly ? ['--agent', 'plan'] : []),
       ...(options.extraArgs ?? []),
     ],
     readReport: reportToolReader(options.maxOutputBytes),

@@ -1,13 +1,20 @@
 import type { SubagentProvider } from '../contract/types.js';
 import { freshAgentHome } from './agent-home.js';
 import { claudeResultObject, readClaudeUsage, resultReportReader } from './claude.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  commandProvider,
+  passThrough,
+  presetMode,
+} from './command.js';
 
 /** Options of the Qwen Code preset. */
 export interface QwenProviderOptions extends CommandPresetOptions {
   /**
    * Qwen Code's approval mode for the child; default 'auto-edit' (edits applied unasked, shell commands only as the
-   * user's settings allow). 'yolo' runs any command unasked: only for sandboxed machines.
+   * user's settings allow); 'plan' when `readOnly`, which takes no other. 'yolo' runs any command unasked: only for
+   * sandboxed machines.
    */
   approvalMode?: string;
 }
@@ -39,6 +46,7 @@ export function qwenFailureStderr({ stdout, stderr }: CommandOutputs): string {
  *   tool, which qwen validates against it, and the result carries it as `structured_result`.
  * - `--chat-recording false`: no conversation is saved, so nothing can be resumed: each round is fresh.
  * - `--approval-mode auto-edit`: edits in the workspace need nobody to approve them; `approvalMode` changes it.
+ *   Read-only (`readOnly`, for an evaluator): `--approval-mode plan`, Qwen Code's plan-only mode, instead.
  * - the prompt on stdin (non-interactive: qwen reads a piped prompt and exits when the turn ends).
  * No `--auth-type`: authentication and model come from the user's own settings (~/.qwen/settings.json, ~/.qwen/.env)
  * or environment (OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL), as for qwen itself. QWEN_RUNTIME_DIR points
@@ -47,6 +55,13 @@ export function qwenFailureStderr({ stdout, stderr }: CommandOutputs): string {
  * Usage is read off the result (tokens, turns, duration); qwen reports no cost.
  */
 export function qwenProvider(options: QwenProviderOptions = {}): SubagentProvider {
+  const approvalMode = presetMode(
+    'qwen',
+    'approvalMode',
+    options.approvalMode,
+    { editing: 'auto-edit', readOnly: 'plan' },
+    options.readOnly,
+  );
   return commandProvider({
     name: 'qwen',
     command: [options.path ?? 'qwen'],
@@ -60,7 +75,7 @@ export function qwenProvider(options: QwenProviderOptions = {}): SubagentProvide
       '--chat-recording',
       'false',
       '--approval-mode',
-      options.approvalMode ?? 'auto-edit',
+      approvalMode,
       ...(options.extraArgs ?? []),
     ],
     readReport: readQwenResult,

@@ -1,4 +1,4 @@
-import { cp, readFile, realpath, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -145,5 +145,42 @@ describe('the example agent reports blocked when it cannot go on', () => {
     const envelope = await (await loop(exampleAgentProvider({ baseEnv: cleanEnv() }))).call;
     expect(envelope.result.status).toBe('blocked');
     expect(envelope.result.report.blocker).toBe('line 1 of TASKS.md: ../escape.txt is outside the workspace');
+  });
+});
+
+/** Every file under the workspace with its text: what a read-only round must leave as it was. */
+async function workspaceFiles(): Promise<Record<string, string>> {
+  const entries = await readdir(s.workspace, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  return Object.fromEntries(
+    await Promise.all(files.map(async (file) => [file, await readFile(file, 'utf8')])),
+  );
+}
+
+describe('the example agent with readOnly writes nothing in the workspace', () => {
+  it('an unfinished checklist: each round reports the first task not done as the next step, and does not do it', async () => {
+    await cp(demoWorkspace, s.workspace, { recursive: true });
+    const before = await workspaceFiles();
+    const envelope = await (await loop(exampleAgentProvider({ baseEnv: cleanEnv(), readOnly: true }), 2))
+      .call;
+    expect(envelope.result.status).toBe('budget-limited');
+    expect(envelope.result.report.summary).toBe(
+      'Round 2: task 1 (create hello.txt) is not done yet; read-only, so nothing was changed.',
+    );
+    expect(envelope.result.report.nextSteps).toEqual([
+      'Do task 1 (create hello.txt): Create `hello.txt` containing "Hello from a fresh Ralph round!\\n" — check: `grep -q "Hello from a fresh Ralph round!" hello.txt`',
+    ]);
+    expect(await workspaceFiles()).toEqual(before);
+  });
+
+  it('a finished checklist: complete, with every check run again as the evidence', async () => {
+    await cp(demoWorkspace, s.workspace, { recursive: true });
+    await (await loop(exampleAgentProvider({ baseEnv: cleanEnv() }))).call;
+    const before = await workspaceFiles();
+    const envelope = await (await loop(exampleAgentProvider({ baseEnv: cleanEnv(), readOnly: true }))).call;
+    expect(envelope.result.status).toBe('complete');
+    expect(envelope.result.rounds).toBe(1);
+    expect(envelope.result.report.evidence).toHaveLength(3);
+    expect(await workspaceFiles()).toEqual(before);
   });
 });
