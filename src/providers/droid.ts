@@ -52,6 +52,9 @@ function roundHome(userFactoryDir: string, request: ChildRequest, reportFile: st
 /** Droid's name for the report tool: `<server>___<tool>`. */
 export const DROID_REPORT_TOOL = `${REPORT_TOOL_SERVER}___submit_report`;
 
+/** Droid's name for an evaluator's verdict tool (`ralph report-tool --verdict`). */
+export const DROID_VERDICT_TOOL = `${REPORT_TOOL_SERVER}___submit_verdict`;
+
 /**
  * How the model learns of the report tool: Droid lists an MCP tool to the model only when its server was up before
  * the session began, which a round cannot count on (the tool is still callable by name), so the system prompt names it.
@@ -59,6 +62,11 @@ export const DROID_REPORT_TOOL = `${REPORT_TOOL_SERVER}___submit_report`;
 const REPORT_TOOL_HINT =
   `End this round by calling the tool ${DROID_REPORT_TOOL} with your round report; if it is not in your tool ` +
   `list, load it first with ToolSearch "select:${DROID_REPORT_TOOL}".`;
+
+/** The same hint for an evaluator, naming its verdict tool. */
+const VERDICT_TOOL_HINT =
+  `End by calling the tool ${DROID_VERDICT_TOOL} with your verdict; if it is not in your tool ` +
+  `list, load it first with ToolSearch "select:${DROID_VERDICT_TOOL}".`;
 
 /**
  * What a Droid round used, from its `-o json` result: input, output and cache tokens and its turns; `factory_credits`
@@ -117,7 +125,7 @@ export function droidProvider(options: DroidProviderOptions = {}): SubagentProvi
       '--cwd',
       request.cwd,
       '--append-system-prompt',
-      REPORT_TOOL_HINT,
+      request.role === 'evaluator' ? VERDICT_TOOL_HINT : REPORT_TOOL_HINT,
       ...(options.extraArgs ?? []),
     ],
     readReport: reportToolReader(options.maxOutputBytes),

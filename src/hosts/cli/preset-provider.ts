@@ -12,30 +12,50 @@ import {
 import type { AgentOptions } from './agent-options.js';
 
 /**
- * The provider of a preset agent. `readOnly` asks for the preset's read-only mode, for an evaluator (presets
- * without one start as they always do: the workspace check alone guards them).
+ * The provider of a preset agent. `readOnly` asks for the preset's read-only mode, for an evaluator (the flags each
+ * uses: docs/agents-presets.md); the workspace check after the evaluator guards every preset whatever its mode.
  */
 export function presetProvider(
   preset: NonNullable<AgentOptions['agent']>,
   options: AgentOptions,
   { readOnly = false }: { readOnly?: boolean } = {},
 ): SubagentProvider {
+  // Only when asked, so that a round's preset is built exactly as it always was.
+  const mode = readOnly ? { readOnly: true } : {};
   switch (preset) {
     case 'claude':
-      return claudeProvider(options.claudePath === undefined ? {} : { path: options.claudePath });
+      return claudeProvider({
+        ...mode,
+        ...(options.claudePath === undefined ? {} : { path: options.claudePath }),
+      });
     case 'codex':
-      return codexProvider(options.codexPath === undefined ? {} : { path: options.codexPath });
+      return codexProvider({
+        ...mode,
+        ...(options.codexPath === undefined ? {} : { path: options.codexPath }),
+      });
     case 'qwen':
-      return qwenProvider(options.qwenPath === undefined ? {} : { path: options.qwenPath });
+      return qwenProvider({ ...mode, ...(options.qwenPath === undefined ? {} : { path: options.qwenPath }) });
     case 'gemini':
-      return geminiProvider(options.geminiPath === undefined ? {} : { path: options.geminiPath });
+      return geminiProvider({
+        ...mode,
+        ...(options.geminiPath === undefined ? {} : { path: options.geminiPath }),
+      });
     case 'opencode':
-      return opencodeProvider(options.opencodePath === undefined ? {} : { path: options.opencodePath });
+      return opencodeProvider({
+        ...mode,
+        ...(options.opencodePath === undefined ? {} : { path: options.opencodePath }),
+      });
     case 'copilot':
-      return copilotProvider(options.copilotPath === undefined ? {} : { path: options.copilotPath });
+      return copilotProvider({
+        ...mode,
+        ...(options.copilotPath === undefined ? {} : { path: options.copilotPath }),
+      });
     case 'droid':
-      return droidProvider(options.droidPath === undefined ? {} : { path: options.droidPath });
+      return droidProvider({
+        ...mode,
+        ...(options.droidPath === undefined ? {} : { path: options.droidPath }),
+      });
     case 'example':
-      return exampleAgentProvider();
+      return exampleAgentProvider(mode);
   }
 }
