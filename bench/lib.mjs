@@ -80,6 +80,30 @@ export function timeProcess(argv, { cwd, env, input, okCodes = [0] } = {}) {
   });
 }
 
+/** Runs `argv` to its exit; resolves with its exit code (or signal), stdout, stderr and the wall time in ms. */
+export function runCollecting(argv, { cwd, env } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd,
+      env: env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? signal, stdout, stderr, ms: now() - started }),
+    );
+  });
+}
+
 /** Makes a temp folder, hands it to `body`, removes it afterwards. */
 export async function withTempDir(prefix, body) {
   const dir = await mkdtemp(join(tmpdir(), `ralph-bench-${prefix}-`));
