@@ -23,6 +23,23 @@ export const RUN_STATES: readonly FleetRunState[] = [
   'error',
 ];
 
+/** How many of an evaluation's findings a row of the list carries, and how much of each (its page has them all). */
+const LISTED_FINDINGS = 5;
+const FINDING_CHARS = 300;
+
+/** The last verdict of a run's independent evaluator, as a row of the list shows it (from the run's envelope). */
+export interface DashboardEvaluation {
+  /** The evaluator provider's name. */
+  evaluator: string;
+  /** The round whose reported completion it judged. */
+  round: number;
+  verdict: 'accept' | 'reject';
+  /** How many findings it gave. */
+  findingCount: number;
+  /** Its first LISTED_FINDINGS findings, each its first FINDING_CHARS characters. */
+  findings: string[];
+}
+
 /** One run as a row of the dashboard's list. Times are milliseconds since the epoch. */
 export interface DashboardRun {
   runId: string;
@@ -38,6 +55,8 @@ export interface DashboardRun {
   startedAt: number | null;
   /** When it settled; null while it goes. */
   endedAt: number | null;
+  /** The last verdict of its independent evaluator, when it settled after one gave it; null otherwise. */
+  evaluation: DashboardEvaluation | null;
 }
 
 /** One page of runs, and the cursor of the next (null on the last page). */
@@ -90,6 +109,18 @@ const OBJECTIVE = `(SELECT left(coalesce(i -> 0, i -> 'positionalArgs' -> 0) ->>
   FROM (SELECT ${value(INPUTS)} AS i) AS decoded)`;
 
 /**
+ * The last verdict of a settled run's evaluator (its envelope's `result.evaluation`), its findings bounded; null for a
+ * run without one, and for one that has not settled (whose output is not read).
+ */
+const EVALUATION = `(SELECT CASE WHEN jsonb_typeof(e) = 'object' AND jsonb_typeof(e -> 'findings') = 'array' THEN
+    jsonb_build_object('evaluator', e ->> 'evaluator', 'round', e -> 'round', 'verdict', e ->> 'verdict',
+      'findingCount', jsonb_array_length(e -> 'findings'),
+      'findings', (SELECT coalesce(jsonb_agg(left(f, ${FINDING_CHARS}) ORDER BY n), '[]'::jsonb)
+        FROM jsonb_array_elements_text(e -> 'findings') WITH ORDINALITY AS listed(f, n) WHERE n <= ${LISTED_FINDINGS}))
+  END FROM (SELECT CASE WHEN w.status = 'SUCCESS' THEN ${value(OUTPUT)} -> 'envelope' -> 'result' -> 'evaluation' END AS e)
+  AS decoded)`;
+
+/**
  * The DBOS statuses a run in `state` can have: a condition on the status column alone (which DBOS's partial indexes
  * serve), checked before the state itself is computed.
  */
@@ -116,6 +147,7 @@ interface RunRow {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  evaluation: DashboardEvaluation | null;
 }
 
 /** The cursor of the row after which the next page starts: its creation time and id. */
@@ -180,7 +212,7 @@ export class DashboardQueries {
       `SELECT w.workflow_uuid AS id, ${STATE} AS state, NULLIF(w.executor_id, '') AS executor_id,
          ${OBJECTIVE} AS objective, w.created_at, w.started_at_epoch_ms AS started_at,
          CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
-           ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at
+           ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at, ${EVALUATION} AS evaluation
        FROM dbos.workflow_status w
        WHERE ${where.join(' AND ')}
        ORDER BY w.created_at DESC, w.workflow_uuid DESC
@@ -203,6 +235,7 @@ export class DashboardQueries {
           createdAt: Number(row.created_at),
           startedAt: row.started_at === null ? null : Number(row.started_at),
           endedAt: row.ended_at === null ? null : Number(row.ended_at),
+          evaluation: row.evaluation,
         };
       }),
       next: rows.length > size && last !== undefined ? cursorOf(last) : null,

@@ -18,7 +18,7 @@ import {
   RecordingError,
   readRecording,
 } from './recording-reader.js';
-import type { RunEnding, RunModel, RunModelRound } from './run-model.js';
+import type { RunEnding, RunModel, RunModelEvaluation, RunModelRound } from './run-model.js';
 
 /** Builds a RunModel line by line: from a whole recording, or live, as a run's lines arrive. */
 export interface RunModelBuilder {
@@ -45,6 +45,13 @@ type Context = Record<string, unknown>;
 /** The event that brings a round's report (and what its agent used). */
 const REPORT_DONE = 'xstate.done.actor.awaitReport';
 const REPORT_FAILED = 'xstate.error.actor.awaitReport';
+/** The events of an evaluation: its child started, its output (with what it changed and used), or its failure. */
+const EVALUATOR_STARTED = 'xstate.done.actor.startEvaluator';
+const VERDICT_DONE = 'xstate.done.actor.awaitVerdict';
+const VERDICT_FAILED = 'xstate.error.actor.awaitVerdict';
+/** The state an evaluation runs in, and the one the round timeout or the time limit stops it through. */
+const EVALUATING = 'running.evaluating';
+const STOPPING_EVALUATOR = 'stoppingEvaluator';
 
 const asContext = (value: unknown): Context =>
   typeof value === 'object' && value !== null ? (value as Context) : {};
@@ -59,6 +66,31 @@ function objectiveOf(context: Context): string | null {
 }
 
 const reportOf = (context: Context): RalphReport | null => (context.handoff as RalphReport | null) ?? null;
+
+const stringsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+
+/**
+ * Settles an evaluation whose output came, from the snapshot after it: the machine reviewed the verdict and kept what
+ * the evaluator changed in `context.evaluation`. A change, or a verdict that was not given, failed the workflow.
+ */
+function reviewEvaluation(evaluation: RunModelEvaluation, context: Context): void {
+  const state = asContext(context.evaluation);
+  const review = asContext(state.review);
+  if (state.review === null || state.review === undefined) return;
+  evaluation.changedFiles = stringsOf(state.changedFiles);
+  const verdict = asContext(review.verdict);
+  if (review.state === 'given' && evaluation.changedFiles.length === 0) {
+    evaluation.verdict = {
+      verdict: verdict.verdict === 'accept' ? 'accept' : 'reject',
+      findings: stringsOf(verdict.findings),
+      evidence: stringsOf(verdict.evidence),
+    };
+    evaluation.outcome = evaluation.verdict.verdict;
+  } else {
+    evaluation.outcome = 'failed';
+  }
+}
 
 /** How a machine that stopped with an error ended, as the engine reports it. */
 const machineFault = (error: unknown): RalphFailure => ({
@@ -109,8 +141,23 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     round.report = report;
   };
 
+  /** How an evaluation the run ended in ended with it: stopped by a guard rail, cancelled, or failed. */
+  const endEvaluation = (evaluation: RunModelEvaluation, ending: RunEnding) => {
+    evaluation.endedAt ??= ending.at;
+    const stopped = model.path.some(
+      ({ state, at }) => state === STOPPING_EVALUATOR && at >= evaluation.startedAt,
+    );
+    evaluation.outcome = stopped
+      ? 'stopped'
+      : isInState(ending.finalState, 'cancelling') || ending.finalState === 'cancelled'
+        ? 'cancelled'
+        : 'failed';
+  };
+
   const settle = (ending: RunEnding) => {
     model.ending = ending;
+    const evaluation = model.rounds.at(-1)?.evaluation;
+    if (evaluation?.outcome === 'running') endEvaluation(evaluation, ending);
     const running = model.rounds.at(-1);
     if (running === undefined || running.endedAt !== null) return;
     // A forced exit leaves the run in `cancelling` (`cancelling.child` since the chart nested it; the flat machine's
@@ -135,8 +182,10 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     const round = typeof context.round === 'number' ? context.round : 0;
 
     const running = model.rounds.at(-1);
+    const checked = running?.evaluation;
+    if (checked?.outcome === 'running' && checked.endedAt !== null) reviewEvaluation(checked, context);
     if (running !== undefined && running.endedAt === null && round > running.round)
-      end(running, 'continue', t, reportOf(context));
+      end(running, checked?.outcome === 'reject' ? 'rejected' : 'continue', t, reportOf(context));
     while (model.rounds.length < round) {
       model.rounds.push({
         round: model.rounds.length + 1,
@@ -151,6 +200,19 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     const current = model.rounds[round - 1];
     if (current !== undefined && current.childId === null && typeof context.childId === 'string')
       current.childId = context.childId;
+    if (current !== undefined && current.evaluation === undefined && isInState(state, EVALUATING)) {
+      const evaluator = asContext(asContext(context.call).evaluator).name;
+      current.evaluation = {
+        evaluator: typeof evaluator === 'string' ? evaluator : 'evaluator',
+        childId: null,
+        startedAt: t,
+        endedAt: null,
+        verdict: null,
+        changedFiles: [],
+        usage: null,
+        outcome: 'running',
+      };
+    }
     // Recordings made before usage was recorded have no total: their run stays at null.
     model.usage = usageOf(context.usage);
 
@@ -161,6 +223,25 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       settle({ finalState: state, at: t, result: snapshot.output as RunEnding['result'] });
     } else if (snapshot.status === 'error') {
       settle({ finalState: state, at: t, result: { ok: false, failure: machineFault(snapshot.error) } });
+    }
+  };
+
+  /** An evaluation's child started, its output came (what it changed and used with it), or it failed. */
+  const onEvaluationEvent = (event: { type: string; output?: unknown; error?: unknown }, at: number) => {
+    const evaluation = model.rounds.at(-1)?.evaluation;
+    if (evaluation === undefined || evaluation.endedAt !== null) return;
+    if (event.type === EVALUATOR_STARTED) {
+      const { childId } = asContext(event.output);
+      if (typeof childId === 'string') evaluation.childId = childId;
+    } else if (event.type === VERDICT_DONE) {
+      const output = asContext(event.output);
+      evaluation.endedAt = at;
+      evaluation.usage = usageOf(output.usage);
+      evaluation.changedFiles = stringsOf(output.changedFiles);
+    } else if (event.type === VERDICT_FAILED) {
+      evaluation.endedAt = at;
+      evaluation.usage = usageOfFailure(event.error);
+      evaluation.outcome = 'failed';
     }
   };
 
@@ -198,6 +279,8 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       // A failed round's usage is on its error: what its agent said it spent counts though no report came.
       const round = model.rounds.at(-1);
       if (round !== undefined) round.usage = usageOfFailure((line.event as { error?: unknown }).error);
+    } else if (line.type === '@xstate.event') {
+      onEvaluationEvent(line.event as { type: string; output?: unknown; error?: unknown }, line.t);
     }
     return model;
   }

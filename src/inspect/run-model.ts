@@ -1,4 +1,5 @@
 import type { RalphFailure } from '../contract/errors.js';
+import type { EvaluatorVerdict } from '../contract/evaluator-verdict.js';
 import type { RalphEnvelope, RalphReport } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 
@@ -40,8 +41,44 @@ export interface RunModelRound {
   report: RalphReport | null;
   /** What its agent said it used; null when it said nothing, or has not reported yet. */
   usage: RalphUsage | null;
-  /** What became of the round. */
-  outcome: 'running' | 'continue' | 'complete' | 'blocked' | 'budget-limited' | 'failed' | 'cancelled';
+  /**
+   * What became of the round; `rejected`: it reported complete and the independent evaluator rejected that, so the
+   * next round was started with the findings.
+   */
+  outcome:
+    | 'running'
+    | 'continue'
+    | 'complete'
+    | 'rejected'
+    | 'blocked'
+    | 'budget-limited'
+    | 'failed'
+    | 'cancelled';
+  /** The independent evaluator's check of the completion the round reported; absent when none was started. */
+  evaluation?: RunModelEvaluation;
+}
+
+/** One evaluation, as the run saw it: the evaluator started on a round's reported completion, and what it said. */
+export interface RunModelEvaluation {
+  /** The evaluator provider's name (`command-evaluator`, `claude-evaluator`, …). */
+  evaluator: string;
+  /** The evaluator child's id once its provider started it. */
+  childId: string | null;
+  startedAt: number;
+  /** When its output came, it failed or it was stopped; null while it checks. */
+  endedAt: number | null;
+  /** Its verdict, once one was given that fits the rules (null until then, and when it gave none). */
+  verdict: EvaluatorVerdict | null;
+  /** The workspace's files it added, removed or changed (worded: `a.ts (changed)`); [] when none. */
+  changedFiles: string[];
+  /** What the evaluator said it used; null when it said nothing. */
+  usage: RalphUsage | null;
+  /**
+   * What became of it: `accept` and `reject` are its verdict; `failed`, the workflow failed in it (it changed the
+   * workspace, its verdict was missing, malformed or oversized, or it could not run: the run's error says which);
+   * `stopped`, the time limit or the round timeout stopped it; `cancelled`, the run was cancelled while it checked.
+   */
+  outcome: 'running' | 'accept' | 'reject' | 'failed' | 'stopped' | 'cancelled';
 }
 
 /** How a run ended: its final state, and the envelope or the failure (refusals and cancellation included). */

@@ -2,6 +2,7 @@ import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@open
 import { errorText } from '../contract/error-text.js';
 import type { ChildRun, RalphEnvelope, RalphProgressEvent, SubagentProvider } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
+import { changedFilesNamed } from './evaluation-failure.js';
 import {
   ATTR,
   agentAttributes,
@@ -46,7 +47,10 @@ export type RunOutcome =
   | { envelope: RalphEnvelope; usage?: RalphUsage }
   | { error: unknown; usage?: RalphUsage };
 
-/** Turns what a host sees of one run into its trace: the run's span, a span per round and per child, verify, wait. */
+/**
+ * Turns what a host sees of one run into its trace: the run's span, a span per round and per child, verify, wait, and
+ * a span per evaluation beside the rounds'.
+ */
 export interface RunTracer {
   /** The provider as this run uses it: each child gets a span, and its `TRACEPARENT` pointing at it. */
   traceProvider(provider: SubagentProvider): SubagentProvider;
@@ -121,6 +125,8 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
   const rounds = new Map<number, Span>();
   let verify: Span | undefined;
   let limitWait: Span | undefined;
+  /** The evaluation under way: its span (its evaluator child's span is its child) and the round it judges. */
+  let evaluation: { span: Span; round: number } | undefined;
   let finished = false;
 
   const knowRun = (id: string) => {
@@ -196,6 +202,40 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
         span.end();
         return;
       }
+      case 'evaluator-started':
+        evaluation?.span.end();
+        evaluation = {
+          round: event.round,
+          span: start(
+            'ralph.evaluate',
+            {
+              [ATTR.round]: event.round,
+              [ATTR.evaluator]: event.evaluator,
+              ...(runId === undefined ? {} : { [ATTR.runId]: runId }),
+            },
+            runContext,
+          ),
+        };
+        return;
+      case 'evaluator-finished': {
+        const span =
+          evaluation?.span ??
+          start(
+            'ralph.evaluate',
+            { [ATTR.round]: event.round, [ATTR.evaluator]: event.evaluator },
+            runContext,
+          );
+        evaluation = undefined;
+        // A verdict is only given by an evaluator that changed nothing (a change fails the run first).
+        span.setAttributes({
+          [ATTR.evaluateVerdict]: event.verdict,
+          [ATTR.evaluateFindings]: event.findings.length,
+          [ATTR.evaluateEvidence]: event.evidence.length,
+          [ATTR.evaluateChangedFiles]: 0,
+        });
+        span.end();
+        return;
+      }
       case 'limit-wait-started':
         endLimitWait();
         limitWait = start(
@@ -215,6 +255,11 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
       ...provider,
       async start(request, options) {
         knowRun(request.runId);
+        // An evaluator's child is part of its evaluation; a worker's, of its round.
+        const parent =
+          request.role === 'evaluator' && evaluation?.round === request.round
+            ? api.trace.setSpan(api.ROOT_CONTEXT, evaluation.span)
+            : inRound(request.round);
         // The run's id as the host knows it (a fleet's run id), as on the run's span; else the engine's.
         const span = start(
           `${INVOKE_AGENT} ${provider.name}`,
@@ -223,7 +268,7 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
             [ATTR.runId]: runId ?? request.runId,
             [ATTR.round]: request.round,
           },
-          inRound(request.round),
+          parent,
         );
         let run: ChildRun;
         try {
@@ -267,11 +312,29 @@ export function createRunTracer(tools: TraceTools, options: RunTraceOptions = {}
     };
   }
 
+  /**
+   * Ends an evaluation the run ended in: a failure failed it (with the files it changed, when that was why); a run
+   * that settled (the time limit stopped the evaluator) leaves it without a verdict.
+   */
+  function endEvaluation({ span, round }: { span: Span; round: number }, outcome: RunOutcome): void {
+    if ('error' in outcome) {
+      const message = (outcome.error as { message?: unknown } | null)?.message;
+      const code = (outcome.error as { code?: unknown } | null)?.code;
+      span.setAttribute(
+        ATTR.evaluateChangedFiles,
+        typeof message === 'string' ? changedFilesNamed(message, round) : 0,
+      );
+      failSpan(span, outcome.error, typeof code === 'string' ? code : undefined);
+    }
+    span.end();
+  }
+
   function finish(outcome: RunOutcome): void {
     if (finished) return;
     finished = true;
     endLimitWait();
     verify?.end();
+    if (evaluation !== undefined) endEvaluation(evaluation, outcome);
     for (const span of rounds.values()) span.end();
     rounds.clear();
     runSpan.setAttributes(usageAttributes(outcome.usage));

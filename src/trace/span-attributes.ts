@@ -31,6 +31,11 @@ export const ATTR = {
   exitSignal: 'ralph.exit.signal',
   verifyPassed: 'ralph.verify.passed',
   verifyTimedOut: 'ralph.verify.timed_out',
+  evaluator: 'ralph.evaluator',
+  evaluateVerdict: 'ralph.evaluate.verdict',
+  evaluateFindings: 'ralph.evaluate.findings',
+  evaluateEvidence: 'ralph.evaluate.evidence',
+  evaluateChangedFiles: 'ralph.evaluate.changed_files',
   waitMs: 'ralph.limit.wait_ms',
   limitDetail: 'ralph.limit.detail',
 } as const;

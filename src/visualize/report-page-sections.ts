@@ -3,6 +3,7 @@ import { costText, type RalphUsage, usageText } from '../contract/usage.js';
 import type { RunEnding, RunModel, RunModelRound } from '../inspect/run-model.js';
 import { resultLabel, resultNote } from '../render/result-text.js';
 import { batchBadge, batchCard, type RunPageBatch } from './report-page-batch.js';
+import { evaluationBlock } from './report-page-evaluation.js';
 import { pathList } from './report-page-path.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
 import type { RunTone } from './tone.js';
@@ -191,6 +192,7 @@ const OUTCOME_LABELS: Record<RunModelRound['outcome'], string> = {
   running: 'running',
   continue: 'continue',
   complete: 'complete',
+  rejected: 'rejected',
   blocked: 'blocked',
   'budget-limited': 'budget limited',
   failed: 'failed',
@@ -219,6 +221,7 @@ function roundEntry(model: RunModel, round: RunModelRound, open: boolean, withUs
   body += `<p class="child">Child <code>${round.childId === null ? 'not started' : escapeHtml(round.childId)}</code>`;
   if (clock !== undefined) body += `, started <time>${clock}</time>`;
   body += '</p>';
+  if (round.evaluation !== undefined) body += evaluationBlock(round.round, round.evaluation);
   return (
     `<details class="round outcome-${round.outcome}" id="round-${round.round}"${open ? ' open' : ''}>` +
     `<summary><span class="n">${round.round}</span>` +

@@ -99,7 +99,7 @@ button:hover { background: var(--mute-bg); }
 .cell.outcome-continue { background: #9ec5fe; } .cell.outcome-complete { background: var(--good); }
 .cell.outcome-blocked, .cell.outcome-budget-limited { background: #d4a72c; }
 .cell.outcome-failed { background: var(--bad); } .cell.outcome-running { background: var(--live); }
-.cell.outcome-cancelled { background: var(--mute); }
+.cell.outcome-cancelled { background: var(--mute); } .cell.outcome-rejected { background: #d4a72c; }
 .columns, .round > summary { display: grid; grid-template-columns: 3rem 5rem 5.5rem 8rem minmax(0, 1fr);
   gap: 10px; align-items: baseline; }
 .with-usage .columns, .with-usage .round > summary {
@@ -123,6 +123,14 @@ button:hover { background: var(--mute-bg); }
 .badge.outcome-blocked, .badge.outcome-budget-limited { color: var(--warn); background: var(--warn-bg); }
 .badge.outcome-failed { color: var(--bad); background: var(--bad-bg); }
 .badge.outcome-cancelled { color: var(--mute); background: var(--mute-bg); }
+.badge.outcome-rejected { color: var(--warn); background: var(--warn-bg); }
+.evaluation { border-top: 1px solid var(--line); margin-top: 10px; }
+.evaluation .verdict { margin: 4px 0; }
+.badge.verdict-accept { color: var(--good); background: var(--good-bg); }
+.badge.verdict-reject, .badge.verdict-stopped { color: var(--warn); background: var(--warn-bg); }
+.badge.verdict-failed { color: var(--bad); background: var(--bad-bg); }
+.badge.verdict-cancelled { color: var(--mute); background: var(--mute-bg); }
+.badge.verdict-running { color: var(--live); }
 .badge.outcome-running { color: #fff; background: var(--live); border-color: var(--live); }
 .round:target > summary { background: var(--live-bg); }
 .live-note { color: var(--muted); font-size: 12px; margin: 0; text-align: right; }

@@ -37,6 +37,19 @@ export const DASHBOARD_SCRIPT = `(() => {
     $('note').textContent = response.ok ? 'Cancelled ' + runId : 'Could not cancel ' + runId + ': ' + (body.error || response.status);
     refresh();
   };
+  // A run's last verdict under its status: the evaluator's word, the findings of a rejection in its tooltip.
+  const evaluationLine = (evaluation) => {
+    const line = document.createElement('div');
+    line.className = 'evaluation verdict-' + evaluation.verdict;
+    const count = evaluation.findingCount;
+    line.textContent =
+      evaluation.verdict === 'accept'
+        ? 'evaluator accepted round ' + evaluation.round
+        : 'evaluator rejected round ' + evaluation.round + ': ' + count + (count === 1 ? ' finding' : ' findings');
+    const more = count > evaluation.findings.length ? ['… ' + (count - evaluation.findings.length) + ' more'] : [];
+    line.title = [evaluation.evaluator].concat(evaluation.findings, more).join('\\n');
+    return line;
+  };
   const drawRuns = (page) => {
     const body = $('runs-body');
     body.replaceChildren();
@@ -50,7 +63,8 @@ export const DASHBOARD_SCRIPT = `(() => {
       const first = cell(row, '');
       first.appendChild(id);
       cell(row, run.objective == null ? '' : run.objective, 'objective');
-      cell(row, run.state, 'state s-' + run.state);
+      const status = cell(row, run.state, 'state s-' + run.state);
+      if (run.evaluation) status.appendChild(evaluationLine(run.evaluation));
       cell(row, run.workerId == null ? '' : run.workerId);
       cell(row, String(run.roundsDone), 'rounds');
       cell(row, run.cost, 'cost');

@@ -29,6 +29,7 @@ td.rounds { text-align: right; }
 .state { font-weight: 600; }
 .s-running { color: #0969da; } .s-queued { color: #9a6700; } .s-complete { color: #1a7f37; }
 .s-failed, .s-error, .s-refused { color: #d1242f; } .s-cancelled, .s-blocked, .s-budget-limited { color: #8250df; }
+.evaluation { font-size: 12px; color: #59636e; } .evaluation.verdict-reject { color: #9a6700; }
 .live { color: #1a7f37; } .expired { color: #d1242f; } .none { color: #59636e; font-style: italic; }
 button { font: inherit; }
 `;
