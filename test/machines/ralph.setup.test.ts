@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { baseInput, eventsOf, railsOff, report, startRun } from './run-harness.js';
+import { type AnyActorRef, waitFor } from 'xstate';
+import type { RalphMachineInput } from '../../src/machines/ralph.machine.js';
+import { baseInput, evaluatorSnapshot, eventsOf, railsOff, report, startRun } from './run-harness.js';
 
 // The run machine's guards, actions and delays, seen from outside: what a run does, emits and settles with.
 
@@ -191,5 +193,254 @@ describe('the idle watch', () => {
     const output = await run.outcome();
     expect(eventsOf(run.events, 'workspace-unchanged').map((event) => event.idleRounds)).toEqual([1]);
     expect(output).toMatchObject({ ok: true, envelope: { result: { status: 'complete', rounds: 3 } } });
+  });
+});
+
+describe('the independent evaluator', () => {
+  const evaluated = (overrides: Partial<RalphMachineInput> = {}) =>
+    baseInput({ evaluator: evaluatorSnapshot(), ...overrides });
+  const accept = { verdict: 'accept', findings: [], evidence: ['npm test passed'] };
+  const reject = { verdict: 'reject', findings: ['add.js is missing'], evidence: [] };
+  const verify = { argv: ['npm', 'test'], timeoutMs: 1_000, maxOutputChars: 1_000 };
+  const passed = { exitCode: 0, signal: null, timedOut: false, durationMs: 10, outputTail: 'ok' };
+
+  test('an accepted completion settles complete with the verdict after the reference fields, and no verifiedBy without a verify command', async () => {
+    const run = startRun(evaluated(), {
+      rounds: [{ output: report('complete') }],
+      verdicts: [{ output: accept }],
+    });
+    const output = await run.outcome();
+    if (!output.ok) throw new Error(output.failure.message);
+    expect(Object.keys(output.envelope.result)).toEqual(['status', 'rounds', 'report', 'evaluation']);
+    expect(output.envelope.result.evaluation).toEqual({
+      evaluator: 'judge',
+      round: 1,
+      verdict: 'accept',
+      findings: [],
+      evidence: ['npm test passed'],
+      evaluatorsStarted: 1,
+    });
+  });
+
+  test('with a verify command, the evaluator checks only after it passed, and the envelope names both', async () => {
+    const run = startRun(evaluated({ guardRails: { ...railsOff(), verify } }), {
+      rounds: [{ output: report('complete') }],
+      verifies: [passed],
+      verdicts: [{ output: accept }],
+    });
+    const output = await run.outcome();
+    if (!output.ok) throw new Error(output.failure.message);
+    expect(Object.keys(output.envelope.result)).toEqual([
+      'status',
+      'rounds',
+      'report',
+      'verifiedBy',
+      'evaluation',
+    ]);
+    expect(output.envelope.result.verifiedBy).toEqual(['npm', 'test']);
+    expect(run.events.map((event) => event.type)).toEqual([
+      'round-started',
+      'child-started',
+      'report-accepted',
+      'verify-started',
+      'verify-finished',
+      'evaluator-started',
+      'evaluator-finished',
+    ]);
+  });
+
+  test('each evaluation starts with a fresh review and keeps the last verdict given, and the round it judged', async () => {
+    const run = startRun(evaluated(), {
+      rounds: [{ output: report('complete') }, { output: report('complete') }],
+      verdicts: [{ output: reject }, 'hangs'],
+    });
+    const second = await waitFor(
+      run.actor as AnyActorRef,
+      (snapshot) => snapshot.matches('running.evaluating.awaitingVerdict') && snapshot.context.round === 2,
+    );
+    expect(second.context.evaluation).toEqual({
+      started: 2,
+      review: null,
+      changedFiles: [],
+      last: { round: 1, verdict: reject },
+    });
+    // The completion being judged is the second round's own report.
+    expect(second.context.handoff).toMatchObject({ status: 'complete' });
+    run.actor.stop();
+  });
+
+  test('a rejection at the round cap ends the run budget-limited with the report, the findings and the rejection', async () => {
+    const run = startRun(evaluated({ args: { objective: 'Make the tests pass', maxRounds: 1 } }), {
+      rounds: [{ output: report('complete') }],
+      verdicts: [{ output: reject }],
+    });
+    const output = await run.outcome();
+    if (!output.ok) throw new Error(output.failure.message);
+    expect(output.envelope.result).toMatchObject({
+      status: 'budget-limited',
+      rounds: 1,
+      report: {
+        status: 'continue',
+        summary: 'complete round',
+        nextSteps: [
+          'An independent evaluator checked the workspace and rejected the reported completion; address its findings:',
+          'Evaluator finding: add.js is missing',
+        ],
+        blocker: null,
+      },
+      evaluation: { verdict: 'reject', round: 1, findings: ['add.js is missing'], evaluatorsStarted: 1 },
+    });
+  });
+
+  test("what an evaluator said it spent counts toward the cost budget, not as the round's usage", async () => {
+    const run = startRun(evaluated({ guardRails: { ...railsOff(), maxCostUsd: 1 } }), {
+      rounds: [{ output: report('complete'), usage: { costUsd: 0.5 } }],
+      verdicts: [{ output: reject, usage: { costUsd: 0.75 } }],
+    });
+    const output = await run.outcome();
+    if (!output.ok) throw new Error(output.failure.message);
+    expect(output.envelope.result.limit).toEqual({ kind: 'cost', maxCostUsd: 1, spentUsd: 1.25 });
+    expect(eventsOf(run.events, 'report-accepted').map((event) => event.usage)).toEqual([{ costUsd: 0.5 }]);
+  });
+
+  test('an evaluator that failed before its verdict still counts what it said it spent', async () => {
+    const run = startRun(evaluated(), {
+      rounds: [{ output: report('complete'), usage: { costUsd: 0.5 } }],
+      verdicts: [{ fails: Object.assign(new Error('evaluator crashed'), { usage: { costUsd: 0.25 } }) }],
+    });
+    const output = await run.outcome();
+    expect(output).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'workflow-failed',
+        message:
+          'Ralph workflow failed: the evaluator of round 1 failed before it gave a verdict: evaluator crashed',
+      },
+    });
+    expect(run.actor.getSnapshot().context.usage).toEqual({ costUsd: 0.75 });
+  });
+
+  test('an evaluator that changed the workspace fails the run whatever it answered, naming the files', async () => {
+    const run = startRun(evaluated(), {
+      rounds: [{ output: report('complete') }],
+      verdicts: [{ output: { verdict: 'maybe' }, changedFiles: ['add.js (added)'] }],
+    });
+    const output = await run.outcome();
+    expect(output.ok ? '' : output.failure.message).toBe(
+      'Ralph workflow failed: the evaluator of round 1 changed the workspace, which an evaluator must not do: add.js (added)',
+    );
+  });
+
+  test('the time limit stopping an evaluator ends the run budget-limited, naming the round it did not judge', async () => {
+    const run = startRun(evaluated({ guardRails: { ...railsOff(), maxWallTimeMs: 10_000 } }), {
+      rounds: [{ output: report('complete') }],
+      verdicts: ['hangs'],
+    });
+    await run.reaches('running.evaluating.awaitingVerdict');
+    run.clock.increment(10_000);
+    const output = await run.outcome();
+    if (!output.ok) throw new Error(output.failure.message);
+    expect(output.envelope.result).toMatchObject({
+      status: 'budget-limited',
+      report: { status: 'complete' },
+      limit: { kind: 'time', maxWallTimeMs: 10_000, unevaluatedRound: 1 },
+    });
+    expect(Object.keys(output.envelope.result)).not.toContain('evaluation');
+  });
+
+  test('the round timeout stopping an evaluator fails the workflow, naming the evaluator, not a child', async () => {
+    const timed = startRun(evaluated({ guardRails: { ...railsOff(), roundTimeoutMs: 60_000 } }), {
+      rounds: [{ output: report('complete') }],
+      verdicts: ['hangs'],
+    });
+    await timed.reaches('running.evaluating.awaitingVerdict');
+    timed.clock.increment(59_999);
+    expect(timed.actor.getSnapshot().matches({ running: 'evaluating' })).toBe(true);
+    timed.clock.increment(1);
+    const output = await timed.outcome();
+    expect(output).toMatchObject({
+      ok: false,
+      failure: {
+        code: 'workflow-failed',
+        detail:
+          'the evaluator of round 1 timed out: it gave no verdict within the round timeout of 1m and was stopped',
+      },
+    });
+    expect(eventsOf(timed.events, 'round-timed-out')).toHaveLength(1);
+  });
+});
+
+describe("the order validating's checks speak in, with an evaluator", () => {
+  const refusalOf = async (input: RalphMachineInput) => {
+    const output = await startRun(input).outcome();
+    return output.ok ? 'accepted' : output.failure.message;
+  };
+  const provider = baseInput().provider;
+
+  test("the provider's checks and the cost check speak before the evaluator's", async () => {
+    expect(
+      await refusalOf(
+        baseInput({
+          provider: { ...provider, registered: false },
+          evaluator: evaluatorSnapshot({ registered: false }),
+        }),
+      ),
+    ).toBe('Ralph subagent provider "scripted" is not registered');
+    expect(
+      await refusalOf(
+        baseInput({
+          provider: { ...provider, reportsCost: false },
+          evaluator: evaluatorSnapshot({ reportsCost: false }),
+          guardRails: { ...railsOff(), maxCostUsd: 2 },
+        }),
+      ),
+    ).toContain('subagent provider "scripted" does not report what its rounds cost');
+  });
+
+  test("the evaluator's checks, in their order, then the resume point's", async () => {
+    expect(
+      await refusalOf(
+        baseInput({ evaluator: evaluatorSnapshot({ registered: false, structuredOutput: false }) }),
+      ),
+    ).toBe('Ralph evaluator provider "judge" is not registered');
+    expect(
+      await refusalOf(
+        baseInput({ evaluator: evaluatorSnapshot({ structuredOutput: false, inheritsParentContext: true }) }),
+      ),
+    ).toBe('Ralph evaluator provider "judge" does not support structured output');
+    expect(
+      await refusalOf(
+        baseInput({
+          evaluator: evaluatorSnapshot({ inheritsParentContext: true, reportsCost: false }),
+          guardRails: { ...railsOff(), maxCostUsd: 2 },
+        }),
+      ),
+    ).toBe('Ralph evaluator provider "judge" inherits parent context; Ralph requires a fresh evaluator');
+    expect(
+      await refusalOf(
+        baseInput({
+          evaluator: evaluatorSnapshot({ reportsCost: false }),
+          guardRails: { ...railsOff(), maxCostUsd: 2 },
+          resume: { round: 9, handoff: null, agentsStarted: 0 },
+        }),
+      ),
+    ).toBe(
+      'Ralph cannot hold the cost limit: evaluator provider "judge" does not report what its evaluations cost. Use an evaluator that reports cost, or drop the cost limit.',
+    );
+    expect(
+      await refusalOf(
+        baseInput({ evaluator: evaluatorSnapshot(), resume: { round: 9, handoff: null, agentsStarted: 0 } }),
+      ),
+    ).toBe(
+      'Ralph cannot resume the run: its finished rounds (9) must be a whole number below the round cap 3',
+    );
+  });
+
+  test('an evaluator that does not report cost is no problem without a cost budget', async () => {
+    const run = startRun(baseInput({ evaluator: evaluatorSnapshot({ reportsCost: false }) }), {
+      rounds: [{ output: report('complete') }],
+      verdicts: [{ output: { verdict: 'accept', findings: [], evidence: ['read it'] } }],
+    });
+    expect(await run.outcome()).toMatchObject({ ok: true, envelope: { result: { status: 'complete' } } });
   });
 });

@@ -9,6 +9,7 @@ import type {
 import type { RalphUsage } from '../../src/contract/usage.js';
 import {
   type ChildStarted,
+  type EvaluationOutcome,
   type FingerprintRequest,
   type RalphMachineInput,
   type RalphOutput,
@@ -30,12 +31,29 @@ export type ScriptedRound =
   | { fails: unknown }
   | 'hangs';
 
+/** What one evaluator does: answers (its output, what it said it used, what it changed), fails, or never ends. */
+export type ScriptedVerdict =
+  | { output: unknown; usage?: RalphUsage | null; changedFiles?: string[] }
+  | { fails: unknown }
+  | 'hangs';
+
 /** What the run's actors do, in order. */
 export interface RunScript {
   rounds?: ScriptedRound[];
   fingerprints?: string[];
   verifies?: VerifyOutcome[];
+  verdicts?: ScriptedVerdict[];
 }
+
+/** An evaluator provider as the machine is told of it: registered, structured, fresh, reporting cost. */
+export const evaluatorSnapshot = (overrides: Partial<RalphMachineInput['provider']> = {}) => ({
+  name: 'judge',
+  registered: true,
+  structuredOutput: true,
+  inheritsParentContext: false,
+  reportsCost: true,
+  ...overrides,
+});
 
 /** A report the rules accept, with the given status. */
 export const report = (status: RalphReport['status'], summary = `${status} round`): RalphReport => ({
@@ -86,7 +104,9 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
   const rounds = [...(script.rounds ?? [])];
   const fingerprints = [...(script.fingerprints ?? [])];
   const verifies = [...(script.verifies ?? [])];
+  const verdicts = [...(script.verdicts ?? [])];
   let current: ScriptedRound | undefined;
+  let evaluation: ScriptedVerdict | undefined;
   const actors = {
     startChild: fromPromise<ChildStarted, ChildRequest>(async ({ input: request }) => {
       current = nextOf(rounds, 'rounds');
@@ -105,6 +125,21 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
     fingerprintWorkspace: fromPromise<string, FingerprintRequest>(async () =>
       nextOf(fingerprints, 'fingerprints'),
     ),
+    startEvaluator: fromPromise<ChildStarted, ChildRequest>(async ({ input: request }) => {
+      evaluation = nextOf(verdicts, 'verdicts');
+      return { childId: `evaluator-${request.round}` };
+    }),
+    awaitVerdict: fromPromise<EvaluationOutcome, RoundRef>(async () => {
+      const verdict = evaluation;
+      if (verdict === 'hangs' || verdict === undefined) return never();
+      if ('fails' in verdict) throw verdict.fails;
+      return {
+        output: verdict.output,
+        usage: verdict.usage ?? null,
+        changedFiles: verdict.changedFiles ?? [],
+      };
+    }),
+    awaitEvaluatorStopped: fromPromise<void, RoundRef>(async () => {}),
   };
   const clock = new SimulatedClock();
   for (const name of unprovided) delete actors[name as keyof typeof actors];

@@ -8,6 +8,8 @@ import { MODEL_HANDOFF_CAP } from './report-variants.js';
 export const MODEL_RUN_ID = 'model-run';
 /** The configured provider's name. */
 export const PROVIDER_NAME = 'mock-agent';
+/** The configured evaluator provider's name (`config.evaluator.provider`). */
+export const EVALUATOR_NAME = 'mock-evaluator';
 /** The calling agent of every call that has one. */
 export const CALLER: AgentRef = { id: 'parent-agent', cwd: '/tmp/ralph-model-workspace' };
 
@@ -19,6 +21,8 @@ export interface InputVariant {
   config: RalphConfig;
   /** Whether the configured provider is in the registry, and what it declares if it is. */
   provider: { registered: false } | { registered: true; capabilities: ProviderCapabilities };
+  /** The evaluator provider, as `provider`, when the config names one (`config.evaluator`); absent: none. */
+  evaluator?: InputVariant['provider'];
   /** The engine's own ceiling on children per run. */
   maxTotalAgents: number;
   /** Where a resumed run picks up; absent for a new run. */
@@ -36,6 +40,7 @@ interface CallShape {
   agent?: AgentRef | undefined;
   config?: RalphConfig;
   provider?: InputVariant['provider'];
+  evaluator?: InputVariant['provider'];
   maxTotalAgents?: number;
   resume?: RalphResumePoint;
 }
@@ -46,6 +51,7 @@ const call = (name: string, shape: CallShape, expected: InputVariant['expected']
   agent: 'agent' in shape ? shape.agent : CALLER,
   config: shape.config ?? config(),
   provider: shape.provider ?? { registered: true, capabilities: FRESH },
+  ...(shape.evaluator === undefined ? {} : { evaluator: shape.evaluator }),
   maxTotalAgents: shape.maxTotalAgents ?? 256,
   ...(shape.resume === undefined ? {} : { resume: shape.resume }),
   expected,
@@ -318,25 +324,239 @@ export const GUARD_RAIL_CALLS: readonly InputVariant[] = [
   ),
 ];
 
-/** The machine input of a call, mapped by the engine's own mapping. */
+/** A call whose config names the evaluator, which declares `evaluator` (registered and fresh unless given). */
+const evaluated = (name: string, shape: CallShape, expected: InputVariant['expected']): InputVariant =>
+  call(
+    name,
+    {
+      ...shape,
+      config: { ...(shape.config ?? config()), evaluator: { provider: EVALUATOR_NAME } },
+      evaluator: shape.evaluator ?? { registered: true, capabilities: FRESH },
+    },
+    expected,
+  );
+
+// The evaluator's refusals are ralph's own (the reference defers evaluators): contract/evaluator-messages.ts.
+const EVALUATOR_NOT_REGISTERED = `Ralph evaluator provider "${EVALUATOR_NAME}" is not registered`;
+const EVALUATOR_NO_STRUCTURED_OUTPUT = `Ralph evaluator provider "${EVALUATOR_NAME}" does not support structured output`;
+const EVALUATOR_INHERITS = `Ralph evaluator provider "${EVALUATOR_NAME}" inherits parent context; Ralph requires a fresh evaluator`;
+const EVALUATOR_NO_COST = `Ralph cannot hold the cost limit: evaluator provider "${EVALUATOR_NAME}" does not report what its evaluations cost. Use an evaluator that reports cost, or drop the cost limit.`;
+const REPORTS_COST: InputVariant['provider'] = {
+  registered: true,
+  capabilities: { ...FRESH, reportsCost: true },
+};
+/** The complete report an evaluator was checking when the run stopped (the handoff of an `evaluating` point). */
+export const EVALUATED_HANDOFF = {
+  status: 'complete' as const,
+  summary: 'Round 1 ported the parser',
+  evidence: ['cargo test: 40 passed'],
+  nextSteps: [],
+  blocker: null,
+};
+
+/**
+ * A call at cap 2 resumed from a point taken while an evaluator checked round 1's complete report, with `changes`
+ * made to that point, refused for `problem`; made with an evaluator unless `make` says otherwise.
+ */
+const stoppedWhileEvaluating = (
+  name: string,
+  changes: Partial<RalphResumePoint>,
+  problem: string,
+  make: typeof call = evaluated,
+): InputVariant =>
+  make(
+    name,
+    {
+      args: { objective: 'o', maxRounds: 2 },
+      resume: { round: 1, handoff: EVALUATED_HANDOFF, agentsStarted: 1, evaluating: true, ...changes },
+    },
+    { refusal: resumeRefusal(problem) },
+  );
+
+/**
+ * Calls with an evaluator the checks refuse: one per evaluator check, the order in which they speak (after the
+ * provider's and the cost budget's, before the resume point's), and every problem of an `evaluating` resume point.
+ */
+export const REFUSED_EVALUATOR_CALLS: readonly InputVariant[] = [
+  evaluated(
+    'an unregistered evaluator',
+    { evaluator: { registered: false } },
+    { refusal: EVALUATOR_NOT_REGISTERED },
+  ),
+  evaluated(
+    'an evaluator without structured output',
+    {
+      evaluator: {
+        registered: true,
+        capabilities: { structuredOutput: false, inheritsParentContext: false },
+      },
+    },
+    { refusal: EVALUATOR_NO_STRUCTURED_OUTPUT },
+  ),
+  evaluated(
+    'an evaluator that inherits the parent context',
+    {
+      evaluator: { registered: true, capabilities: { structuredOutput: true, inheritsParentContext: true } },
+    },
+    { refusal: EVALUATOR_INHERITS },
+  ),
+  evaluated(
+    'a cost limit with an evaluator that does not report cost',
+    { config: config({ maxCostUsd: 2 }), provider: REPORTS_COST },
+    { refusal: EVALUATOR_NO_COST },
+  ),
+  evaluated(
+    'an unregistered provider and an unregistered evaluator: the provider speaks',
+    { provider: { registered: false }, evaluator: { registered: false } },
+    { refusal: NOT_REGISTERED },
+  ),
+  evaluated(
+    'a cost limit neither the provider nor the evaluator reports: the provider speaks',
+    { config: config({ maxCostUsd: 2 }) },
+    { refusal: NO_COST },
+  ),
+  evaluated(
+    'an evaluator neither structured nor fresh: structured output speaks',
+    {
+      evaluator: { registered: true, capabilities: { structuredOutput: false, inheritsParentContext: true } },
+    },
+    { refusal: EVALUATOR_NO_STRUCTURED_OUTPUT },
+  ),
+  evaluated(
+    'an unregistered evaluator and a resume point at the round cap: the evaluator speaks',
+    {
+      args: { objective: 'o', maxRounds: 2 },
+      evaluator: { registered: false },
+      resume: { round: 2, handoff: RESUMED_HANDOFF, agentsStarted: 2 },
+    },
+    { refusal: EVALUATOR_NOT_REGISTERED },
+  ),
+  stoppedWhileEvaluating(
+    'an evaluating resume point without an evaluator',
+    {},
+    "it stopped while an evaluator was checking round 1's completion: resume it with an evaluator",
+    call,
+  ),
+  stoppedWhileEvaluating(
+    'an evaluating resume point past the round cap',
+    { round: 3, agentsStarted: 3 },
+    'its evaluated round (3) must be a whole number from 1 to the round cap 2',
+  ),
+  stoppedWhileEvaluating(
+    'an evaluating resume point before any round',
+    { round: 0, agentsStarted: 0 },
+    'its evaluated round (0) must be a whole number from 1 to the round cap 2',
+  ),
+  stoppedWhileEvaluating(
+    'an evaluating resume point with fewer children than rounds',
+    { agentsStarted: 0 },
+    'its children started (0) must be a whole number of at least its finished rounds',
+  ),
+  stoppedWhileEvaluating(
+    'an evaluating resume point whose report is not complete',
+    { handoff: RESUMED_HANDOFF },
+    'the report its evaluator was checking is not a complete report the rules accept',
+  ),
+];
+
+/**
+ * Accepted calls with an evaluator: alone, after a verify command, and with each guard rail whose path it meets (the
+ * round timeout and the time limit stop it, the idle watch follows a rejection, its cost counts), one rail each as
+ * for GUARD_RAIL_CALLS; and a run resumed while its evaluator was checking a completion.
+ */
+export const EVALUATOR_CALLS: readonly InputVariant[] = [
+  evaluated(
+    'cap 2 and an evaluator',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 2 } },
+    { cap: 2 },
+  ),
+  evaluated(
+    'cap 2, a verify command and an evaluator',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ verify: { argv: ['npm', 'test'] } }),
+    },
+    { cap: 2 },
+  ),
+  evaluated(
+    'cap 2, an evaluator and a round timeout of 30m',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ roundTimeoutMs: 1_800_000 }),
+    },
+    { cap: 2 },
+  ),
+  evaluated(
+    'cap 2, an evaluator and a time limit of 2h',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ maxWallTimeMs: 7_200_000 }),
+    },
+    { cap: 2 },
+  ),
+  evaluated(
+    'cap 3, an evaluator and an idle limit of 1 round',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 3 }, config: config({ maxIdleRounds: 1 }) },
+    { cap: 3 },
+  ),
+  evaluated(
+    'cap 3, an evaluator and a cost limit of $2 (a round says $1, an evaluation $0.50)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 3 },
+      config: config({ maxCostUsd: 2 }),
+      provider: REPORTS_COST,
+      evaluator: REPORTS_COST,
+    },
+    { cap: 3 },
+  ),
+  evaluated(
+    "cap 2, resumed while its evaluator checked round 1's completion",
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      resume: { round: 1, handoff: EVALUATED_HANDOFF, agentsStarted: 1, evaluating: true },
+    },
+    { cap: 2 },
+  ),
+];
+
+/** The machine input of a call, mapped by the engine's own mapping (with the evaluator the variant declares). */
 export function machineInputFor(
   variant: InputVariant,
   provider: SubagentProvider | undefined,
+  evaluator: SubagentProvider | undefined = declaredEvaluator(variant),
 ): RalphMachineInput {
   return machineInputOf(
-    { args: variant.args, agent: variant.agent, config: variant.config, provider },
+    {
+      args: variant.args,
+      agent: variant.agent,
+      config: variant.config,
+      provider,
+      // Only with an evaluator, as a host that has none passes it.
+      ...(variant.evaluator === undefined ? {} : { evaluator }),
+    },
     MODEL_RUN_ID,
     variant.maxTotalAgents,
     variant.resume,
   );
 }
 
-/** A provider that only declares what the variant says; for the model, which never starts a child. */
-export function declaredProvider(variant: InputVariant): SubagentProvider | undefined {
-  if (!variant.provider.registered) return undefined;
+/** A provider that only declares what `declared` says; for the model, which never starts a child. */
+function declared(
+  name: string,
+  declared: InputVariant['provider'] | undefined,
+): SubagentProvider | undefined {
+  if (declared === undefined || !declared.registered) return undefined;
   return {
-    name: PROVIDER_NAME,
-    capabilities: variant.provider.capabilities,
+    name,
+    capabilities: declared.capabilities,
     start: () => Promise.reject(new Error('the model never starts a child')),
   };
 }
+
+/** The variant's provider as it declares itself. */
+export const declaredProvider = (variant: InputVariant): SubagentProvider | undefined =>
+  declared(PROVIDER_NAME, variant.provider);
+
+/** The variant's evaluator provider as it declares itself (undefined: none, or not registered). */
+export const declaredEvaluator = (variant: InputVariant): SubagentProvider | undefined =>
+  declared(EVALUATOR_NAME, variant.evaluator);

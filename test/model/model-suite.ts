@@ -10,9 +10,11 @@ export {
 export {
   ACCEPTED_CALLS,
   declaredProvider,
+  EVALUATOR_CALLS,
   GUARD_RAIL_CALLS,
   machineInputFor,
   REFUSED_CALLS,
+  REFUSED_EVALUATOR_CALLS,
 } from './input-variants.js';
 export { describePath, EVENT, pathsOf } from './ralph-model.js';
 export { replayPath } from './replay.js';

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { RalphFailure } from '../../src/contract/errors.js';
+import type { EvaluatorVerdict } from '../../src/contract/evaluator-verdict.js';
 import type {
+  RalphEvaluation,
   RalphLimit,
   RalphProgressEvent,
   RalphReport,
@@ -9,16 +11,20 @@ import type {
 } from '../../src/contract/types.js';
 import type { RalphUsage } from '../../src/contract/usage.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
-import { type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
+import { EVALUATOR_NAME, type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
 import {
+  EVALUATOR_USAGE,
   EVENT,
   type ModelEvent,
   ROUND_LIMIT,
   ROUND_USAGE,
+  reportVariantsOf,
   USAGE_LIMIT_VARIANT,
   VERIFY_ARGV,
+  verdictVariantsOf,
 } from './ralph-model.js';
-import { REPORT_VARIANTS, reportVariant } from './report-variants.js';
+import { reportVariant } from './report-variants.js';
+import { type VerdictVariant, verdictVariant } from './verdict-variants.js';
 
 /** Where a run ends, by the name of the machine's state. */
 export type EndState = 'complete' | 'blocked' | 'budgetLimited' | 'failed' | 'rejected' | 'cancelled';
@@ -31,6 +37,8 @@ export interface Expected {
   progress: RalphProgressEvent[];
   /** What each round's child was handed: its round and the previous round's report. */
   rounds: { round: number; handoff: RalphReport | null }[];
+  /** What each evaluator was handed: the round whose completion it checks, and that round's report. */
+  evaluations: { round: number; report: RalphReport }[];
   /** A child still runs when the run settles: it ignored its abort past the cancel deadline. */
   abandoned: boolean;
   /** What the run's context holds at the end. */
@@ -43,6 +51,8 @@ export interface Expected {
     handoff: RalphReport | null;
     /** The verdict on the current round's report, as plain data, or null before it came. */
     review: unknown;
+    /** A run with an evaluator: the evaluators started and the last verdict given (absent without one). */
+    evaluation?: { started: number; last: { round: number; verdict: EvaluatorVerdict } | null };
   };
 }
 
@@ -55,6 +65,10 @@ export interface OfferContext {
   wallClockRunning: boolean;
   /** A fingerprint of the workspace was taken, so a round can leave it unchanged. */
   fingerprinted: boolean;
+  /** The run has an evaluator (its rounds are offered fewer reports: see `reportVariantsOf`). */
+  evaluated: boolean;
+  /** An evaluator rejected a completion before (its next ones are offered fewer verdicts: `verdictVariantsOf`). */
+  rejectedBefore: boolean;
 }
 
 /**
@@ -65,10 +79,13 @@ export interface OfferContext {
  * round may time out while its child starts or works; the time limit may run out in any state a run rests in; a
  * stopped round's child stops, fails to confirm it or passes the deadline; a verify command passes, fails, times
  * out or cannot start, and the host may cancel it; a fingerprint finds the workspace changed or (once there was
- * one before) unchanged, or fails, and the host may cancel.
+ * one before) unchanged, or fails, and the host may cancel. With an evaluator: it starts or its provider fails, it
+ * gives a verdict (any at all) or fails, and the host may cancel, the evaluation's own round timer may pass and the
+ * time limit run out, as in a round; a stopped evaluator stops, fails to confirm it or passes the deadline.
  */
 export function expectedOffers(state: string, rails: OfferContext): string[] {
   const timeout = rails.roundTimeout ? ['round timeout'] : [];
+  const evaluationTimeout = rails.roundTimeout ? ['evaluation times out'] : [];
   const clock = rails.wallClockRunning ? ['time limit runs out'] : [];
   switch (state) {
     case 'running.round.starting':
@@ -76,7 +93,7 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
     case 'running.round.awaitingReport':
       return [
         'CANCEL',
-        ...REPORT_VARIANTS.map((v) => `report: ${v.name}`),
+        ...reportVariantsOf(rails.evaluated).map((v) => `report: ${v.name}`),
         ...(rails.limitOffered ? [`report: ${USAGE_LIMIT_VARIANT}`] : []),
         'child fails',
         ...timeout,
@@ -90,6 +107,20 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return ['CANCEL', 'verify passes', 'verify fails', 'verify times out', 'verify cannot start', ...clock];
     case 'running.waitingForLimit':
       return ['CANCEL', 'the limit resets', ...clock];
+    case 'running.evaluating.starting':
+      return ['CANCEL', 'evaluator started', 'evaluator fails to start', ...evaluationTimeout, ...clock];
+    case 'running.evaluating.awaitingVerdict':
+      return [
+        'CANCEL',
+        ...verdictVariantsOf(rails.rejectedBefore).map((v) => `verdict: ${v.name}`),
+        'evaluator fails',
+        ...evaluationTimeout,
+        ...clock,
+      ];
+    case 'cancelling.evaluator':
+      return ['evaluator stops', 'evaluator stop fails', 'cancel deadline passes', ...clock];
+    case 'stoppingEvaluator':
+      return ['evaluator stops', 'evaluator stop fails', 'evaluator stop deadline passes', ...clock];
     case 'cancelling.verifyCommand':
       return ['verify stops', 'verify stop fails', 'cancel deadline passes', ...clock];
     case 'running.fingerprinting':
@@ -116,6 +147,10 @@ export function expectedTags(state: string): string[] {
     case 'running.round.awaitingReport':
     case 'cancelling.child':
     case 'stoppingRound':
+    case 'running.evaluating.starting':
+    case 'running.evaluating.awaitingVerdict':
+    case 'cancelling.evaluator':
+    case 'stoppingEvaluator':
       return ['childRunning'];
     case 'running.verifying':
     case 'cancelling.verifyCommand':
@@ -171,6 +206,18 @@ const verifyFailureHandoff = (
   blocker: null,
 });
 
+// The evaluator's texts are ralph's own (contract/evaluator-messages.ts), spelled out here for the model's names.
+/** The handoff after a completion an evaluator rejected: the report as continue, the findings its next steps. */
+const rejectionHandoff = (report: RalphReport, verdict: EvaluatorVerdict): RalphReport => ({
+  ...report,
+  status: 'continue',
+  blocker: null,
+  nextSteps: [
+    'An independent evaluator checked the workspace and rejected the reported completion; address its findings:',
+    ...verdict.findings.map((finding) => `Evaluator finding: ${finding}`),
+  ],
+});
+
 /**
  * The expected end of a call, worked out from the seed rules alone: the checks refuse a call before anything
  * starts; each round starts one child; a provider that cannot start it, or a report that is missing, malformed or
@@ -182,10 +229,17 @@ const verifyFailureHandoff = (
  * accepted only when the verify command passes, else the next round (within the cap) gets the report and the
  * failure; a verify command that cannot start fails the workflow; the workspace is fingerprinted before round 1 and
  * after each round with work remaining, and that many unchanged rounds in a row end the run budget-limited.
+ * An evaluator, when configured, checks a completion (once a verify command passed): its accept completes the run,
+ * its reject hands the report with its findings to the next round (within the cap, else budget-limited), and a
+ * missing, malformed or oversized verdict, a changed workspace, an evaluator that cannot start or fails, or one
+ * the round timeout stops, fails the workflow; the time limit stopping it ends the run budget-limited, the
+ * completion not accepted; what it says it spent counts toward the cost budget. A run resumed while its evaluator
+ * ran evaluates the same completion again.
  */
 export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]): Expected {
   const progress: RalphProgressEvent[] = [];
   const rounds: Expected['rounds'] = [];
+  const evaluations: Expected['evaluations'] = [];
   if ('refusal' in variant.expected) {
     const failure: RalphFailure = { code: 'refused', message: variant.expected.refusal };
     const context = {
@@ -197,7 +251,15 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       handoff: null,
       review: null,
     };
-    return { state: 'rejected', output: { ok: false, failure }, progress, rounds, abandoned: false, context };
+    return {
+      state: 'rejected',
+      output: { ok: false, failure },
+      progress,
+      rounds,
+      evaluations,
+      abandoned: false,
+      context,
+    };
   }
   const cap = variant.expected.cap;
   const objective = (variant.args as { objective: string }).objective;
@@ -218,23 +280,46 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     | 'verifying'
     | 'cancellingVerify'
     | 'fingerprinting'
-    | 'waitingForLimit';
+    | 'waitingForLimit'
+    | 'evaluating'
+    | 'cancellingEvaluator'
+    | 'stoppingEvaluator';
   let phase: Phase = 'round';
   let outOfTime = false;
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
   let fingerprint: string | null = null;
   let idleRounds = 0;
   /**
-   * Rounds of this run whose agent said what it used (a resumed run counts its own): every report, and every round
-   * that hit a usage limit, says it used ROUND_USAGE, and all of it counts.
+   * What this run's agents said they used (a resumed run counts its own): every report, and every round that hit a
+   * usage limit, says it used ROUND_USAGE, every verdict EVALUATOR_USAGE, and all of it counts.
    */
-  let reportsIn = 0;
-  const totalUsage = (): RalphUsage => {
-    const total: RalphUsage = {};
-    for (const [field, amount] of Object.entries(ROUND_USAGE))
-      total[field as keyof RalphUsage] = amount * reportsIn;
-    return total;
+  const spent: Record<'costUsd' | 'inputTokens' | 'outputTokens' | 'turns', number> = {
+    costUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    turns: 0,
   };
+  const spend = (usage: RalphUsage) => {
+    for (const [field, amount] of Object.entries(usage)) spent[field as keyof typeof spent] += amount;
+  };
+  const totalUsage = (): RalphUsage => ({ ...spent });
+  const evaluator = variant.evaluator !== undefined;
+  let evaluationsStarted = 0;
+  let lastVerdict: { round: number; verdict: EvaluatorVerdict } | null = null;
+  /** The envelope's account of the last verdict, when one was given. */
+  const evaluationOf = (): { evaluation?: RalphEvaluation } =>
+    lastVerdict === null
+      ? {}
+      : {
+          evaluation: {
+            evaluator: EVALUATOR_NAME,
+            round: lastVerdict.round,
+            verdict: lastVerdict.verdict.verdict,
+            findings: lastVerdict.verdict.findings,
+            evidence: lastVerdict.verdict.evidence,
+            evaluatorsStarted: evaluationsStarted,
+          },
+        };
 
   const beginRound = () => {
     round += 1;
@@ -243,12 +328,22 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     rounds.push({ round, handoff });
     progress.push({ type: 'round-started', runId, round, maxRounds: cap });
   };
-  const context = () => ({ objective, maxRounds: cap, round, agentsStarted, childId, handoff, review });
+  const context = () => ({
+    objective,
+    maxRounds: cap,
+    round,
+    agentsStarted,
+    childId,
+    handoff,
+    review,
+    ...(evaluator ? { evaluation: { started: evaluationsStarted, last: lastVerdict } } : {}),
+  });
   const end = (state: EndState | null, output: RalphOutput | null, abandoned = false): Expected => ({
     state,
     output,
     progress,
     rounds,
+    evaluations,
     abandoned,
     context: context(),
   });
@@ -263,7 +358,14 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   ) =>
     end(
       state,
-      { ok: true, envelope: { runId, agentsStarted, result: { status, rounds: round, report, ...extra } } },
+      {
+        ok: true,
+        envelope: {
+          runId,
+          agentsStarted,
+          result: { status, rounds: round, report, ...extra, ...evaluationOf() },
+        },
+      },
       abandoned,
     );
   /** Budget-limited by the time limit; `unfinished` when it ran out in a round (or its wait), which never reported. */
@@ -294,16 +396,31 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     return null;
   };
   /** The cost budget is on and the rounds' reported cost has reached it (every round in the model costs $1). */
-  const costSpent = () =>
-    rails.maxCostUsd !== undefined && (ROUND_USAGE.costUsd as number) * reportsIn >= rails.maxCostUsd;
+  const costSpent = () => rails.maxCostUsd !== undefined && spent.costUsd >= rails.maxCostUsd;
   const costLimited = () =>
     settled('budgetLimited', 'budget-limited', handoff as RalphReport, {
-      limit: {
-        kind: 'cost',
-        maxCostUsd: rails.maxCostUsd as number,
-        spentUsd: (ROUND_USAGE.costUsd as number) * reportsIn,
-      },
+      limit: { kind: 'cost', maxCostUsd: rails.maxCostUsd as number, spentUsd: spent.costUsd },
     });
+  /** A reported completion goes to the evaluator: one fresh evaluator is asked to check it. */
+  const evaluate = () => {
+    evaluations.push({ round, report: handoff as RalphReport });
+    progress.push({ type: 'evaluator-started', runId, round, maxRounds: cap, evaluator: EVALUATOR_NAME });
+    phase = 'evaluating';
+  };
+  /** How a stopped evaluation ends, once its evaluator stopped (or was abandoned). */
+  const evaluatorStopped = (abandoned: boolean): Expected => {
+    if (stopReason === 'round-timeout') {
+      const detail = `the evaluator of round ${round} timed out: it gave no verdict within the round timeout of ${duration(rails.roundTimeoutMs as number)} and was stopped`;
+      return failed({ code: 'workflow-failed', message: workflowFailed(detail), detail }, abandoned);
+    }
+    return settled(
+      'budgetLimited',
+      'budget-limited',
+      handoff as RalphReport,
+      { limit: { kind: 'time', maxWallTimeMs: rails.maxWallTimeMs as number, unevaluatedRound: round } },
+      abandoned,
+    );
+  };
   /**
    * After a round left work remaining: the round cap, then (right after a report) the cost budget, then the idle
    * watch, then the gate (the time limit and the cost budget).
@@ -346,7 +463,72 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       abandoned,
     );
 
-  if (rails.maxIdleRounds !== undefined) phase = 'fingerprinting';
+  /** The round timeout passed in a round or an evaluation: it is announced and what runs is stopped. */
+  const timedOut = (stopping: 'stopping' | 'stoppingEvaluator') => {
+    stopReason = 'round-timeout';
+    phase = stopping;
+    progress.push({
+      type: 'round-timed-out',
+      runId,
+      round,
+      maxRounds: cap,
+      roundTimeoutMs: rails.roundTimeoutMs as number,
+    });
+  };
+  /** What follows an evaluator's answer: a failure, the run settled, or (null) the run going on. */
+  const verdictGiven = ({ ruling, changedFiles }: VerdictVariant): Expected | null => {
+    const failedWith = (message: string, detail?: string) =>
+      failed({
+        code: 'workflow-failed',
+        message: workflowFailed(message),
+        ...(detail === undefined ? {} : { detail }),
+      });
+    switch (ruling.kind) {
+      case 'changed':
+        return failedWith(
+          `the evaluator of round ${round} changed the workspace, which an evaluator must not do: ${changedFiles.join(', ')}`,
+        );
+      case 'missing':
+        return failedWith(
+          `the evaluator of round ${round} finished without a structured verdict`,
+          ruling.problem,
+        );
+      case 'malformed':
+        return failedWith(
+          `the evaluator's verdict on round ${round} is malformed: ${ruling.problem}`,
+          ruling.problem,
+        );
+      case 'oversized':
+        return failedWith(
+          `the evaluator's verdict on round ${round} is ${ruling.size} characters, over the handoff cap of ${maxHandoffChars}`,
+        );
+    }
+    const { verdict } = ruling;
+    lastVerdict = { round, verdict };
+    progress.push({
+      type: 'evaluator-finished',
+      runId,
+      round,
+      maxRounds: cap,
+      evaluator: EVALUATOR_NAME,
+      ...verdict,
+    });
+    if (verdict.verdict === 'accept')
+      return settled(
+        'complete',
+        'complete',
+        handoff as RalphReport,
+        rails.verify === undefined ? {} : { verifiedBy: VERIFY_ARGV },
+      );
+    handoff = rejectionHandoff(handoff as RalphReport, verdict);
+    expect(JSON.stringify(handoff).length, 'the handoff after a rejection fits the cap').toBeLessThanOrEqual(
+      maxHandoffChars,
+    );
+    return afterRound(false);
+  };
+
+  if (variant.resume?.evaluating === true) evaluate();
+  else if (rails.maxIdleRounds !== undefined) phase = 'fingerprinting';
   else beginRound();
   for (const event of events) {
     switch (event.type) {
@@ -372,7 +554,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         });
       case EVENT.reported: {
         if (event.variant === USAGE_LIMIT_VARIANT) {
-          reportsIn += 1;
+          spend(ROUND_USAGE);
           if (rails.waitOnLimits !== true)
             return failed({
               code: 'child-failed',
@@ -390,7 +572,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           phase = 'waitingForLimit';
           break;
         }
-        reportsIn += 1;
+        spend(ROUND_USAGE);
         const { verdict, output } = reportVariant(String(event.variant));
         if (verdict.kind === 'missing') {
           review =
@@ -438,6 +620,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           phase = 'verifying';
           break;
         }
+        if (verdict.status === 'complete' && evaluator) {
+          evaluate();
+          break;
+        }
         if (verdict.status === 'complete') return settled('complete', 'complete', report);
         if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
         const next = afterRound(true);
@@ -452,24 +638,18 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         break;
       case EVENT.cancel:
         if (phase === 'fingerprinting' || phase === 'waitingForLimit') return cancelled(false);
-        phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
+        // (A cast: TypeScript narrows `phase` as if the closures that set it never ran.)
+        if ((phase as Phase) === 'evaluating') phase = 'cancellingEvaluator';
+        else phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
         break;
       case EVENT.childStopped:
       case EVENT.stopFailed:
         return phase === 'stopping' ? roundStopped(false) : cancelled(false);
       case EVENT.cancelDeadline:
-        // A child past the deadline is abandoned; a verify command is stopped whole, whichever way it stops.
-        return cancelled(phase === 'cancelling');
+        // A child or an evaluator past the deadline is abandoned; a verify command is stopped whole.
+        return cancelled(phase === 'cancelling' || phase === 'cancellingEvaluator');
       case EVENT.roundTimedOut:
-        stopReason = 'round-timeout';
-        phase = 'stopping';
-        progress.push({
-          type: 'round-timed-out',
-          runId,
-          round,
-          maxRounds: cap,
-          roundTimeoutMs: rails.roundTimeoutMs as number,
-        });
+        timedOut('stopping');
         break;
       case EVENT.roundStopDeadline:
         return roundStopped(true);
@@ -485,6 +665,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         if (phase === 'round') {
           stopReason = 'time-limit';
           phase = 'stopping';
+        }
+        if ((phase as Phase) === 'evaluating') {
+          stopReason = 'time-limit';
+          phase = 'stoppingEvaluator';
         }
         if (phase === 'waitingForLimit') {
           if (handoff !== null) return timeLimited(false, true);
@@ -508,6 +692,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           timedOut,
           durationMs,
         });
+        if (passed && evaluator) {
+          evaluate();
+          break;
+        }
         if (passed)
           return settled('complete', 'complete', handoff as RalphReport, { verifiedBy: VERIFY_ARGV });
         handoff = verifyFailureHandoff(handoff as RalphReport, outcome, verifyTimeoutMs);
@@ -564,6 +752,39 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           detail: String(event.error),
         });
       }
+      case EVENT.evaluatorStarted:
+        evaluationsStarted += 1;
+        break;
+      case EVENT.evaluatorStartFailed:
+        return failed({
+          code: 'workflow-failed',
+          message: workflowFailed(
+            `evaluator provider "${EVALUATOR_NAME}" failed to start the evaluation of round ${round}: ${event.error}`,
+          ),
+          detail: String(event.error),
+        });
+      case EVENT.evaluatorFailed:
+        return failed({
+          code: 'workflow-failed',
+          message: workflowFailed(
+            `the evaluator of round ${round} failed before it gave a verdict: ${event.error}`,
+          ),
+          detail: String(event.error),
+        });
+      case EVENT.verdict: {
+        spend(EVALUATOR_USAGE);
+        const next = verdictGiven(verdictVariant(String(event.variant)));
+        if (next !== null) return next;
+        break;
+      }
+      case EVENT.evaluationTimedOut:
+        timedOut('stoppingEvaluator');
+        break;
+      case EVENT.evaluatorStopped:
+      case EVENT.evaluatorStopFailed:
+        return phase === 'stoppingEvaluator' ? evaluatorStopped(false) : cancelled(false);
+      case EVENT.evaluatorStopDeadline:
+        return evaluatorStopped(true);
       default:
         throw new Error(`the oracle does not know the event ${event.type}`);
     }

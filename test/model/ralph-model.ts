@@ -5,6 +5,7 @@ import type { RalphUsage } from '../../src/contract/usage.js';
 import { stateKey } from '../../src/inspect/recording-format.js';
 import {
   type ChildStarted,
+  type EvaluationOutcome,
   type FingerprintRequest,
   type RalphEvent,
   type RalphMachineInput,
@@ -13,7 +14,8 @@ import {
   ralphMachine,
   type VerifyRequest,
 } from '../../src/machines/ralph.machine.js';
-import { REPORT_VARIANTS } from './report-variants.js';
+import { REPORT_VARIANTS, type ReportVariant } from './report-variants.js';
+import { REJECT_VARIANT, VERDICT_VARIANTS } from './verdict-variants.js';
 
 /** A snapshot of the run machine. */
 export type RalphSnapshot = SnapshotFrom<typeof ralphMachine>;
@@ -56,6 +58,16 @@ export const EVENT = {
   fingerprinted: 'xstate.done.actor.fingerprintWorkspace',
   fingerprintFailed: 'xstate.error.actor.fingerprintWorkspace',
   limitWaitOver: 'xstate.after.limitWait.ralph.running.waitingForLimit',
+  // The evaluator's events: a run without an evaluator takes none of them.
+  evaluatorStarted: 'xstate.done.actor.startEvaluator',
+  evaluatorStartFailed: 'xstate.error.actor.startEvaluator',
+  verdict: 'xstate.done.actor.awaitVerdict',
+  evaluatorFailed: 'xstate.error.actor.awaitVerdict',
+  evaluatorStopped: 'xstate.done.actor.awaitEvaluatorStopped',
+  evaluatorStopFailed: 'xstate.error.actor.awaitEvaluatorStopped',
+  // The evaluation's own round timer, timed from its start, and the deadline of the evaluator it stopped.
+  evaluationTimedOut: 'xstate.after.roundTimeout.ralph.running.evaluating',
+  evaluatorStopDeadline: 'xstate.after.cancelDeadline.ralph.stoppingEvaluator',
 } as const;
 
 /** The variant name of a round that ended on a usage limit (a done event whose outcome carries the limit). */
@@ -105,6 +117,42 @@ export const STOP_ERROR = 'the host could not confirm that the child stopped';
 
 /** The child id a provider gives the child of `round`. */
 export const childIdOf = (round: number): string => `mock-child-${round}`;
+/** The child id the evaluator provider gives the evaluator of `round`'s completion. */
+export const evaluatorIdOf = (round: number): string => `mock-evaluator-${round}`;
+
+/** What every evaluator says it used in the model: not a round's, so that a mix-up of the two shows. */
+export const EVALUATOR_USAGE: RalphUsage = { costUsd: 0.5, inputTokens: 500, outputTokens: 50, turns: 1 };
+/** What an evaluator provider says when it cannot start an evaluator. */
+export const EVALUATOR_START_ERROR = 'spawn mock-evaluator ENOENT';
+/** What an evaluator that fails before its verdict dies of. */
+export const EVALUATOR_ERROR = 'evaluator exited with code 1';
+
+/**
+ * The reports a round's child hands back in a run with an evaluator: one of each kind (every report variant is
+ * walked in the runs without one, and the review does not depend on the evaluator), so that the model stays small.
+ */
+const EVALUATED_RUN_REPORTS = new Set([
+  'continue',
+  'complete',
+  'blocked',
+  'null',
+  'complete without evidence',
+  'complete one over the handoff cap',
+]);
+
+/** The report variants a round's child may hand back in the run of `snapshot`. */
+export const reportVariantsOf = (evaluated: boolean): readonly ReportVariant[] =>
+  evaluated ? REPORT_VARIANTS.filter((v) => EVALUATED_RUN_REPORTS.has(v.name)) : REPORT_VARIANTS;
+
+/**
+ * The verdicts an evaluator may give: every variant while no completion was rejected yet; once one was, only the
+ * same rejection and the accept again, so that the model stays finite and small (a later evaluation fails the same
+ * ways as the first).
+ */
+export const verdictVariantsOf = (rejectedBefore: boolean) =>
+  rejectedBefore
+    ? VERDICT_VARIANTS.filter((v) => v.name === REJECT_VARIANT || v.name === 'accept')
+    : VERDICT_VARIANTS;
 
 /** Every event the model offers in a snapshot; `snapshot.can` filters out those the state does not take. */
 export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
@@ -115,7 +163,7 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       output: { childId: childIdOf(snapshot.context.round) } satisfies ChildStarted,
     },
     { type: EVENT.startFailed, error: START_ERROR },
-    ...REPORT_VARIANTS.map((v) => ({
+    ...reportVariantsOf(snapshot.context.evaluation !== undefined).map((v) => ({
       type: EVENT.reported,
       output: { output: v.output, usage: ROUND_USAGE } satisfies RoundOutcome,
       variant: v.name,
@@ -149,6 +197,30 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       : [{ type: EVENT.fingerprinted, output: snapshot.context.fingerprint, variant: 'unchanged' }]),
     { type: EVENT.fingerprinted, output: fingerprintAfter(snapshot.context.round), variant: 'changed' },
     { type: EVENT.fingerprintFailed, error: FINGERPRINT_ERROR },
+    ...(snapshot.context.evaluation === undefined ? [] : evaluatorEvents(snapshot)),
+  ];
+}
+
+/** The evaluator's events a run with an evaluator is offered. */
+function evaluatorEvents(snapshot: RalphSnapshot): ModelEvent[] {
+  const rejectedBefore = snapshot.context.evaluation?.last !== null;
+  return [
+    { type: EVENT.evaluatorStarted, output: { childId: evaluatorIdOf(snapshot.context.round) } },
+    { type: EVENT.evaluatorStartFailed, error: EVALUATOR_START_ERROR },
+    ...verdictVariantsOf(rejectedBefore).map((v) => ({
+      type: EVENT.verdict,
+      output: {
+        output: v.output,
+        usage: EVALUATOR_USAGE,
+        changedFiles: v.changedFiles,
+      } satisfies EvaluationOutcome,
+      variant: v.name,
+    })),
+    { type: EVENT.evaluatorFailed, error: EVALUATOR_ERROR },
+    { type: EVENT.evaluatorStopped },
+    { type: EVENT.evaluatorStopFailed, error: STOP_ERROR },
+    { type: EVENT.evaluationTimedOut },
+    { type: EVENT.evaluatorStopDeadline },
   ];
 }
 
@@ -166,6 +238,9 @@ export const modelMachine = ralphMachine.provide({
     runVerify: neverSettles<VerifyOutcome, VerifyRequest>(),
     awaitVerifyStopped: neverSettles<void, RoundRef>(),
     fingerprintWorkspace: neverSettles<string, FingerprintRequest>(),
+    startEvaluator: neverSettles<ChildStarted, ChildRequest>(),
+    awaitVerdict: neverSettles<EvaluationOutcome, RoundRef>(),
+    awaitEvaluatorStopped: neverSettles<void, RoundRef>(),
   },
 });
 
@@ -258,6 +333,22 @@ export function describeEvent(event: ModelEvent): string {
       return 'fingerprint fails';
     case EVENT.limitWaitOver:
       return 'the limit resets';
+    case EVENT.evaluatorStarted:
+      return 'evaluator started';
+    case EVENT.evaluatorStartFailed:
+      return 'evaluator fails to start';
+    case EVENT.verdict:
+      return `verdict: ${event.variant}`;
+    case EVENT.evaluatorFailed:
+      return 'evaluator fails';
+    case EVENT.evaluatorStopped:
+      return 'evaluator stops';
+    case EVENT.evaluatorStopFailed:
+      return 'evaluator stop fails';
+    case EVENT.evaluationTimedOut:
+      return 'evaluation times out';
+    case EVENT.evaluatorStopDeadline:
+      return 'evaluator stop deadline passes';
     default:
       return event.type;
   }

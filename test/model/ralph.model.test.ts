@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { buildOrFail, loadOrFail } from './load.js';
 
-// Every path of the model, for every call: each refused call, accepted calls at round caps 1, 2 and 3, and accepted
-// calls with the guard rails on.
+// Every path of the model, for every call: each refused call, accepted calls at round caps 1, 2 and 3, accepted
+// calls with the guard rails on, and calls with an independent evaluator (refused, alone, with each guard rail, and
+// resumed while it evaluated).
 // Each path is replayed against the real machine and bridge; the last test checks that the replays together
 // went through every state node and every transition of the machine.
 const suite = await loadOrFail('the machine and its model', () => import('./model-suite.js'));
@@ -11,7 +12,14 @@ if (suite !== null) {
   const ledger = new suite.CoverageLedger(suite.ralphMachine);
   const notReplayed = new Map<string, () => Promise<void>>();
 
-  for (const variant of [...suite.REFUSED_CALLS, ...suite.ACCEPTED_CALLS, ...suite.GUARD_RAIL_CALLS]) {
+  const calls = [
+    ...suite.REFUSED_CALLS,
+    ...suite.ACCEPTED_CALLS,
+    ...suite.GUARD_RAIL_CALLS,
+    ...suite.REFUSED_EVALUATOR_CALLS,
+    ...suite.EVALUATOR_CALLS,
+  ];
+  for (const variant of calls) {
     const paths = buildOrFail(`the model of a call with ${variant.name} can be walked`, () =>
       suite.pathsOf(suite.machineInputFor(variant, suite.declaredProvider(variant))),
     );

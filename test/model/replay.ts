@@ -8,7 +8,13 @@ import {
   toPromise,
 } from 'xstate';
 import { createChildRoundActors } from '../../src/actors/child-round.js';
-import { PROGRESS_EVENT_TYPES } from '../../src/contract/progress-types.js';
+import {
+  createEvaluatorActors,
+  runEvaluators,
+  type WorkspaceWatch,
+} from '../../src/actors/evaluator-round.js';
+import { renderEvaluatorPrompt } from '../../src/contract/evaluator-prompt.js';
+import { verdictJsonSchema } from '../../src/contract/evaluator-verdict.js';
 import { renderRoundPrompt } from '../../src/contract/prompt.js';
 import { reportJsonSchema } from '../../src/contract/round-report.js';
 import type {
@@ -19,6 +25,7 @@ import type {
 } from '../../src/contract/types.js';
 import { stateKey } from '../../src/inspect/recording-format.js';
 import {
+  type EvaluationOutcome,
   type FingerprintRequest,
   KILL_MARGIN_MS,
   type RoundOutcome,
@@ -27,9 +34,16 @@ import {
   type VerifyRequest,
 } from '../../src/machines/ralph.machine.js';
 import { renderResultText } from '../../src/render/result-text.js';
-import { createControllableProvider } from './controllable-provider.js';
+import { type ControllableProvider, createControllableProvider } from './controllable-provider.js';
 import { type Exercised, exercisedBy } from './coverage.js';
-import { CALLER, type InputVariant, MODEL_RUN_ID, machineInputFor, PROVIDER_NAME } from './input-variants.js';
+import {
+  CALLER,
+  EVALUATOR_NAME,
+  type InputVariant,
+  MODEL_RUN_ID,
+  machineInputFor,
+  PROVIDER_NAME,
+} from './input-variants.js';
 import { expectedEnd, expectedOffers, expectedTags } from './oracle.js';
 import {
   describeEvent,
@@ -118,6 +132,23 @@ function drivenGuardRails() {
   };
 }
 
+/**
+ * The workspace as the evaluator actors see it, driven by the replay: a snapshot is taken at once, and what differs
+ * after an evaluator is what the path's verdict says it changed (the real watch, a per-file snapshot, is tested on
+ * real folders in test/workspace; the CLI tests run it through the installed binary).
+ */
+function drivenWatch() {
+  /** Where each snapshot was taken. */
+  const snapshots: string[] = [];
+  /** What the next comparison finds changed (set by the replay before each verdict). */
+  const next = { changes: [] as string[] };
+  const watch: WorkspaceWatch<number> = {
+    snapshot: async (cwd) => snapshots.push(cwd),
+    changed: () => [...next.changes],
+  };
+  return { snapshots, next, watch };
+}
+
 /** Whether a snapshot is in the state at this dot path (`running.round`) or in one of its substates. */
 const isIn = (snapshot: RalphSnapshot, path: string): boolean =>
   `${stateKey(snapshot.value)}.`.startsWith(`${path}.`);
@@ -159,6 +190,8 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
     limitOffered: real.context.limitWaits < 1,
     wallClockRunning: guardRails.maxWallTimeMs !== null && !outOfTime,
     fingerprinted: fingerprint !== null,
+    evaluated: real.context.evaluation !== undefined,
+    rejectedBefore: (real.context.evaluation?.last ?? null) !== null,
   };
   expect(next.sort(), `${where}: what can happen next`).toEqual(
     expectedOffers(stateKey(real.value), rails).sort(),
@@ -173,8 +206,23 @@ function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
   expect(text.length).toBeLessThanOrEqual(maxResultChars);
   expect(text).toContain(JSON.stringify(report, null, 2));
   expect(text).toContain(`Rounds: ${rounds}`);
-  const { limit, verifiedBy } = envelope.result;
-  if (status === 'budget-limited' && limit?.kind === 'time')
+  const { limit, verifiedBy, evaluation } = envelope.result;
+  const [label, note] = text.split('\n');
+  if (limit?.kind === 'time' && limit.unevaluatedRound !== undefined)
+    expect(note).toBe(
+      `Round ${limit.unevaluatedRound} reported the objective complete, but the time ran out before the evaluator gave its verdict: the completion was not accepted.`,
+    );
+  else if (status === 'budget-limited' && evaluation?.verdict === 'reject' && evaluation.round === rounds)
+    expect(note).toBe(
+      `The completion reported in round ${evaluation.round} was rejected by an independent evaluator (${evaluation.findings.length} findings); the final report carries its findings.`,
+    );
+  if (status === 'complete' && evaluation !== undefined) {
+    const verified = verifiedBy === undefined ? '' : ', the verify command `npm test` confirmed it (exit 0)';
+    expect(label).toBe(
+      `Ralph complete: the worker reported the objective complete after ${counted}${verified}, and an independent evaluator (${EVALUATOR_NAME}) accepted it.`,
+    );
+    expect(text).not.toContain('not independent evaluation');
+  } else if (status === 'budget-limited' && limit?.kind === 'time')
     expect(text.split('\n')[0]).toBe('Ralph reached its 2h time limit; the worker reported work remaining.');
   else if (status === 'budget-limited' && limit?.kind === 'idle')
     expect(text.split('\n')[0]).toBe(
@@ -213,17 +261,35 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
   const provider = variant.provider.registered
     ? createControllableProvider(PROVIDER_NAME, variant.provider.capabilities)
     : undefined;
-  const input = machineInputFor(variant, provider);
+  // The evaluator is a second provider the test drives, run through the engine's own evaluator actors.
+  const evaluator =
+    variant.evaluator?.registered === true
+      ? createControllableProvider(EVALUATOR_NAME, variant.evaluator.capabilities)
+      : undefined;
+  const input = machineInputFor(variant, provider, evaluator);
   const bridge = createChildRoundActors(provider, input.terminationGraceMs);
+  const watch = drivenWatch();
+  const evaluations = runEvaluators(evaluator, input.terminationGraceMs);
+  const evaluatorBridge = createEvaluatorActors(() => evaluations, watch.watch);
   let stopFailure: string | null = null;
+  let evaluatorStopFailure: string | null = null;
   const hostStopsFail = path.steps.some((step) => step.event.type === EVENT.stopFailed);
+  const hostEvaluatorStopsFail = path.steps.some((step) => step.event.type === EVENT.evaluatorStopFailed);
   const driven = drivenGuardRails();
   const actors = {
     ...(hostStopsFail
       ? { ...bridge, awaitChildStopped: hostStop(bridge.awaitChildStopped, () => stopFailure) }
       : bridge),
+    ...(hostEvaluatorStopsFail
+      ? {
+          ...evaluatorBridge,
+          awaitEvaluatorStopped: hostStop(evaluatorBridge.awaitEvaluatorStopped, () => evaluatorStopFailure),
+        }
+      : evaluatorBridge),
     ...driven.actors,
   };
+  /** Children (rounds' and evaluators') whose start or run is still pending. */
+  const running = () => (provider?.running ?? 0) + (evaluator?.running ?? 0);
   /** Moves the simulated clock to a timer of the state the run is in, checking it has not fired 1 ms before. */
   const passTimer = async (delay: number, state: string, where: string) => {
     clock.increment(delay - 1);
@@ -243,14 +309,17 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       if (event.type === '@xstate.microstep') taken.push(...event._transitions);
     },
   });
-  actor.on('round-started', (event) => progress.push(event));
-  actor.on('child-started', (event) => progress.push(event));
-  for (const type of PROGRESS_EVENT_TYPES.slice(2)) actor.on(type, (event) => progress.push(event));
+  // Everything the machine emits is a progress event: one wildcard listener, as the engine's, hears them all.
+  actor.on('*', (event) => progress.push(event));
 
   const perform = async (event: ModelEvent, where: string) => {
     const child = () => {
       if (provider === undefined) throw new Error(`${where}: no provider to drive`);
       return provider;
+    };
+    const judge = (): ControllableProvider => {
+      if (evaluator === undefined) throw new Error(`${where}: no evaluator provider to drive`);
+      return evaluator;
     };
     switch (event.type) {
       case 'xstate.init':
@@ -262,6 +331,8 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         await settle();
         if (from === 'running.verifying')
           expect(driven.latestVerify().signal.aborted, `${where}: the verify command was stopped`).toBe(true);
+        else if (from.startsWith('running.evaluating.'))
+          expect(judge().children.at(-1)?.signal.aborted, `${where}: the evaluator was aborted`).toBe(true);
         else if (from !== 'running.fingerprinting' && from !== 'running.waitingForLimit')
           expect(child().children.at(-1)?.signal.aborted, `${where}: the child was aborted`).toBe(true);
         return;
@@ -339,6 +410,34 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       case EVENT.fingerprintFailed:
         driven.latestFingerprint().result.reject(new Error(String(event.error)));
         return;
+      case EVENT.evaluatorStarted:
+        judge().startChild((event.output as { childId: string }).childId);
+        return;
+      case EVENT.evaluatorStartFailed:
+        judge().failStart(String(event.error));
+        return;
+      case EVENT.verdict: {
+        const { output, usage, changedFiles } = event.output as EvaluationOutcome;
+        watch.next.changes = changedFiles;
+        judge().report(output, usage);
+        return;
+      }
+      case EVENT.evaluatorFailed:
+        judge().failChild(String(event.error));
+        return;
+      case EVENT.evaluatorStopped:
+        judge().stopAborted();
+        return;
+      case EVENT.evaluatorStopFailed:
+        evaluatorStopFailure = String(event.error);
+        judge().stopAborted();
+        return;
+      case EVENT.evaluationTimedOut:
+        await passTimer(input.guardRails?.roundTimeoutMs as number, 'running.evaluating', where);
+        return;
+      case EVENT.evaluatorStopDeadline:
+        await passTimer(input.terminationGraceMs + KILL_MARGIN_MS, 'stoppingEvaluator', where);
+        return;
       default:
         throw new Error(`${where}: the replay does not know the event ${event.type}`);
     }
@@ -352,7 +451,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       // A resumed run counts the children its earlier host started, which this provider never saw.
       const before = 'cap' in variant.expected ? (variant.resume?.agentsStarted ?? 0) : 0;
       expectStep(actor.getSnapshot(), step.state, before + (provider?.started ?? 0), where);
-      expectTags(actor.getSnapshot(), provider?.running ?? 0, where);
+      expectTags(actor.getSnapshot(), running(), where);
     }
 
     const expected = expectedEnd(
@@ -384,6 +483,47 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       };
     });
     expect(provider?.children.map((c) => c.request) ?? [], 'what each child was asked').toEqual(requests);
+    const evaluatorRequests: ChildRequest[] = expected.evaluations.map(({ round, report }) => {
+      const objective = String((variant.args as { objective: unknown }).objective);
+      return {
+        runId: MODEL_RUN_ID,
+        round,
+        maxRounds: end.context.maxRounds,
+        objective,
+        handoff: report,
+        // The objective and the report alone: no conversation, no earlier verdict.
+        prompt: renderEvaluatorPrompt({ objective, round, report }),
+        outputSchema: verdictJsonSchema,
+        cwd: CALLER.cwd,
+        parent: CALLER,
+        maxHandoffChars: variant.config.maxHandoffChars,
+        role: 'evaluator',
+      };
+    });
+    expect(evaluator?.children.map((c) => c.request) ?? [], 'what each evaluator was asked').toEqual(
+      evaluatorRequests,
+    );
+    for (const c of evaluator?.children ?? []) {
+      expect(c.request.outputSchema, 'each evaluator gets its own copy of the schema').not.toBe(
+        verdictJsonSchema,
+      );
+      expect(c.terminationGraceMs).toBe(variant.config.terminationGraceMs);
+    }
+    // The workspace is read where the run works, before each evaluator and after each verdict.
+    expect(new Set(watch.snapshots), 'where the evaluator watch looked').toEqual(
+      new Set(watch.snapshots.length === 0 ? [] : [CALLER.cwd]),
+    );
+    if (variant.evaluator === undefined) {
+      // The hidden contract of a run without an evaluator: not a key of it anywhere, not even an undefined one.
+      expect(Object.keys(input), 'the machine input of a run without an evaluator').not.toContain(
+        'evaluator',
+      );
+      expect(Object.keys(end.context), 'its context').not.toContain('evaluation');
+      expect(Object.keys(end.context.call), 'its call').not.toContain('evaluator');
+      if (end.output?.ok === true)
+        expect(Object.keys(end.output.envelope.result), 'its envelope').not.toContain('evaluation');
+      expect(watch.snapshots, 'its workspace snapshots').toEqual([]);
+    }
     for (const run of driven.verifies)
       expect(run.request, 'what the verify command was asked').toEqual({
         runId: MODEL_RUN_ID,
@@ -412,14 +552,13 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       end.output?.ok === false,
     );
     if (end.output?.ok === true) expectRenderedText(end.output.envelope, variant.config.maxResultChars);
-    expect(provider?.running ?? 0, 'children still running when the run settled').toBe(
-      expected.abandoned ? 1 : 0,
-    );
+    expect(running(), 'children still running when the run settled').toBe(expected.abandoned ? 1 : 0);
   } finally {
     actor.stop();
     provider?.settleAll();
+    evaluator?.settleAll();
     await settle();
   }
-  expect(provider?.running ?? 0, 'children left running after cleanup').toBe(0);
+  expect(running(), 'children left running after cleanup').toBe(0);
   return exercisedBy(taken);
 }
