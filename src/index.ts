@@ -8,6 +8,16 @@ export {
   type RalphStartOptions,
 } from './actors/engine.js';
 export { createGuardRailActors, type RalphJournal } from './actors/guard-rail-actors.js';
+export * from './contract/evaluator-messages.js';
+export { type EvaluatorPromptInput, renderEvaluatorPrompt } from './contract/evaluator-prompt.js';
+export {
+  type EvaluatorVerdict,
+  reviewVerdict,
+  type VerdictReview,
+  verdictJsonSchema,
+  verdictJsonSchemaCopy,
+  verdictSchema,
+} from './contract/evaluator-verdict.js';
 export * from './contract/index.js';
 export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {
@@ -60,6 +70,7 @@ export {
   commandProvider,
   DEFAULT_MAX_OUTPUT_BYTES,
   defaultReportReader,
+  RALPH_ROLE_ENV,
   splitCommand,
 } from './providers/command.js';
 export {

@@ -29,6 +29,12 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** The environment variable carrying the run's handoff cap to a round's agent (its report tool checks it). */
 export const RALPH_MAX_HANDOFF_CHARS_ENV = 'RALPH_MAX_HANDOFF_CHARS';
 
+/**
+ * The environment variable that tells an independent evaluator's child its role (`evaluator`): one agent program
+ * can then both work and judge, answering the verdict schema in RALPH_SCHEMA_FILE. A worker's environment has none.
+ */
+export const RALPH_ROLE_ENV = 'RALPH_ROLE';
+
 /** How much of a failed child's stderr (or stdout) its error quotes. */
 const FAILURE_TAIL_CHARS = 2_000;
 
@@ -313,7 +319,8 @@ function assertDirectory(cwd: string): void {
  * A provider that starts one fresh process per round, following the command agent protocol: argv without a shell,
  * in the calling agent's folder, in a process group of its own; the round prompt on stdin; RALPH_RUN_ID,
  * RALPH_ROUND, RALPH_MAX_ROUNDS, RALPH_SCHEMA_FILE, RALPH_REPORT_FILE, RALPH_USAGE_FILE, RALPH_MAX_HANDOFF_CHARS and
- * RALPH_DEPTH in its environment (the usage file is optional: what the child used, read once it reported). Exit 0 →
+ * RALPH_DEPTH in its environment, and RALPH_ROLE=evaluator for an evaluator's child (the usage file is optional: what
+ * the child used, read once it reported). Exit 0 →
  * the report (file, else last JSON object on stdout); non-zero exit or death by a signal → the report rejects. On
  * abort the group gets SIGTERM, then SIGKILL after the grace, and the report settles only once the process exited.
  * Nothing the round started outlives it: group members left behind by an exited child get the same treatment, and
@@ -372,6 +379,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           ...(request.maxHandoffChars === undefined
             ? {}
             : { [RALPH_MAX_HANDOFF_CHARS_ENV]: String(request.maxHandoffChars) }),
+          ...(request.role === 'evaluator' ? { [RALPH_ROLE_ENV]: 'evaluator' } : {}),
           [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1),
         },
         input: request.prompt,

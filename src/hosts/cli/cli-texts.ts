@@ -54,12 +54,34 @@ export function agentUnavailable(options: AgentOptions, problem: ProgramProblem)
       ? `ralph: ${flag} ${given} cannot be run: ${problem.path} is not an executable file; chmod +x it, or pass ${flag} <the ${preset} program>`
       : `ralph: ${flag} ${given} was not found (${problem.path}); pass ${flag} <the ${preset} program>, or leave it out to use ${preset} on PATH`;
   }
+  return commandUnavailable('--agent-command', problem);
+}
+
+/** Refusal: the program of the evaluator the options name cannot be found or run; says which flag fixes it. */
+export function evaluatorUnavailable(
+  options: AgentOptions & { evaluator?: string; evaluatorCommand?: string },
+  problem: ProgramProblem,
+): string {
+  if (options.evaluatorCommand !== undefined) return commandUnavailable('--evaluator-command', problem);
+  // A preset evaluator's program is found like the agent's, through the same --<preset>-path flag.
+  const { agent: _agent, agentCommand: _command, ...rest } = options;
+  return agentUnavailable(
+    isProgramPreset(options.evaluator) ? { ...rest, agent: options.evaluator } : rest,
+    problem,
+  );
+}
+
+/** The refusal of a command's missing or unrunnable program, naming the flag that gave it. */
+function commandUnavailable(
+  flag: '--agent-command' | '--evaluator-command',
+  problem: ProgramProblem,
+): string {
   const shown = JSON.stringify(problem.program);
   if (problem.kind === 'not-executable')
-    return `ralph: the --agent-command program ${shown} cannot be run: ${problem.path} is not executable; chmod +x it, or name its interpreter first (e.g. --agent-command 'node ${problem.program}')`;
+    return `ralph: the ${flag} program ${shown} cannot be run: ${problem.path} is not executable; chmod +x it, or name its interpreter first (e.g. ${flag} 'node ${problem.program}')`;
   return problem.onPath
-    ? `ralph: the --agent-command program ${shown} was not found on PATH; install it, put it on PATH, or give its path (e.g. --agent-command './${problem.program}')`
-    : `ralph: the --agent-command program ${shown} was not found at ${problem.path}; fix its path in --agent-command (a relative one is taken from the workspace, --cwd)`;
+    ? `ralph: the ${flag} program ${shown} was not found on PATH; install it, put it on PATH, or give its path (e.g. ${flag} './${problem.program}')`
+    : `ralph: the ${flag} program ${shown} was not found at ${problem.path}; fix its path in ${flag} (a relative one is taken from the workspace, --cwd)`;
 }
 
 /** Said on stderr once `ralph mcp` serves: what it is doing, and how a client registers it (`args`: its argv). */

@@ -10,7 +10,7 @@ import { isDirectory } from '../../workspace/directory.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
 import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './cli-texts.js';
-import { type EvaluatorOptions, evaluatorAgentOptions, evaluatorFor } from './evaluator-options.js';
+import { type EvaluatorOptions, evaluatorFor } from './evaluator-options.js';
 import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
@@ -111,7 +111,8 @@ export function createCliTool(
     killChildren: killLiveGroups,
     preflight: () => {
       assertAgentStartable(provider, options, cwd);
-      if (evaluator !== undefined) assertAgentStartable(evaluator, evaluatorAgentOptions(options), cwd);
+      // The evaluator's own preflight refuses in its flags' words (evaluator-options.ts).
+      evaluator?.preflight?.(cwd);
     },
   };
 }

@@ -1,8 +1,10 @@
 import { type Command, Option } from 'commander';
 import { RalphError } from '../../contract/errors.js';
 import type { SubagentProvider } from '../../contract/types.js';
+import { ProgramUnavailableError } from '../../process/program-check.js';
 import { commandProvider } from '../../providers/command.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import { evaluatorUnavailable } from './cli-texts.js';
 import { presetProvider } from './preset-provider.js';
 
 /** The evaluator options of `ralph run`, `ralph mcp`, `ralph batch` and `ralph submit`. */
@@ -57,22 +59,39 @@ export function evaluatorFor(options: EvaluatorOptions & AgentOptions): Subagent
   if (options.evaluator !== undefined && options.evaluatorCommand !== undefined)
     throw new RalphError({ code: 'refused', message: EVALUATOR_CONFLICT });
   if (options.evaluatorCommand !== undefined)
-    return commandProvider({
-      command: options.evaluatorCommand,
-      name: evaluatorName('command'),
-      ...(options.evaluatorReportsCost === true ? { reportsCost: true } : {}),
-    });
+    return refusingInEvaluatorWords(
+      commandProvider({
+        command: options.evaluatorCommand,
+        name: evaluatorName('command'),
+        ...(options.evaluatorReportsCost === true ? { reportsCost: true } : {}),
+      }),
+      options,
+    );
   if (options.evaluator === undefined) return undefined;
   const preset = presetProvider(options.evaluator, options, { readOnly: true });
-  return { ...preset, name: evaluatorName(preset.name) };
+  return refusingInEvaluatorWords({ ...preset, name: evaluatorName(preset.name) }, options);
 }
 
-/** The evaluator's options as agent options, so that a refusal of its missing program names the evaluator's flag. */
-export function evaluatorAgentOptions(options: EvaluatorOptions & AgentOptions): AgentOptions {
-  const { agent: _agent, agentCommand: _command, ...rest } = options;
+/**
+ * The evaluator with a preflight that refuses a missing or unrunnable program naming the evaluator's flag
+ * (`--evaluator-command`, `--claude-path` for `--evaluator claude`), never the worker's `--agent-command`, in
+ * whichever command checks it before round 1.
+ */
+function refusingInEvaluatorWords(
+  evaluator: SubagentProvider,
+  options: EvaluatorOptions & AgentOptions,
+): SubagentProvider {
+  const { preflight } = evaluator;
+  if (preflight === undefined) return evaluator;
   return {
-    ...rest,
-    ...(options.evaluator === undefined ? {} : { agent: options.evaluator }),
-    ...(options.evaluatorCommand === undefined ? {} : { agentCommand: options.evaluatorCommand }),
+    ...evaluator,
+    preflight(cwd) {
+      try {
+        preflight(cwd);
+      } catch (error) {
+        if (!(error instanceof ProgramUnavailableError)) throw error;
+        throw new RalphError({ code: 'refused', message: evaluatorUnavailable(options, error.problem) });
+      }
+    },
   };
 }

@@ -38,6 +38,12 @@ export const envelopeJsonSchema = Object.freeze({
                   description:
                     'The round stopped when the time ran out, before it reported; the report is the round before it.',
                 },
+                unevaluatedRound: {
+                  type: 'integer',
+                  minimum: 1,
+                  description:
+                    "The round whose reported completion an independent evaluator was checking when the time ran out: not accepted; the report is that round's.",
+                },
               },
               required: ['kind', 'maxWallTimeMs'],
               additionalProperties: false,
@@ -70,6 +76,25 @@ export const envelopeJsonSchema = Object.freeze({
           type: 'array',
           items: { type: 'string' },
           description: 'Only when a verify command accepted the completion: its argv (it exited 0).',
+        },
+        evaluation: {
+          type: 'object',
+          description:
+            "Only when the deployment's independent evaluator gave a verdict in the run: the last one, and how many evaluators were started (agentsStarted counts the rounds' workers only).",
+          properties: {
+            evaluator: { type: 'string', description: 'The evaluator provider.' },
+            round: {
+              type: 'integer',
+              minimum: 1,
+              description: 'The round whose reported completion it judged.',
+            },
+            verdict: { type: 'string', enum: ['accept', 'reject'] },
+            findings: { type: 'array', items: { type: 'string' } },
+            evidence: { type: 'array', items: { type: 'string' } },
+            evaluatorsStarted: { type: 'integer', minimum: 1 },
+          },
+          required: ['evaluator', 'round', 'verdict', 'findings', 'evidence', 'evaluatorsStarted'],
+          additionalProperties: false,
         },
       },
       required: ['status', 'rounds', 'report'],
