@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { reportSchema } from '../contract/round-report.js';
+import { USAGE_FIELDS } from '../contract/usage.js';
 import { formatIssues } from '../contract/zod-issues.js';
 
 // The values of a recording that the report and the live page show are checked here when the recording is read: a
@@ -11,10 +12,25 @@ const amount = z.number().finite().nonnegative();
 
 /** Which guard rail ended a budget-limited run (RalphLimit). */
 const recordedLimit = z.discriminatedUnion('kind', [
-  z.looseObject({ kind: z.literal('time'), maxWallTimeMs: amount }),
+  z.looseObject({
+    kind: z.literal('time'),
+    maxWallTimeMs: amount,
+    unfinishedRound: positive.optional(),
+    unevaluatedRound: positive.optional(),
+  }),
   z.looseObject({ kind: z.literal('idle'), maxIdleRounds: positive }),
   z.looseObject({ kind: z.literal('cost'), maxCostUsd: amount, spentUsd: amount }),
 ]);
+
+/** The last verdict of a run's evaluator, as its envelope carries it (RalphEvaluation). */
+const recordedEvaluation = z.looseObject({
+  evaluator: z.string(),
+  round: positive,
+  verdict: z.enum(['accept', 'reject']),
+  findings: z.array(z.string()),
+  evidence: z.array(z.string()),
+  evaluatorsStarted: positive,
+});
 
 /** A settled run's envelope (RalphEnvelope); fields a later ralph adds pass. */
 const recordedEnvelope = z.looseObject({
@@ -26,6 +42,7 @@ const recordedEnvelope = z.looseObject({
     report: reportSchema,
     limit: recordedLimit.optional(),
     verifiedBy: z.array(z.string()).optional(),
+    evaluation: recordedEvaluation.optional(),
   }),
 });
 
@@ -63,4 +80,42 @@ export function recordedSnapshotProblem(snapshot: Record<string, unknown>): stri
       return `has a snapshot whose handoff is not a report (${formatIssues(report.error)})`;
   }
   return undefined;
+}
+
+/**
+ * The most changed files an evaluation's recorded outcome may name, and the longest name: a path within PATH_MAX
+ * (4096) and what happened to it (` (removed)`). Past them the line is no evaluation the watch could have made.
+ */
+export const MAX_RECORDED_CHANGED_FILES = 100_000;
+const MAX_CHANGED_FILE_CHARS = 4096 + ' (removed)'.length;
+
+/** What an agent said it used (RalphUsage as usageOf keeps it): known fields, each a finite non-negative number. */
+const recordedUsage = z
+  .strictObject(Object.fromEntries(USAGE_FIELDS.map((field) => [field, amount.optional()])))
+  .nullable();
+
+/**
+ * What `awaitVerdict` resolved with (EvaluationOutcome): the evaluator's output stays raw (the machine reviews it as
+ * it did live), what it said it used and what it changed in the workspace are checked, for the machine counts the
+ * one and fails the run naming the other.
+ */
+const recordedEvaluationOutcome = z.looseObject({
+  output: z.unknown(),
+  usage: recordedUsage,
+  changedFiles: z.array(z.string().max(MAX_CHANGED_FILE_CHARS)).max(MAX_RECORDED_CHANGED_FILES),
+});
+
+/** The event that brings an evaluation's outcome to the run's machine. */
+const VERDICT_DONE = 'xstate.done.actor.awaitVerdict';
+
+/**
+ * What is wrong with a recorded event the machine takes values from, or undefined: an evaluation's outcome must be
+ * of its shape (other events' values are reviewed by the machine itself, as they were live).
+ */
+export function recordedEventProblem(event: { type: string; output?: unknown }): string | undefined {
+  if (event.type !== VERDICT_DONE) return undefined;
+  const outcome = recordedEvaluationOutcome.safeParse(event.output);
+  return outcome.success
+    ? undefined
+    : `has an evaluation outcome that is not one (${formatIssues(outcome.error)})`;
 }

@@ -1,4 +1,4 @@
-import { recordedSnapshotProblem } from './recorded-values.js';
+import { recordedEventProblem, recordedSnapshotProblem } from './recorded-values.js';
 import {
   FORCED_EXIT_TYPE,
   RECORDING_FORMAT_VERSION,
@@ -88,6 +88,7 @@ export function parseRecordedLine(text: string, number: number): RecordedLine {
       break;
     case '@xstate.event':
       if (!hasType(line.event)) throw new RecordingError(number, 'carries no event with a type');
+      checkValues(recordedEventProblem(line.event), number);
       break;
     case '@xstate.microstep':
       if (!hasType(line.event) || !Array.isArray(line.transitions))
@@ -104,15 +105,14 @@ export function parseRecordedLine(text: string, number: number): RecordedLine {
     case '@xstate.snapshot':
       if (!hasType(line.event) || !isObject(line.snapshot) || typeof line.snapshot.status !== 'string')
         throw new RecordingError(number, 'carries no snapshot with a status');
-      checkSnapshotValues(line.snapshot, number);
+      checkValues(recordedSnapshotProblem(line.snapshot), number);
       break;
   }
   return line as unknown as RecordedLine;
 }
 
-/** Throws a RecordingError when the snapshot's output or handoff is not of its shape. */
-function checkSnapshotValues(snapshot: Record<string, unknown>, number: number): void {
-  const problem = recordedSnapshotProblem(snapshot);
+/** Throws a RecordingError naming the line when a value it holds is not of its shape (recorded-values.ts). */
+function checkValues(problem: string | undefined, number: number): void {
   if (problem !== undefined) throw new RecordingError(number, problem);
 }
 

@@ -50,6 +50,16 @@ const ROUND_STATES = new Set([
   'cancelling',
 ]);
 
+/**
+ * The states a run rests in while its evaluator checks a round's reported completion (or is being stopped on a
+ * cancel): the round's report is in, so the run picks up by evaluating that completion again with a fresh evaluator.
+ */
+const EVALUATION_STATES = new Set([
+  'running.evaluating.starting',
+  'running.evaluating.awaitingVerdict',
+  'cancelling.evaluator',
+]);
+
 interface RootContext {
   round?: unknown;
   handoff?: unknown;
@@ -78,7 +88,8 @@ function wholeLines(text: string): string[] {
 /**
  * Reads where an unsettled run stopped, from its recording: its run id and call (the root's `xstate.init` input),
  * and from its last snapshot the rounds it finished, its last accepted report, the children it started and what its
- * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a snapshot in the round or cancelling its child) is run again from its start.
+ * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a snapshot in the round or cancelling its child) is run again from its start; a run that stopped while its evaluator
+ * checked a reported completion (`evaluating: true`) evaluates that completion again, with a fresh evaluator.
  * Throws a RunSettledError for a settled run and a RecordingError for a recording that does not read.
  */
 export function resumePointOf(text: string): RecordedResume {
@@ -105,21 +116,26 @@ export function resumePointOf(text: string): RecordedResume {
   const snapshot = last.snapshot as { status: string; value?: unknown; context?: RootContext };
   const state = stateKey(snapshot.value);
   if (snapshot.status !== 'active') throw new RunSettledError(header.runId, state);
-  if (!ROUND_STATES.has(state))
+  const evaluating = EVALUATION_STATES.has(state);
+  if (!evaluating && !ROUND_STATES.has(state))
     throw new RecordingError(Number(last.id), `the run rested in ${state}, which is no round boundary`);
   const context = snapshot.context ?? {};
   const round = context.round;
   if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1)
     throw new RecordingError(Number(last.id), 'the last snapshot has no round');
+  // The round going on is run again; while evaluating, the round is done (its report is the handoff the evaluator
+  // was checking, its child counted) and the evaluation is done again.
+  const finished = evaluating ? round : round - 1;
   return {
     ...base,
     point: {
-      round: round - 1,
+      round: finished,
       handoff: (context.handoff ?? null) as RalphResumePoint['handoff'],
-      agentsStarted: typeof context.agentsStarted === 'number' ? context.agentsStarted : round - 1,
-      // The total the recording holds goes on; the round going on is run again, and what it spent is unknown.
+      agentsStarted: typeof context.agentsStarted === 'number' ? context.agentsStarted : finished,
+      // The total the recording holds goes on; what the interrupted round (or its evaluator) spent is unknown.
       usage: usageOf(context.usage),
       uncountedRounds: [...new Set([...earlierUncounted(context), round])],
+      ...(evaluating ? { evaluating: true } : {}),
     },
     lastState: state,
   };

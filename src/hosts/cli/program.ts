@@ -56,10 +56,13 @@ Examples:
 
 The run keeps its id, objective and round cap; the last accepted report is the next round's handoff. A round
 that was going on is run again with a fresh child once what is left of the old one has been killed. A recording
-is data: what it names to run (agent, command, binary paths, verify command) and where runs only with
---trust-recording; an agent given here replaces all of it, working in --cwd or the current folder (a recording
-naming another folder is refused). The resumed run is recorded to the same file (the one resumed
-from is kept as <file>.1, <file>.2, …). A run that settled, or whose host still runs, is refused (exit 2).
+is data: what it names to run (agent, command, binary paths, verify command, evaluator) and where runs only
+with --trust-recording; an agent given here replaces all of it but the evaluator, working in --cwd or the current
+folder (a recording naming another folder is refused), and an evaluator given here (--evaluator or
+--evaluator-command) replaces the recorded one: a run recorded with an evaluator needs both, or --trust-recording.
+A run whose host died while its evaluator checked a reported completion evaluates it again with a fresh evaluator.
+The resumed run is recorded to the same file (the one resumed from is kept as <file>.1, <file>.2, …). A run that
+settled, or whose host still runs, is refused (exit 2).
 `;
 
 const BATCH_EXAMPLES = `
@@ -197,21 +200,23 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('resume')) {
-    addAgentOptions(
-      program
-        .command('resume')
-        .description(
-          'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
-        )
-        .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
-        .option('--json', 'print the result envelope as JSON instead of the text')
-        .option('--record <file>', 'record the resumed run here instead of in <file>')
-        .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-        .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
-        .option(
-          '--trust-recording',
-          'run the agent, binary paths and verify command the recording names (shown when refused without it)',
-        ),
+    addEvaluatorOptions(
+      addAgentOptions(
+        program
+          .command('resume')
+          .description(
+            'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
+          )
+          .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+          .option('--json', 'print the result envelope as JSON instead of the text')
+          .option('--record <file>', 'record the resumed run here instead of in <file>')
+          .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
+          .option(
+            '--trust-recording',
+            'run the agent, evaluator, binary paths and verify command the recording names (shown when refused without it)',
+          ),
+      ),
     )
       .addHelpText('after', RESUME_EXAMPLES)
       .action(async (file: string, options: ResumeOptions) => {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
+import { usageOf } from '../../contract/usage.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { replayRecording } from '../../inspect/replay.js';
 import { renderResultText } from '../../render/result-text.js';
@@ -9,7 +11,12 @@ import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from '.
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import { printFailure } from './print-failure.js';
-import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
+import {
+  createProgressReporter,
+  noteBeforeFirstRound,
+  type ProgressReporter,
+  progressOptionsFor,
+} from './progress.js';
 
 /** The options of `ralph replay`. */
 export interface ReplayOptions {
@@ -22,6 +29,23 @@ function runOptionsOf(host: Record<string, unknown> | undefined): Record<string,
   return typeof run === 'object' && run !== null && host?.resumed !== true
     ? (run as Record<string, unknown>)
     : undefined;
+}
+
+/**
+ * The lines `ralph run` printed after the last round's of a run that settled: what its agents (its evaluator's
+ * included) said they used in all, and for a resumed run the rounds whose spend is unknown. Read, not trusted: a
+ * recording made before usage was recorded has none, and prints none.
+ */
+function printUsageTotal(progress: ProgressReporter, context: unknown): void {
+  const { usage, call } = context as {
+    usage?: unknown;
+    call?: { resumeFrom?: { uncountedRounds?: unknown } | null };
+  };
+  const used = usageOf(usage);
+  if (used === null) return;
+  progress.usageTotal(used);
+  const uncounted = call?.resumeFrom?.uncountedRounds;
+  if (Array.isArray(uncounted) && uncounted.length > 0) progress.note(uncountedSpendNote(uncounted));
 }
 
 /**
@@ -60,9 +84,10 @@ export async function replayCommand(file: string, options: ReplayOptions): Promi
       if (step.event.type === 'CANCEL') progress.note(CANCELLING);
       for (const event of step.emitted) onProgress(event);
     }
+    const { outcome, header, snapshot, forcedExit } = replay;
+    if (outcome.ok) printUsageTotal(progress, snapshot.context);
     progress.stop();
 
-    const { outcome, header, snapshot, forcedExit } = replay;
     if (!outcome.ok) {
       // A forced exit reported the bare cancellation, as the run's process did when it exited.
       const runId = forcedExit ? undefined : snapshot.context.runId;

@@ -7,12 +7,13 @@ import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspe
 import { procStat, thisHost } from '../../process/process-identity.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import type { AgentOptions } from './agent-options.js';
+import type { EvaluatorOptions } from './evaluator-options.js';
 import { NOTIFY_OPTION_KEYS, type NotifyOptions } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { type RunOptions, runCommand } from './run.js';
 
-/** The options of `ralph resume`: where its output goes, and agent options that replace the recorded ones. */
-export interface ResumeOptions extends AgentOptions, NotifyOptions {
+/** The options of `ralph resume`: where its output goes, and agent and evaluator options that replace the recorded ones. */
+export interface ResumeOptions extends AgentOptions, EvaluatorOptions, NotifyOptions {
   json?: boolean;
   record?: string;
   inspect?: string | boolean;
@@ -21,7 +22,7 @@ export interface ResumeOptions extends AgentOptions, NotifyOptions {
   trustRecording?: boolean;
 }
 
-/** The recorded options that say what runs: all replaced when an agent is given on the command line. */
+/** The recorded options that say what runs in the rounds: all replaced when an agent is given on the command line. */
 const RECORDED_COMMANDS = [
   'agent',
   'agentCommand',
@@ -35,6 +36,16 @@ const RECORDED_COMMANDS = [
   'droidPath',
   'verify',
 ] as const;
+
+/**
+ * The recorded options that say which evaluator runs: replaced when an evaluator is given on the command line, and
+ * only then (an agent given here leaves them: a resumed run never drops its evaluator unasked).
+ */
+const RECORDED_EVALUATOR = ['evaluator', 'evaluatorCommand', 'evaluatorReportsCost'] as const;
+
+/** Whether the recorded run had an evaluator (the options name one). */
+const hasEvaluator = (run: RunOptions): boolean =>
+  run.evaluator !== undefined || run.evaluatorCommand !== undefined;
 
 /** The options that say where output goes: never taken from a recording (ralph run does not record them). */
 const OUTPUT_OPTIONS = [
@@ -76,6 +87,8 @@ export function recordedCommands(run: RunOptions): string[] {
   const shown = (value: unknown) => JSON.stringify(value);
   if (run.agentCommand !== undefined) lines.push(`agent command: ${shown(run.agentCommand)}`);
   if (run.agent !== undefined) lines.push(`agent: ${shown(run.agent)}`);
+  if (run.evaluatorCommand !== undefined) lines.push(`evaluator command: ${shown(run.evaluatorCommand)}`);
+  if (run.evaluator !== undefined) lines.push(`evaluator: ${shown(run.evaluator)}`);
   if (run.claudePath !== undefined) lines.push(`claude path: ${shown(run.claudePath)}`);
   if (run.codexPath !== undefined) lines.push(`codex path: ${shown(run.codexPath)}`);
   if (run.qwenPath !== undefined) lines.push(`qwen path: ${shown(run.qwenPath)}`);
@@ -88,19 +101,28 @@ export function recordedCommands(run: RunOptions): string[] {
   return lines;
 }
 
-/** Refusal: the recording names what to run, and the user neither consented nor gave the agent here. */
-function consentRefused(path: string, run: RunOptions): RalphError {
+/** The last line of a consent refusal: what the user can do, the evaluator named when the recorded run had one. */
+const consentHint = (evaluated: boolean): string =>
+  evaluated
+    ? 'Pass --trust-recording to run them, or give the agent and the evaluator here (--agent or --agent-command, and --evaluator or --evaluator-command), which replace every recorded command.'
+    : 'Pass --trust-recording to run them, or give the agent here (--agent or --agent-command), which replaces every recorded command.';
+
+/**
+ * Refusal: the recording names what to run, and the user neither consented nor gave the agent (and, for a run with
+ * an evaluator, the evaluator) here. `run` is what would still run: the recorded options less those given here.
+ */
+function consentRefused(path: string, run: RunOptions, evaluated: boolean): RalphError {
   const lines = recordedCommands(run).map((line) => `  ${line}`);
   return new RalphError({
     code: 'refused',
     message: `ralph resume ${path}: the recording names the commands to run; nothing was started`,
-    detail: [
-      'Resuming it would run:',
-      ...lines,
-      'Pass --trust-recording to run them, or give the agent here (--agent or --agent-command), which replaces every recorded command.',
-    ].join('\n'),
+    detail: ['Resuming it would run:', ...lines, consentHint(evaluated)].join('\n'),
   });
 }
+
+/** The recorded options less the keys given here replace. */
+const without = (run: RunOptions, keys: ReadonlySet<string>): RunOptions =>
+  Object.fromEntries(Object.entries(run).filter(([key]) => !keys.has(key))) as RunOptions;
 
 /** True when both paths lead to one folder (through links too); a path that does not exist is compared as written. */
 function isSameFolder(a: string, b: string): boolean {
@@ -126,24 +148,29 @@ function workspaceRefused(path: string, recorded: string): RalphError {
 
 /**
  * The options the resumed run starts with: the recorded ones (never its output options), where the user consented;
- * an agent given here replaces every recorded command, verify and binary paths included. Without consent the
+ * an agent given here replaces every recorded command of the rounds, verify and binary paths included, and an
+ * evaluator given here (--evaluator or --evaluator-command) the recorded evaluator with its --evaluator-reports-cost.
+ * Without consent, a recording whose run had an evaluator needs both given here: the recorded evaluator is a command
+ * like the agent, and dropping it would let a resumed run complete on its worker's word alone. Without consent the
  * recording's workspace is not taken either (a crafted one would point the agent at a folder of its choosing): the
  * run works in `--cwd` or the current folder, and a recording that names another folder is refused, not moved.
  */
 function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptions): RunOptions {
   const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
+  const evaluatorGiven = options.evaluator !== undefined || options.evaluatorCommand !== undefined;
   const trusted = options.trustRecording === true;
-  if (!agentGiven && !trusted) throw consentRefused(path, recorded);
+  const replaced = new Set<string>([
+    ...(agentGiven ? RECORDED_COMMANDS : []),
+    ...(evaluatorGiven ? RECORDED_EVALUATOR : []),
+  ]);
+  const evaluated = hasEvaluator(recorded);
+  if (!trusted && (!agentGiven || (evaluated && !evaluatorGiven)))
+    throw consentRefused(path, without(recorded, replaced), evaluated);
   if (!trusted && options.cwd === undefined && typeof recorded.cwd === 'string') {
     if (!isSameFolder(recorded.cwd, process.cwd())) throw workspaceRefused(path, recorded.cwd);
   }
-  const dropped = new Set<string>([
-    ...OUTPUT_OPTIONS,
-    ...(agentGiven ? RECORDED_COMMANDS : []),
-    ...(trusted ? [] : ['cwd']),
-  ]);
-  const kept = Object.fromEntries(Object.entries(recorded).filter(([key]) => !dropped.has(key)));
-  return { ...kept, ...definedOnly(options), record: options.record ?? path };
+  const dropped = new Set<string>([...OUTPUT_OPTIONS, ...replaced, ...(trusted ? [] : ['cwd'])]);
+  return { ...without(recorded, dropped), ...definedOnly(options), record: options.record ?? path };
 }
 
 /** The first free `FILE.N`, where the recording being resumed (or a batch task's run done again) is kept. */
@@ -173,8 +200,10 @@ function readResume(path: string): RecordedResume {
  * the last accepted report is the handoff and the next round is numbered after it: a round that was going on is
  * run again with a fresh child, once the sweep of the first round has killed what is left of its process group
  * (recorded pid and start time checked, so a reused pid is never signalled). The agents are the recorded run's
- * unless agent options are given here. The resumed run is recorded again (to FILE unless --record names another
- * file; the recording resumed from is kept as FILE.1, FILE.2, …), so it can be resumed in turn.
+ * unless agent options are given here, and its evaluator the recorded one unless evaluator options are. A run that
+ * stopped while its evaluator checked a reported completion evaluates that completion again, with a fresh
+ * evaluator. The resumed run is recorded again (to FILE unless --record names another file; the recording resumed
+ * from is kept as FILE.1, FILE.2, …), so it can be resumed in turn.
  */
 export async function resumeCommand(path: string, options: ResumeOptions): Promise<number> {
   const json = options.json === true;
@@ -197,8 +226,7 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
 
     const merged = resumedOptions(path, run as RunOptions, options);
     if (options.record === undefined || options.record === path) renameSync(path, keptName(path));
-    const nextRound = recorded.point.round + 1;
-    process.stderr.write(`ralph resume: resuming run ${recorded.runId} from round ${nextRound}\n`);
+    process.stderr.write(`ralph resume: resuming run ${recorded.runId} ${resumedFrom(recorded.point)}\n`);
     await sweepLeftBehind(host?.process);
     return await runCommand(undefined, merged, {
       args: args as Record<string, unknown>,
@@ -207,6 +235,13 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
   } catch (error) {
     return printFailure(error, json);
   }
+}
+
+/** Where the run picks up, as the resume line says it: `from round 3`, or `from round 2's evaluation`. */
+function resumedFrom(point: RecordedResume['point']): string {
+  return point.evaluating === true
+    ? `from round ${point.round}'s evaluation`
+    : `from round ${point.round + 1}`;
 }
 
 /**
