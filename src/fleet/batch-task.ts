@@ -254,8 +254,13 @@ export async function runBatchTask(
       ...(deps.onProgress === undefined ? {} : { onProgress: deps.onProgress }),
       ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),
       ...(deps.record === undefined ? {} : { record: deps.record }),
-      providerFor: (agent) =>
-        pushingProvider(deps.providerFor(agent), (round) => saveTaskBranch(deps, task, { ...commit, round })),
+      // The rounds push the task's branch; an evaluator changes nothing in the worktree, so it has nothing to push.
+      providerFor: (agent, role) =>
+        role === 'evaluator'
+          ? deps.providerFor(agent, role)
+          : pushingProvider(deps.providerFor(agent), (round) =>
+              saveTaskBranch(deps, task, { ...commit, round }),
+            ),
     },
   );
   const spentAtEnd = budget === undefined ? null : await spendAtEnd(task, budget, deps);

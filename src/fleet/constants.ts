@@ -11,8 +11,10 @@ export const FLEET_WORKFLOW = 'ralphRun';
  * The pinned DBOS application version. DBOS recovers only workflows of the version a worker runs, and by default it
  * hashes the workflow's source, so any rebuild would orphan every pending run: pinned, it changes only when a run's
  * sequence of steps does (one step per round, named `round-N`), which is when old runs could no longer be replayed.
+ * 3 added the evaluator (`ralph submit --evaluator`): its child is a step `evaluate-N` after the round it judges, and
+ * a worker of version 2 would run such a run without it (completing on its worker's word alone) or fail to replay it.
  */
-export const FLEET_APP_VERSION = 'ralph-fleet-2';
+export const FLEET_APP_VERSION = 'ralph-fleet-3';
 
 /**
  * The version of what ralph keeps in a fleet's database (its tables, and what a run's input and its rounds' steps

@@ -59,22 +59,36 @@ function errorOf(recorded: Extract<RoundOutcome, { ok: false }>): Error {
 /** The step name of a round: replays check that the recorded step at each position has this name. */
 export const roundStepName = (round: number): string => `round-${round}`;
 
+/**
+ * The step name of the evaluation of a round's reported completion (`ralph submit --evaluator`): a step of its own
+ * beside the round's, so that it never counts as a round, and a run taken over while evaluating evaluates again.
+ */
+export const evaluationStepName = (round: number): string => `evaluate-${round}`;
+
 /** Whether a recorded step is a round's. */
 export const isRoundStep = (name: string): boolean => name.startsWith('round-');
 
-/** What the recorded rounds of a run said they used, summed as the run sums it; null while none said anything. */
+/** Whether a recorded step is an evaluation's. */
+export const isEvaluationStep = (name: string): boolean => name.startsWith('evaluate-');
+
+/**
+ * What the recorded rounds and evaluations of a run said they used, summed as the run sums it (an evaluator's usage
+ * counts toward its cost budget as a round's does); null while none said anything.
+ */
 export function recordedUsage(steps: readonly { name: string; output: unknown }[]): RalphUsage | null {
   let total: RalphUsage | null = null;
   for (const step of steps) {
     const outcome = step.output as RoundOutcome | null | undefined;
-    if (isRoundStep(step.name) && outcome?.ok === true) total = addUsage(total, usageOf(outcome.usage));
+    const childStep = isRoundStep(step.name) || isEvaluationStep(step.name);
+    if (childStep && outcome?.ok === true) total = addUsage(total, usageOf(outcome.usage));
   }
   return total;
 }
 
 /**
  * Wraps a provider so that each round is one DBOS step: start the real child and wait for its report, returning
- * the raw output. When DBOS re-executes a recovered run, the rounds that completed return their recorded outputs
+ * the raw output. An evaluator's child (`request.role` 'evaluator') is a step the same way, named after the round it
+ * judges (`evaluate-N`). When DBOS re-executes a recovered run, the rounds that completed return their recorded outputs
  * without starting anything, so the statechart walks the same decisions again, and only the interrupted round
  * starts a fresh child. A cancel of the workflow (seen by the step) aborts the real child and calls `onCancel`, so
  * the run cancels as `ralph run` does on Ctrl-C.
@@ -88,6 +102,8 @@ export function durableProvider(
     name: real.name,
     capabilities: real.capabilities,
     async start(request, options): Promise<ChildRun> {
+      const stepName =
+        request.role === 'evaluator' ? evaluationStepName(request.round) : roundStepName(request.round);
       let markStarted: () => void = () => {};
       const started = new Promise<undefined>((resolve) => {
         markStarted = () => resolve(undefined);
@@ -127,7 +143,7 @@ export function durableProvider(
           options.signal.removeEventListener('abort', abort);
           cancel?.removeEventListener('abort', cancelled);
         }
-      }, roundStepName(request.round));
+      }, stepName);
       // Live, the child counts as started once the real one is; on a replay, once the recorded outcome is back.
       const first = await Promise.race([started, outcome]);
       if (first !== undefined && !first.ok && first.phase === 'start') throw errorOf(first);
@@ -137,7 +153,7 @@ export function durableProvider(
         usage = recorded.usage ?? null;
         return recorded.output;
       });
-      return { id: `${runId}:${roundStepName(request.round)}`, report, usage: () => usage };
+      return { id: `${runId}:${stepName}`, report, usage: () => usage };
     },
   };
 }

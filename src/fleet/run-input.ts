@@ -11,9 +11,10 @@ export type FleetJson = null | boolean | number | string | FleetJson[] | { [key:
 
 /**
  * Turns a run's `agent` (whatever JSON its submitter chose, e.g. the agent options of `ralph run`) into the provider
- * of its rounds, on the worker that runs it. A RalphError it throws settles the run with that failure.
+ * of its rounds, on the worker that runs it; with `role` 'evaluator', the run's `evaluator` (the same kind of JSON)
+ * into the provider of its independent evaluator. A RalphError it throws settles the run with that failure.
  */
-export type FleetProviderFactory = (agent: FleetJson) => SubagentProvider;
+export type FleetProviderFactory = (agent: FleetJson, role?: 'evaluator') => SubagentProvider;
 
 /**
  * The guard rails of a fleet run: the config fields of `ralph run`'s guard rails, held by whichever worker runs it.
@@ -52,6 +53,12 @@ export interface FleetRunInput {
   guardRails?: FleetGuardRails;
   /** What the workers' provider factory makes the rounds' provider from. */
   agent: FleetJson;
+  /**
+   * The run's independent evaluator (`ralph submit --evaluator`), in the shape of `agent` (`{ agent: 'claude' }`,
+   * `{ agentCommand: '…' }`): the workers' provider factory makes it with role 'evaluator', and a worker that does not
+   * offer it settles the run refused. Absent: no evaluator, the reference's run.
+   */
+  evaluator?: FleetJson;
   /** The workspace: an absolute path that must name the same folder on every worker (a shared volume). */
   cwd: string;
   /**

@@ -1,5 +1,6 @@
 import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
+import type { SubagentProvider } from '../contract/types.js';
 import { onProgressOf } from '../hosts/progress-listeners.js';
 import type { RalphExec } from '../hosts/tool.js';
 import { createRalphTool } from '../hosts/tool.js';
@@ -26,6 +27,14 @@ const verifyRefused = (workerId: string) =>
       `ralph fleet: worker ${workerId} does not run a submitted run's --verify command (start it with ` +
       '--allow-verify to let submitters choose one). Nothing was started',
   });
+
+/**
+ * The evaluator provider a worker's factory made, under a registry name of its own: a factory that names it as it
+ * names the rounds' agent (a library's may) would otherwise replace the rounds' provider in the run's registry.
+ */
+function evaluatorOf(made: SubagentProvider, rounds: SubagentProvider): SubagentProvider {
+  return made.name === rounds.name ? { ...made, name: `${made.name}-evaluator` } : made;
+}
 
 /** The step that records when a run with a wall-clock budget began, so the budget runs from then on any worker. */
 export const STARTED_STEP = 'run-started';
@@ -75,12 +84,20 @@ export async function runFleetRun(
   try {
     if (!isDirectory(input.cwd)) throw fleetWorkspaceRefused(input.cwd, `on worker ${workerId}`);
     const made = providerFor(input.agent);
+    // The run's evaluator, an agent like any other: a worker that does not offer it refuses the run, starting nothing.
+    const judge =
+      input.evaluator === undefined
+        ? undefined
+        : evaluatorOf(providerFor(input.evaluator, 'evaluator'), made);
     // Traced inside the durable wrapper: a round replayed from its step starts no child, so it gets no child span.
-    const real = tracer === undefined ? made : tracer.traceProvider(made);
+    const traced = (provider: SubagentProvider) =>
+      tracer === undefined ? provider : tracer.traceProvider(provider);
+    const real = traced(made);
     const providers = createProviderRegistry();
-    providers.register(
-      durableProvider(real, steps, { runId: workflowId, onCancel: () => controller.abort() }),
-    );
+    const durable = { runId: workflowId, onCancel: () => controller.abort() };
+    providers.register(durableProvider(real, steps, durable));
+    // Its child is a step as a round's is: replayed when recorded, started again when a takeover cut it short.
+    if (judge !== undefined) providers.register(durableProvider(traced(judge), steps, durable));
     const grace = input.terminationGraceMs;
     // Unchecked too (the config's check judges them), but only the guard rails' fields.
     const guardRails = guardRailsOf(input);
@@ -92,6 +109,7 @@ export async function runFleetRun(
         subagentProvider: real.name,
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
         ...guardRails,
+        ...(judge === undefined ? {} : { evaluator: { provider: judge.name } }),
       },
       // The verify commands' outcomes and the workspace's fingerprints are steps too: a replay decides the same.
       {

@@ -1,3 +1,4 @@
+import type { RalphEvaluation } from '../contract/types.js';
 import type { BatchRecording } from '../inspect/batch-recording.js';
 import { firstLine, type NextStep, nextStepHtml, type TaskOutcome } from './batch-outcome.js';
 import { RUN_PAGE_STYLE } from './report-page-style.js';
@@ -25,6 +26,8 @@ export interface BatchPageRow {
   nextStep: NextStep | null;
   /** The run's report page, relative to the batch page; null when the task's run was never recorded. */
   runPage: string | null;
+  /** The last verdict of the task's evaluator (`ralph batch --evaluator`); absent when none gave one. */
+  evaluation?: RalphEvaluation;
 }
 
 /** What the batch page says of the batch besides its recording: where it is, and what to do next. */
@@ -55,6 +58,7 @@ td, th { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vert
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: var(--bg); }
 td pre { margin-top: 6px; max-height: 240px; }
 .outcome { font-weight: 600; }
+.evaluation { margin-top: 4px; font-size: 13px; }
 .totals { display: flex; flex-wrap: wrap; gap: 10px; margin: 0; padding: 0; list-style: none; }
 .totals li { border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; min-width: 110px; margin: 0; }
 .totals .count { display: block; font-size: 20px; font-weight: 600; }
@@ -78,11 +82,26 @@ const code = (text: string): string => `<code>${escapeHtml(text)}</code>`;
 
 const costText = (usd: number | null): string | null => (usd === null ? null : `$${usd.toFixed(2)}`);
 
-/** The outcome: its line in its tone, and the rest of the note (a failing verify command's output) quoted below. */
+/** The evaluator's last verdict in one line: an accept names its round, a reject its findings too. */
+export function evaluationLine(evaluation: RalphEvaluation): string {
+  const judged = `the completion reported in round ${evaluation.round}`;
+  return evaluation.verdict === 'accept'
+    ? `Evaluator ${evaluation.evaluator} accepted ${judged}`
+    : `Evaluator ${evaluation.evaluator} rejected ${judged}: ${evaluation.findings.join('; ')}`;
+}
+
+/**
+ * The outcome: its line in its tone, the evaluator's verdict when the task had one, and the rest of the note (a
+ * failing verify command's output) quoted below.
+ */
 function outcomeCell(row: BatchPageRow): string {
   const rest = row.note === null ? '' : row.note.split('\n').slice(1).join('\n').trim();
   const quoted = rest === '' ? '' : `<pre>${escapeHtml(rest)}</pre>`;
-  return `<td><span class="outcome tone-${row.outcome.tone}">${escapeHtml(row.outcome.label)}</span>${quoted}</td>`;
+  const verdict =
+    row.evaluation === undefined
+      ? ''
+      : `<div class="evaluation verdict-${row.evaluation.verdict}">${escapeHtml(evaluationLine(row.evaluation))}</div>`;
+  return `<td><span class="outcome tone-${row.outcome.tone}">${escapeHtml(row.outcome.label)}</span>${verdict}${quoted}</td>`;
 }
 
 /** Where the task's work is: its branch, its worktree (or that it was removed), the commit it landed as. */

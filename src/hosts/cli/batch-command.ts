@@ -29,6 +29,7 @@ import { resolveConflicts } from './batch-resolver.js';
 import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
+import { evaluatorAgentOptions, evaluatorFor } from './evaluator-options.js';
 import { EXIT } from './exit-codes.js';
 import { guardRailConfig } from './guard-rail-options.js';
 import { notifierFor, notifyTaskNeedsReview } from './notify-options.js';
@@ -80,13 +81,15 @@ async function readTasks(
   };
 }
 
-/** Checks every task's agent and guard rails before anything starts: a refusal here starts no loop. */
+/** Checks every task's agent, evaluator and guard rails before anything starts: a refusal here starts no loop. */
 function checkTaskOptions(tasks: BatchTask[], options: BatchOptions, cwd: string): void {
   for (const task of tasks) {
     const own = taskOptions({ options }, task);
     const provider = providerFor(own);
+    const evaluator = evaluatorFor(own);
     guardRailConfig(own);
     assertAgentStartable(provider, own, cwd);
+    if (evaluator !== undefined) assertAgentStartable(evaluator, evaluatorAgentOptions(own), cwd);
   }
 }
 

@@ -5,6 +5,8 @@ import { taskWorktree } from '../../actors/merge-steps.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
+import type { RalphEnvelope } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
@@ -15,6 +17,7 @@ import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
 import { priorRun } from './batch-resume.js';
 import type { BatchTracing } from './batch-tracing.js';
 import { createCliTool } from './cli-tool.js';
+import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
 
@@ -30,7 +33,8 @@ export interface LoopSetup {
   resuming: boolean;
   tasks: ReadonlyMap<string, BatchTask>;
   branchOf(taskId: string): string;
-  options: AgentOptions & GuardRailOptions & { maxRounds?: string };
+  /** The batch's options; with an evaluator, every task's reported completion must be accepted by it to land. */
+  options: AgentOptions & GuardRailOptions & EvaluatorOptions & { maxRounds?: string };
   /** One line of the batch's progress. */
   say(taskId: string, text: string): void;
   /** What a settled run said it used. */
@@ -74,6 +78,18 @@ const commitTask = (
 /** Where a task's run is recorded: beside the batch's worktrees, for `ralph report`. */
 export const runRecordingPath = (folder: string, taskId: string): string =>
   join(folder, 'runs', `${taskId}.jsonl`);
+
+/**
+ * Why a task's loop that did not complete ended so: when its last round's reported completion was rejected by the
+ * evaluator (at the round cap), that rejection and its findings, since the work is done only in its worker's words;
+ * else the report's blocker or summary.
+ */
+export function endedNote(envelope: RalphEnvelope): string {
+  const { report, evaluation, rounds, status } = envelope.result;
+  if (status === 'budget-limited' && evaluation?.verdict === 'reject' && evaluation.round === rounds)
+    return `the evaluator ${evaluation.evaluator} rejected the completion reported in round ${rounds}: ${evaluation.findings.join('; ')}`;
+  return report.blocker ?? report.summary;
+}
 
 /** Runs one task's loop to its end in a new worktree; resolves with how it ended. */
 async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSignal): Promise<TaskOutcome> {
@@ -129,6 +145,9 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
         tracer?.onProgress(event);
         runId = event.runId;
         if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
+        // The evaluator's start and verdict: whether the task's completion goes to the merge queue is its call.
+        if (event.type === 'evaluator-started' || event.type === 'evaluator-finished')
+          setup.say(task.id, `round ${event.round}/${event.maxRounds} ${guardRailProgressText(event)}`);
       },
       onUsage: (usage) => {
         used = usage;
@@ -140,12 +159,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     const { status, rounds } = envelope.result;
     const head = await commitTask(setup, task, runId, status === 'complete');
     if (status === 'complete') return { kind: 'completed', runId, rounds, head };
-    return {
-      kind: 'ended',
-      runId,
-      status,
-      note: envelope.result.report.blocker ?? envelope.result.report.summary,
-    };
+    return { kind: 'ended', runId, status, note: endedNote(envelope) };
   } catch (error) {
     tracer?.finish({ error, ...(used === undefined ? {} : { usage: used }) });
     // Nothing an agent wrote is lost: a cancelled or failed loop's work is committed on its branch too.

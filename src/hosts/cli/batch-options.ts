@@ -1,5 +1,6 @@
 import type { AgentOptions } from './agent-options.js';
 import type { CleanOptions } from './batch-clean.js';
+import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import type { NotifyOptions } from './notify-options.js';
 import type { TasksTrustOptions } from './tasks-trust.js';
@@ -8,6 +9,7 @@ import type { TasksTrustOptions } from './tasks-trust.js';
 export interface BatchOptions
   extends AgentOptions,
     GuardRailOptions,
+    EvaluatorOptions,
     NotifyOptions,
     TasksTrustOptions,
     CleanOptions {

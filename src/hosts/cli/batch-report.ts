@@ -81,8 +81,11 @@ export function batchReportPages(recordingPath: string, text: string, output: st
         batchPage: relative(dirname(page), output),
       };
       pages.push({ path: page, html: renderRunPage(model, { machineSvg: svg, batch }) });
+      const ending = model.ending?.result;
+      const evaluation = ending?.ok === true ? ending.envelope.result.evaluation : undefined;
       return {
         ...row,
+        ...(evaluation === undefined ? {} : { evaluation }),
         rounds: model.rounds.length,
         costUsd: model.usage?.costUsd ?? null,
         runPage: relative(dirname(output), page),

@@ -34,12 +34,20 @@ export async function resolveConflicts(
   if (files.length === 0)
     return { kind: 'resolved', head: await finishMerge(scratch, message('merged cleanly')), onto };
   loops.say(item.taskId, `a resolver loop takes the conflicts in ${files.join(', ')}`);
+  // The batch's agent without its evaluator: a resolved merge is judged by the verify command on the combined tree,
+  // and the evaluator judged each task's own objective before the task joined the queue.
+  const {
+    evaluator: _evaluator,
+    evaluatorCommand: _evaluatorCommand,
+    evaluatorReportsCost: _reportsCost,
+    ...options
+  } = loops.options;
   const { tool, agent } = createCliTool(
-    { ...loops.options, cwd: scratch },
+    { ...options, cwd: scratch },
     { agentId: `batch:${merge.batchId}:resolve` },
   );
   const maxRounds =
-    loops.options.maxRounds === undefined ? {} : { maxRounds: parseNumberOption(loops.options.maxRounds) };
+    options.maxRounds === undefined ? {} : { maxRounds: parseNumberOption(options.maxRounds) };
   const envelope = await tool.execute(
     { objective: resolverObjective(merge.target, item.taskId, files), ...maxRounds },
     { agent, signal, record: join(merge.folder, 'runs', `${item.taskId}.resolve.jsonl`) },

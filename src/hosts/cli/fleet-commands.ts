@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
 import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
+import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
@@ -39,12 +40,18 @@ const WORKER_HELP = `
 A worker runs only the agents it offers, with its own executables: --agent claude (repeatable: --agent claude
 --agent codex), and --allow-agent-command to also run runs submitted with --agent-command, which run any command
 their submitter chose. --agent example needs --allow-agent-command too: it runs the commands of the checklist in the
-run's workspace. A run's --verify command is a command too: it runs only with --allow-verify.
+run's workspace. A run's --verify command is a command too: it runs only with --allow-verify. A run's evaluator
+(ralph submit --evaluator) is an agent like any other: it runs only if offered the same way.
 The worker's own --notify URLs and --notify-command get the notifications of every run it takes; a run's own --notify
 URLs (ralph submit --notify) are POSTed to only with --allow-notify. A run asking for
 anything else ends refused, starting nothing. Anyone who can write to the
 fleet's database can queue runs: give write access only to those you would let run these agents on every worker.
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
+`;
+
+const SUBMIT_EVALUATOR_HELP = `On a fleet the evaluator is an agent like any other: a worker runs a run only if it offers both the
+run's agent and its evaluator (--agent PRESET for --evaluator PRESET, --allow-agent-command for --evaluator-command);
+any other worker that takes it ends it refused, starting nothing. With --batch, a task lands only once accepted.
 `;
 
 const SUBMIT_GUARD_RAILS_HELP = `On a fleet the guard rails go with the run: whichever worker runs it holds them, also after
@@ -102,35 +109,40 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addGuardRailOptions(
-    addAgentOptions(
-      program
-        .command('submit')
-        .description('enqueue a Ralph loop on a fleet and print its run id')
-        .argument('[objective]', 'the immutable objective every round works toward')
-        .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-        .option(
-          '--batch <tasks>',
-          'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
-        )
-        .option(
-          '--repo <url>',
-          "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
-        )
-        .option(
-          '--into <branch>',
-          "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
-        )
-        .option(
-          '--resolve-conflicts',
-          "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
-        )
-        .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
-        .option(...DATABASE_URL)
-        .option(...DATABASE_URL_FILE),
+  addEvaluatorOptions(
+    addGuardRailOptions(
+      addAgentOptions(
+        program
+          .command('submit')
+          .description('enqueue a Ralph loop on a fleet and print its run id')
+          .argument('[objective]', 'the immutable objective every round works toward')
+          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+          .option(
+            '--batch <tasks>',
+            'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
+          )
+          .option(
+            '--repo <url>',
+            "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
+          )
+          .option(
+            '--into <branch>',
+            "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
+          )
+          .option(
+            '--resolve-conflicts',
+            "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
+          )
+          .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
+          .option(...DATABASE_URL)
+          .option(...DATABASE_URL_FILE),
+      ),
     ),
   )
-    .addHelpText('after', `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}`)
+    .addHelpText(
+      'after',
+      `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}`,
+    )
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
       // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as
       // an agent option.

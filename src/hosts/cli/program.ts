@@ -70,6 +70,7 @@ Examples:
   $ ralph batch TASKS.md --agent claude --verify 'npm test'
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
+  $ ralph batch TASKS.md --agent claude --evaluator codex     # a task lands only once codex accepted its completion
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --land 20261201-1522-a1b2c3 task-2     # after fixing task-2's branch by hand
   $ ralph batch --rollback 20261201-1522-a1b2c3
@@ -81,6 +82,8 @@ Every task is one Ralph loop in its own git worktree on its own branch (ralph/<b
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
 target (ralph/batch-<id>, made from HEAD, or --into BRANCH). Your working tree is never read or written.
 The agent and guard-rail options hold for every task; --max-time and --max-cost also hold for the whole batch.
+With --evaluator (or --evaluator-command), a task's reported completion joins the merge queue only once the
+evaluator, run in the task's worktree, accepted it; a task rejected up to its round cap ends budget-limited.
 --cwd names the repository (default: the current directory); each task works in its own worktree of it.
 The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
 A tasks file is data: an agent command or verify command a task names runs only with --trust-tasks (refused, each
@@ -300,59 +303,61 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('batch')) {
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('batch')
-          .description(
-            'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
-          )
-          .argument(
-            '[tasks]',
-            'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
-          )
-          .option('--parallel <n>', 'how many loops run at once (default 2)')
-          .option(
-            '--into <branch>',
-            'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
-          )
-          .option(
-            '--max-rounds <n>',
-            "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
-          )
-          .option(
-            '--resume <recording>',
-            'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
-          )
-          .option(
-            '--resolve-conflicts',
-            "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
-          )
-          .option(
-            '--land <batch-id>',
-            'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
-          )
-          .option(
-            '--rollback <id>',
-            "move batch <id>'s target back to the commit it started from, and run nothing",
-          )
-          .option(
-            '--repo <url>',
-            'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
-          )
-          .option('--trust-tasks', TRUST_TASKS_HELP)
-          .option(
-            '--clean [id]',
-            'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
-          )
-          .option(
-            '--force',
-            'with --clean: remove work that did not land, and batches that did not settle, too',
-          )
-          .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+    addEvaluatorOptions(
+      addGuardRailOptions(
+        addAgentOptions(
+          program
+            .command('batch')
+            .description(
+              'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+            )
+            .argument(
+              '[tasks]',
+              'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
+            )
+            .option('--parallel <n>', 'how many loops run at once (default 2)')
+            .option(
+              '--into <branch>',
+              'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+            )
+            .option(
+              '--max-rounds <n>',
+              "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+            )
+            .option(
+              '--resume <recording>',
+              'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
+            )
+            .option(
+              '--resolve-conflicts',
+              "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+            )
+            .option(
+              '--land <batch-id>',
+              'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
+            )
+            .option(
+              '--rollback <id>',
+              "move batch <id>'s target back to the commit it started from, and run nothing",
+            )
+            .option(
+              '--repo <url>',
+              'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
+            )
+            .option('--trust-tasks', TRUST_TASKS_HELP)
+            .option(
+              '--clean [id]',
+              'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
+            )
+            .option(
+              '--force',
+              'with --clean: remove work that did not land, and batches that did not settle, too',
+            )
+            .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+        ),
       ),
     )
-      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP)
+      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
       .action(async (tasks: string | undefined, options: BatchOptions) => {
         const { batchCommand } = await import('./batch-command.js');
         exitCode = await batchCommand(tasks, options, argv.slice(argv.indexOf('batch') + 1));

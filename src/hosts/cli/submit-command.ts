@@ -1,8 +1,10 @@
 import { RalphError } from '../../contract/errors.js';
+import { evaluatorLacksCostReports } from '../../contract/evaluator-messages.js';
 import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
-import type { FleetSubmission } from '../../fleet/run-input.js';
+import type { FleetJson, FleetSubmission } from '../../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
+import { type EvaluatorOptions, evaluatorFor } from './evaluator-options.js';
 import {
   anyWorkerLive,
   type FleetOptions,
@@ -15,8 +17,26 @@ import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 
 /** The options of `ralph submit`. */
-export interface SubmitOptions extends AgentOptions, GuardRailOptions, FleetOptions, NotifyOptions {
+export interface SubmitOptions
+  extends AgentOptions,
+    GuardRailOptions,
+    EvaluatorOptions,
+    FleetOptions,
+    NotifyOptions {
   maxRounds?: string;
+}
+
+/**
+ * The run's evaluator as it is stored: in the shape of its `agent` (a preset, or a command and whether it reports
+ * its cost), since on the fleet the evaluator is an agent like any other, run only by a worker that offers it.
+ */
+function storedEvaluator(options: EvaluatorOptions): FleetJson | undefined {
+  if (options.evaluatorCommand !== undefined)
+    return {
+      agentCommand: options.evaluatorCommand,
+      ...(options.evaluatorReportsCost === true ? { agentReportsCost: true } : {}),
+    };
+  return options.evaluator === undefined ? undefined : { agent: options.evaluator };
 }
 
 /**
@@ -41,9 +61,14 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     notify,
     notifyCommand: _notifyCommand,
     notifyTimeout: _notifyTimeout,
+    evaluator: _evaluator,
+    evaluatorCommand: _evaluatorCommand,
+    evaluatorReportsCost: _evaluatorReportsCost,
     ...agent
   } = options;
   const provider = providerFor(options);
+  // Refused here as `ralph run` refuses it (both evaluator options given), before the database is asked.
+  const judge = evaluatorFor(options);
   const executable = "the executable is the worker's to choose";
   // A notify command is a command: it runs on a worker only as that worker's operator wrote it.
   const notifying = "notification commands and their timeout are the worker's to choose";
@@ -71,6 +96,10 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     const message = costBudgetNeedsCostReports(provider.name, guardRails.maxCostUsd);
     throw new RalphError({ code: 'refused', message });
   }
+  if (guardRails.maxCostUsd !== undefined && judge !== undefined && judge.capabilities.reportsCost !== true)
+    throw new RalphError({ code: 'refused', message: evaluatorLacksCostReports(judge.name) });
+  const evaluator = storedEvaluator(options);
+  if (evaluator !== undefined) submission.evaluator = evaluator;
   if (Object.keys(guardRails).length > 0) submission.guardRails = guardRails;
   if (notify !== undefined) submission.notify = { urls: notifyTargetsOf({ notify }).urls.map(String) };
   if (maxRounds !== undefined) submission.maxRounds = parseNumberOption(maxRounds);
