@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { peerPid } from './peer-pid.js';
+import { peerPid, processArgv } from './peer-pid.js';
 
 /** A content block of an Anthropic Messages request, loosely typed: tests read what they need. */
 export interface MessageBlock {
@@ -45,6 +45,8 @@ export interface LoggedRequest {
   remotePort: number | undefined;
   /** The pid of the process that sent it (through /proc), when it could be told. */
   pid: number | undefined;
+  /** That process's argv (read through /proc while it still held the connection), when it could be told. */
+  argv: string[] | undefined;
   /** Which scripted turn answered it, or undefined when the fallback did. */
   turn: number | undefined;
 }
@@ -305,6 +307,7 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
     // Looked up before the body is read, while the client surely still holds its end.
     const pid =
       request.socket.remotePort === undefined ? undefined : peerPid(request.socket.remotePort, serverPort);
+    const argv = processArgv(pid);
     const raw = await readBody(request);
     let body: unknown;
     try {
@@ -319,6 +322,7 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
       body,
       remotePort: request.socket.remotePort,
       pid,
+      argv,
       turn: undefined,
     };
     requests.push(logged);

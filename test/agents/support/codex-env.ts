@@ -33,6 +33,8 @@ export interface CodexHomeOptions {
   baseUrl: string;
   /** TOML appended to config.toml (the user's own settings, e.g. an `[mcp_servers.ralph]` table). */
   extraToml?: string;
+  /** Top-level TOML keys of the user's own settings (e.g. `sandbox_mode = "danger-full-access"`), before any table. */
+  userKeys?: string;
 }
 
 const tomlString = (text: string): string => JSON.stringify(text);
@@ -48,6 +50,7 @@ export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
     `model = ${tomlString(CODEX_MODEL)}`,
     'model_provider = "scripted"',
     'approval_policy = "never"',
+    options.userKeys ?? '',
     '',
     '[model_providers.scripted]',
     'name = "scripted"',

@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tcpSockets } from '../../support/tcp-sockets.js';
 
 /** The socket inode of the loopback TCP connection from `clientPort` to `serverPort`. */
@@ -33,4 +33,17 @@ export function peerPid(clientPort: number, serverPort: number): number | undefi
     }
   }
   return undefined;
+}
+
+/**
+ * The argv of a live process (its /proc cmdline, NUL-separated), or undefined when it is gone or cannot be read: what
+ * a test reads to see the flags a real agent program was started with.
+ */
+export function processArgv(pid: number | undefined): string[] | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return undefined;
+  }
 }

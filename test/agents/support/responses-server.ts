@@ -1,4 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
+import { peerPid, processArgv } from './peer-pid.js';
 import {
   callWaiters,
   closeScriptedServer,
@@ -31,6 +32,10 @@ export interface LoggedRequest {
   url: string;
   /** The parsed JSON body (undefined when the body is empty or not JSON). */
   body: ResponsesRequestBody | undefined;
+  /** The pid of the process that sent it (through /proc), when it could be told. */
+  pid: number | undefined;
+  /** That process's argv (read while it still held the connection), when it could be told. */
+  argv: string[] | undefined;
 }
 
 /** The parts of a Responses API request the tests read. */
@@ -164,10 +169,14 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
   const held = new Set<ServerResponse>();
   const waiters = callWaiters();
   let calls = 0;
+  let serverPort = 0;
 
   const server = createServer(async (req, res) => {
+    // Looked up before the body is read, while the client surely still holds its end.
+    const pid = req.socket.remotePort === undefined ? undefined : peerPid(req.socket.remotePort, serverPort);
+    const argv = processArgv(pid);
     const body = parseJson<ResponsesRequestBody>(await readBody(req));
-    requests.push({ method: req.method ?? '', url: req.url ?? '', body });
+    requests.push({ method: req.method ?? '', url: req.url ?? '', body, pid, argv });
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'POST' || path !== '/v1/responses' || body === undefined) {
       sendError(res, 404, `no such endpoint: ${req.method} ${req.url}`);
@@ -193,6 +202,7 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
   });
 
   const port = await listenOnLoopback(server);
+  serverPort = port;
 
   const responsesCalls = (): ResponsesRequestBody[] =>
     requests
