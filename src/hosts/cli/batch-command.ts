@@ -29,7 +29,7 @@ import { resolveConflicts } from './batch-resolver.js';
 import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
-import { evaluatorAgentOptions, evaluatorFor } from './evaluator-options.js';
+import { evaluatorFor } from './evaluator-options.js';
 import { EXIT } from './exit-codes.js';
 import { guardRailConfig } from './guard-rail-options.js';
 import { notifierFor, notifyTaskNeedsReview } from './notify-options.js';
@@ -89,7 +89,7 @@ function checkTaskOptions(tasks: BatchTask[], options: BatchOptions, cwd: string
     const evaluator = evaluatorFor(own);
     guardRailConfig(own);
     assertAgentStartable(provider, own, cwd);
-    if (evaluator !== undefined) assertAgentStartable(evaluator, evaluatorAgentOptions(own), cwd);
+    evaluator?.preflight?.(cwd);
   }
 }
 
