@@ -56,6 +56,27 @@ export function assertChildRun(value: unknown): asserts value is ChildRun {
 }
 
 /**
+ * Aborts one round's child (a worker or an evaluator) and settles once it settled, whatever it settled with: a
+ * stopped child is expected to fail, or never to have started. Its entry leaves the table either way.
+ */
+export async function stopAndSettle<C extends { controller: AbortController }>(
+  children: Map<number, C> | undefined,
+  round: number,
+  settled: (child: C) => Promise<unknown>,
+): Promise<void> {
+  const child = children?.get(round);
+  if (children === undefined || child === undefined) return;
+  child.controller.abort(new Error('Ralph run cancelled'));
+  try {
+    await settled(child);
+  } catch {
+    // All that matters here is that it settled.
+  } finally {
+    children.delete(round);
+  }
+}
+
+/**
  * The three actors the machine invokes, for every run of one engine: each finds its run's provider and children
  * by the runId of its input. One set per engine, so that the machine is provided once and not copied per run (a
  * provided machine copies every state node: most of a suspended run's heap when each run had its own).
@@ -113,19 +134,9 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
     }
   }, abortChild);
 
-  const awaitChildStopped = fromPromise<void, RoundRef>(async ({ input }) => {
-    const children = runOf(input.runId)?.children;
-    const child = children?.get(input.round);
-    if (children === undefined || child === undefined) return;
-    child.controller.abort(new Error('Ralph run cancelled'));
-    try {
-      await (await child.started).report;
-    } catch {
-      // A cancelled child is expected to fail; all that matters here is that it settled.
-    } finally {
-      children.delete(input.round);
-    }
-  });
+  const awaitChildStopped = fromPromise<void, RoundRef>(({ input }) =>
+    stopAndSettle(runOf(input.runId)?.children, input.round, async (child) => (await child.started).report),
+  );
 
   return { startChild, awaitReport, awaitChildStopped };
 }

@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
 import type { ChildStarted, EvaluationOutcome, RoundRef } from '../machines/ralph.machine.js';
-import { assertChildRun, SpentRoundFailure, usageSaid } from './child-round.js';
+import { assertChildRun, SpentRoundFailure, stopAndSettle, usageSaid } from './child-round.js';
 import { stoppablePromise } from './stoppable-promise.js';
 
 /** How the evaluator actors see the workspace: a snapshot before the evaluator and after, and what differs. */
@@ -88,19 +88,13 @@ export function createEvaluatorActors(
     }
   }, abortEvaluator);
 
-  const awaitEvaluatorStopped = fromPromise<void, RoundRef>(async ({ input }) => {
-    const children = runOf(input.runId)?.children;
-    const child = children?.get(input.round);
-    if (children === undefined || child === undefined) return;
-    child.controller.abort(new Error('Ralph run cancelled'));
-    try {
-      await (await child.started).run.report;
-    } catch {
-      // A stopped evaluator is expected to fail (or never to have started); all that matters is that it settled.
-    } finally {
-      children.delete(input.round);
-    }
-  });
+  const awaitEvaluatorStopped = fromPromise<void, RoundRef>(({ input }) =>
+    stopAndSettle(
+      runOf(input.runId)?.children,
+      input.round,
+      async (child) => (await child.started).run.report,
+    ),
+  );
 
   return { startEvaluator, awaitVerdict, awaitEvaluatorStopped };
 }

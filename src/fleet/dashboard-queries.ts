@@ -1,7 +1,7 @@
 import type { RalphUsage } from '../contract/usage.js';
 import type { FleetRunState } from './client.js';
 import { FLEET_WORKFLOW, LEASE_TABLE } from './constants.js';
-import { recordedUsage } from './durable-provider.js';
+import { isRoundStep, recordedUsage } from './durable-provider.js';
 import type { PgPool } from './pg-pool.js';
 
 /** How many runs one page of the dashboard holds at most. */
@@ -254,7 +254,7 @@ export class DashboardQueries {
     return Object.fromEntries(rows.map((row) => [row.group, Number(row.count)]));
   }
 
-  /** The rounds recorded of these runs, and what their agents said they used (as `ralph status` counts them). */
+  /** The rounds recorded of these runs, and what their agents and evaluators said they used (as `ralph status` counts them). */
   private async rounds(
     runIds: readonly string[],
   ): Promise<Map<string, { roundsDone: number; usage: RalphUsage | null }>> {
@@ -264,7 +264,8 @@ export class DashboardQueries {
       `SELECT s.workflow_uuid AS id, s.function_name AS name, (${value('s.output')} ->> 'ok') = 'true' AS ok,
          ${value('s.output')} -> 'usage' AS usage
        FROM dbos.operation_outputs s
-       WHERE s.workflow_uuid = ANY($1::text[]) AND s.function_name LIKE 'round-%' AND s.output IS NOT NULL`,
+       WHERE s.workflow_uuid = ANY($1::text[]) AND (s.function_name LIKE 'round-%' OR s.function_name LIKE 'evaluate-%')
+         AND s.output IS NOT NULL`,
       [runIds],
     );
     const steps = new Map<string, { name: string; output: unknown }[]>();
@@ -273,7 +274,12 @@ export class DashboardQueries {
       list.push({ name: row.name, output: { ok: row.ok === true, usage: row.usage } });
       steps.set(row.id, list);
     }
-    for (const [id, list] of steps) found.set(id, { roundsDone: list.length, usage: recordedUsage(list) });
+    // An evaluation's spend counts as `ralph status` counts it; only the rounds are rounds.
+    for (const [id, list] of steps)
+      found.set(id, {
+        roundsDone: list.filter((step) => isRoundStep(step.name)).length,
+        usage: recordedUsage(list),
+      });
     return found;
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { RalphResumePoint } from '../../src/machines/ralph.machine.js';
-import { baseInput, report, startRun } from './run-harness.js';
+import { baseInput, evaluatorSnapshot, report, startRun } from './run-harness.js';
 
 // A resume point is read from a recording, a file: the run checks it before anything starts, and says which part
 // of it is wrong in the refusal. A sound one is taken up at the round after its last finished one.
@@ -69,5 +69,36 @@ describe('the uncounted rounds of a resume point', () => {
     expect(await refusal(at('2'))).toBe(
       refused('its uncounted rounds (2) must be round numbers up to the round it runs again'),
     );
+  });
+});
+
+describe('a resume point taken while an evaluator checked a completion', () => {
+  const complete = report('complete', 'round 2 done');
+  const evaluating = (uncountedRounds: unknown) => ({
+    round: 2,
+    handoff: complete,
+    agentsStarted: 2,
+    evaluating: true,
+    uncountedRounds,
+  });
+  const evaluatedAgain = async (resume: unknown) => {
+    const run = startRun(baseInput({ resume: resume as RalphResumePoint, evaluator: evaluatorSnapshot() }), {
+      verdicts: [{ output: { verdict: 'accept', findings: [], evidence: ['read it'] } }],
+    });
+    const output = await run.outcome();
+    return output.ok ? 'accepted' : output.failure.message;
+  };
+
+  test('its uncounted rounds go up to the round evaluated again, as a round boundary point allows the round run again', async () => {
+    expect(await evaluatedAgain(evaluating([2]))).toBe('accepted');
+    expect(await evaluatedAgain(evaluating([1, 2]))).toBe('accepted');
+  });
+
+  test('uncounted rounds past it, not whole, or not a list are refused, naming them (a recording is a file)', async () => {
+    const problem = (list: string) =>
+      refused(`its uncounted rounds (${list}) must be round numbers up to the round it runs again`);
+    expect(await evaluatedAgain(evaluating([3]))).toBe(problem('3'));
+    expect(await evaluatedAgain(evaluating([0.5]))).toBe(problem('0.5'));
+    expect(await evaluatedAgain(evaluating('x'))).toBe(problem('x'));
   });
 });
