@@ -1,5 +1,6 @@
 import { fromPromise } from 'xstate';
 import { errorText } from '../contract/error-text.js';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 import { usageOf } from '../contract/usage.js';
@@ -17,11 +18,17 @@ export interface RunChildren {
   provider: SubagentProvider | undefined;
   terminationGraceMs: number;
   children: Map<number, RoundChild>;
+  /** The run's sandbox, handed to every child's start; absent: none. */
+  sandbox?: RalphSandbox;
 }
 
 /** A fresh, empty table of one run's children. */
-export function runChildren(provider: SubagentProvider | undefined, terminationGraceMs: number): RunChildren {
-  return { provider, terminationGraceMs, children: new Map() };
+export function runChildren(
+  provider: SubagentProvider | undefined,
+  terminationGraceMs: number,
+  sandbox?: RalphSandbox,
+): RunChildren {
+  return { provider, terminationGraceMs, children: new Map(), ...(sandbox === undefined ? {} : { sandbox }) };
 }
 
 /**
@@ -90,10 +97,14 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
   const startChild = stoppablePromise<ChildStarted, ChildRequest>(async (input) => {
     const run = runOf(input.runId);
     if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
-    const { provider, terminationGraceMs } = run;
+    const { provider, terminationGraceMs, sandbox } = run;
     const controller = new AbortController();
     const started = Promise.resolve().then(() =>
-      provider.start(input, { signal: controller.signal, terminationGraceMs }),
+      provider.start(input, {
+        signal: controller.signal,
+        terminationGraceMs,
+        ...(sandbox === undefined ? {} : { sandbox }),
+      }),
     );
     run.children.set(input.round, { controller, started });
     const child = await started;

@@ -157,13 +157,14 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
 }
 
 /** What the machine is told of a provider: its name and what it declared (registered: it was found). */
-function providerSnapshotOf(name: string, provider: SubagentProvider | undefined) {
+function providerSnapshotOf(name: string, provider: SubagentProvider | undefined, sandboxed: boolean) {
   return {
     name,
     registered: provider !== undefined,
     structuredOutput: provider?.capabilities.structuredOutput === true,
     inheritsParentContext: provider?.capabilities.inheritsParentContext !== false,
     ...(provider?.capabilities.reportsCost === true ? { reportsCost: true } : {}),
+    ...(sandboxed && provider?.capabilities.sandbox === true ? { sandbox: true } : {}),
   };
 }
 
@@ -177,13 +178,14 @@ export function machineInputOf(
 ): RalphMachineInput {
   const { config, provider } = request;
   const guardRails = guardRailsOf(config);
+  const sandboxed = config.sandbox !== undefined;
   if (startedAt !== undefined && guardRails.maxWallTimeMs !== null)
     guardRails.spentWallTimeMs = Math.max(0, Date.now() - startedAt);
   return {
     runId,
     args: request.args,
     agent: request.agent ?? null,
-    provider: providerSnapshotOf(config.subagentProvider, provider),
+    provider: providerSnapshotOf(config.subagentProvider, provider, sandboxed),
     maxRounds: config.maxRounds,
     maxHandoffChars: config.maxHandoffChars,
     terminationGraceMs: config.terminationGraceMs,
@@ -193,7 +195,9 @@ export function machineInputOf(
     // Only with an evaluator, so that the input of a run without one is the one it always was.
     ...(config.evaluator === undefined
       ? {}
-      : { evaluator: providerSnapshotOf(config.evaluator.provider, request.evaluator) }),
+      : { evaluator: providerSnapshotOf(config.evaluator.provider, request.evaluator, sandboxed) }),
+    // Likewise only with a sandbox.
+    ...(config.sandbox === undefined ? {} : { sandbox: config.sandbox }),
   };
 }
 
@@ -254,9 +258,12 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
             },
           };
 
-    runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs));
+    runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs, request.config.sandbox));
     if (request.config.evaluator !== undefined)
-      evaluations.set(runId, runEvaluators(request.evaluator, request.config.terminationGraceMs));
+      evaluations.set(
+        runId,
+        runEvaluators(request.evaluator, request.config.terminationGraceMs, request.config.sandbox),
+      );
     const actor = createActor(machine, {
       input: machineInputOf(
         request,

@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
 import type { ChildStarted, EvaluationOutcome, RoundRef } from '../machines/ralph.machine.js';
 import { assertChildRun, SpentRoundFailure, stopAndSettle, usageSaid } from './child-round.js';
@@ -24,14 +25,17 @@ export interface RunEvaluators {
   provider: SubagentProvider | undefined;
   terminationGraceMs: number;
   children: Map<number, EvaluatorChild>;
+  /** The run's sandbox, handed to every evaluator's start; absent: none. */
+  sandbox?: RalphSandbox;
 }
 
 /** A fresh, empty table of one run's evaluations. */
 export function runEvaluators(
   provider: SubagentProvider | undefined,
   terminationGraceMs: number,
+  sandbox?: RalphSandbox,
 ): RunEvaluators {
-  return { provider, terminationGraceMs, children: new Map() };
+  return { provider, terminationGraceMs, children: new Map(), ...(sandbox === undefined ? {} : { sandbox }) };
 }
 
 /**
@@ -50,12 +54,16 @@ export function createEvaluatorActors(
     const evaluators = runOf(input.runId);
     if (evaluators?.provider === undefined)
       throw new Error('no evaluator provider is registered for this run');
-    const { provider, terminationGraceMs } = evaluators;
+    const { provider, terminationGraceMs, sandbox } = evaluators;
     const controller = new AbortController();
     const { signal } = controller;
     const started = (async () => {
       const before = await watch.snapshot(input.cwd, signal);
-      const run = await provider.start(input, { signal, terminationGraceMs });
+      const run = await provider.start(input, {
+        signal,
+        terminationGraceMs,
+        ...(sandbox === undefined ? {} : { sandbox }),
+      });
       assertChildRun(run);
       return { run, before };
     })();

@@ -5,6 +5,7 @@ import type { VerifyOutcome } from '../contract/types.js';
 import type { VerifyRequest } from '../machines/ralph.machine.js';
 import { exitWithin } from '../process/exit-within.js';
 import { currentDepth, RALPH_DEPTH_ENV } from '../process/nesting-depth.js';
+import { processSandbox } from '../process/sandbox-spec.js';
 import { type ShellWordsProblem, splitShellWords } from '../process/shell-words.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
 import { isDirectory } from '../workspace/directory.js';
@@ -83,12 +84,17 @@ export async function runVerifyCommand(
     );
 
   const baseEnv = request.env ?? process.env;
+  const boxed =
+    request.sandbox === undefined
+      ? undefined
+      : processSandbox(request.sandbox, { cwd: request.cwd, writesWorkspace: true }, baseEnv);
   const started = performance.now();
   let child: GroupProcess;
   try {
     child = await startInGroup(request.verify.argv, {
       cwd: request.cwd,
-      env: { ...baseEnv, [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1) },
+      ...(boxed === undefined ? {} : { sandbox: boxed.spec }),
+      env: { ...(boxed?.env ?? baseEnv), [RALPH_DEPTH_ENV]: String(currentDepth(baseEnv) + 1) },
       // A UTF-16 unit is at most 3 UTF-8 bytes (a 4-byte character is 2 units): this keeps enough of each stream.
       maxOutputBytes: maxOutputChars * 3,
       graceMs,

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_ROUNDS } from './call.js';
 import { MAX_DURATION_MS } from './duration.js';
 import { RalphError } from './errors.js';
 import { TRUNCATION_MARKER } from './messages.js';
+import { sandboxSchema } from './sandbox.js';
 import { formatIssues } from './zod-issues.js';
 
 /** Default cap on the serialized size of one round report. */
@@ -76,6 +77,12 @@ export const configSchema = z.strictObject({
    * findings to the next round. Absent: the worker's report decides, as in the reference.
    */
   evaluator: z.strictObject({ provider: z.string().trim().min(1) }).optional(),
+  /**
+   * Every process of the run (agent, evaluator, verify command) starts in a bubblewrap sandbox: only the workspace
+   * and the round's folder writable, a private home and /tmp, an allow-listed environment, its own PID namespace.
+   * Linux only; a run where it cannot start is refused. Absent: processes run as the user, as in the reference.
+   */
+  sandbox: sandboxSchema.optional(),
 });
 
 /** The config as a deployment writes it. */

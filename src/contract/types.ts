@@ -1,3 +1,4 @@
+import type { RalphSandbox } from './sandbox.js';
 import type { RalphUsage } from './usage.js';
 
 /** A reference to an agent: its id and the folder it works in. */
@@ -54,6 +55,11 @@ export interface ChildStartOptions {
    * run's trace); a provider that starts a process puts it under its own variables. Absent: nothing is added.
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The run's sandbox: a provider that declares `sandbox` starts its child inside it (an evaluator's with the
+   * workspace read-only). Absent: no sandbox.
+   */
+  sandbox?: RalphSandbox;
 }
 
 /** A started child. `report` resolves with the raw structured output, rejects on an ordinary child failure,
@@ -74,6 +80,8 @@ export interface ProviderCapabilities {
   inheritsParentContext: boolean;
   /** Its children say what each round cost (`costUsd`), so a cost budget can hold; absent means no. */
   reportsCost?: boolean;
+  /** It starts its children in the run's sandbox when `ChildStartOptions.sandbox` asks; absent means it cannot. */
+  sandbox?: boolean;
 }
 
 /** Something that can start fresh child agents. `start` rejecting is a provider-start failure. */

@@ -13,6 +13,7 @@ import { RALPH_GUIDANCE } from '../contract/guidance.js';
 import type { AgentRef, RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
+import { assertSandboxAvailable } from '../process/sandbox-check.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from '../render/cards.js';
 
@@ -105,6 +106,8 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
     if (typeof objective === 'string' && objective.length > MAX_OBJECTIVE_CHARS) {
       throw new RalphError({ code: 'refused', message: objectiveTooLong(objective.length) });
     }
+    // Never a silent run without it: where no sandbox can start, the call is refused before anything starts.
+    if (normalized.sandbox !== undefined) await assertSandboxAvailable();
     const run = engine.start(
       {
         args,

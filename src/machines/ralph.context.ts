@@ -47,6 +47,7 @@ export const initialContext = ({ input }: { input: RalphMachineInput }): RalphCo
     guardRails: input.guardRails ?? NO_GUARD_RAILS,
     // Only with an evaluator, so that the context (and a recording's snapshots) of a run without one is unchanged.
     ...(input.evaluator === undefined ? {} : { evaluator: input.evaluator }),
+    ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
   },
   objective: '',
   maxRounds: 0,
@@ -177,6 +178,7 @@ export const verifyRequestOf = ({ context }: { context: RalphContext }): VerifyR
   cwd: agentOf(context).cwd,
   verify: verifyOf(context),
   terminationGraceMs: context.call.terminationGraceMs,
+  ...(context.call.sandbox === undefined ? {} : { sandbox: context.call.sandbox }),
 });
 
 /** What `fingerprintWorkspace` is given: the calling agent's workspace. */

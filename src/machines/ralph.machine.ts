@@ -160,6 +160,16 @@ export const ralphMachine = ralphSetup.createMachine({
           actions: { type: 'refuse', params: { check: 'evaluatorLacksCostReports' } },
         },
         {
+          guard: 'providerCannotSandbox',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'providerCannotSandbox' } },
+        },
+        {
+          guard: 'evaluatorCannotSandbox',
+          target: 'rejected',
+          actions: { type: 'refuse', params: { check: 'evaluatorCannotSandbox' } },
+        },
+        {
           guard: 'resumePointIsInvalid',
           target: 'rejected',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },

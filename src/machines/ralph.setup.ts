@@ -156,6 +156,12 @@ export const ralphSetup = setup({
       costBudgetOf(context) !== null &&
       context.call.evaluator !== undefined &&
       context.call.evaluator.reportsCost !== true,
+    providerCannotSandbox: ({ context }) =>
+      context.call.sandbox !== undefined && context.call.provider.sandbox !== true,
+    evaluatorCannotSandbox: ({ context }) =>
+      context.call.sandbox !== undefined &&
+      context.call.evaluator !== undefined &&
+      context.call.evaluator.sandbox !== true,
     resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
     isResumingEvaluation: ({ context }) => context.call.resumeFrom?.evaluating === true,
     isResuming: ({ context }) => context.call.resumeFrom !== null,

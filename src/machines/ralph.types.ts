@@ -1,6 +1,7 @@
 import type { RalphFailure } from '../contract/errors.js';
 import type { EvaluatorVerdict, VerdictReview } from '../contract/evaluator-verdict.js';
 import type { ReportReview } from '../contract/round-report-review.js';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import type { AgentRef, GuardRails, RalphEnvelope, RalphReport, VerifySpec } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 
@@ -18,6 +19,8 @@ export interface ProviderSnapshot {
   inheritsParentContext: boolean;
   /** Its children say what each round cost (absent: they do not), so a cost budget can hold. */
   reportsCost?: boolean;
+  /** It starts its children in the run's sandbox (set only for a sandboxed run). */
+  sandbox?: boolean;
 }
 
 /** Everything a run starts from: plain data, so a run can be recorded and replayed. */
@@ -40,6 +43,8 @@ export interface RalphMachineInput {
   guardRails?: GuardRails;
   /** The independent evaluator's provider, as declared; absent: no evaluator, the worker's report decides. */
   evaluator?: ProviderSnapshot;
+  /** The sandbox every process of the run starts in; absent: none, as in the reference. */
+  sandbox?: RalphSandbox;
 }
 
 /**
@@ -122,6 +127,8 @@ export interface RalphCallContext {
   guardRails: GuardRails;
   /** The evaluator's provider; absent when the run has none (so a run without one has the reference's context). */
   evaluator?: ProviderSnapshot;
+  /** The run's sandbox; absent when it has none. */
+  sandbox?: RalphSandbox;
 }
 
 /** What a run with an evaluator knows of its evaluations (one context key: see RalphContext). */
@@ -206,6 +213,8 @@ export interface VerifyRequest {
   cwd: string;
   verify: VerifySpec;
   terminationGraceMs: number;
+  /** The run's sandbox, which the command runs in; absent: none. */
+  sandbox?: RalphSandbox;
 }
 
 /** What the fingerprint actor reads: the workspace. */

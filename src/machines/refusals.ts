@@ -16,6 +16,7 @@ import {
   providerNotRegistered,
   resumeRefused,
 } from '../contract/messages.js';
+import { providerCannotSandbox } from '../contract/sandbox-messages.js';
 import { evaluatorOf, railOf } from './ralph.context.js';
 import type { RalphContext } from './ralph.types.js';
 import { resumePointProblem } from './resume-point-problem.js';
@@ -49,6 +50,10 @@ export const REFUSALS = {
   evaluatorInheritsParentContext: (context: RalphContext) =>
     evaluatorInheritsParentContext(evaluatorOf(context).name),
   evaluatorLacksCostReports: (context: RalphContext) => evaluatorLacksCostReports(evaluatorOf(context).name),
+  providerCannotSandbox: (context: RalphContext) =>
+    providerCannotSandbox(context.call.provider.name, 'subagent'),
+  evaluatorCannotSandbox: (context: RalphContext) =>
+    providerCannotSandbox(evaluatorOf(context).name, 'evaluator'),
   resumePointIsInvalid: (context: RalphContext) => resumeRefused(resumePointProblem(context) as string),
 } satisfies Record<string, (context: RalphContext) => string>;
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { GroupDeathWatch, groupExists, signalGroup } from './group-signals.js';
 import { forgetGroup, rememberGroup } from './live-groups.js';
+import { type SandboxSpec, sandboxArgv } from './sandbox-argv.js';
 import { TailBuffer } from './tail-buffer.js';
 
 /**
@@ -31,6 +32,11 @@ export interface GroupProcessOptions {
    * can record the group where a sweep finds it even if this host is SIGKILLed a moment later.
    */
   onSpawn?: (pid: number) => void;
+  /**
+   * Runs the program in this bubblewrap sandbox: `bwrap` is the group's leader, the program its member in a PID
+   * namespace of its own that dies with it. `env` is passed as given: filter it first (`sandboxEnv`).
+   */
+  sandbox?: Omit<SandboxSpec, 'cwd'>;
 }
 
 /** How a group process ended. */
@@ -68,8 +74,15 @@ export interface GroupProcess {
  * Resolves once the program runs; rejects with the spawn error when it could not start (e.g. ENOENT).
  */
 export function startInGroup(argv: readonly string[], options: GroupProcessOptions): Promise<GroupProcess> {
-  const [program, ...args] = argv;
-  if (program === undefined || program === '') return Promise.reject(new Error('argv must name a program'));
+  if (argv[0] === undefined || argv[0] === '') return Promise.reject(new Error('argv must name a program'));
+  let command: readonly string[];
+  try {
+    command =
+      options.sandbox === undefined ? argv : sandboxArgv(argv, { ...options.sandbox, cwd: options.cwd });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const [program = '', ...args] = command;
   const child = spawn(program, args, {
     cwd: options.cwd,
     env: options.env,

@@ -3,6 +3,7 @@ import { type RalphUsage, usageOf } from '../contract/usage.js';
 import {
   type CommandOutputs,
   type CommandPresetOptions,
+  type CommandSandboxNeeds,
   commandProvider,
   passThrough,
   presetMode,
@@ -127,6 +128,13 @@ export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null 
   return claudeLimitOf(said);
 }
 
+/** What ralph's sandbox binds in for it: Claude Code's config and session state (`~/.claude`, `~/.claude.json`, or CLAUDE_CONFIG_DIR) and its Anthropic settings. */
+const CLAUDE_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.claude', '.claude.json'],
+  folderVars: ['CLAUDE_CONFIG_DIR'],
+  env: ['ANTHROPIC_*', 'CLAUDE_*'],
+};
+
 /**
  * Claude Code as a fresh child per round. The argv, and why each flag is there:
  * - `-p`: print mode, one non-interactive turn; with no prompt argument the prompt is read from stdin.
@@ -155,6 +163,7 @@ export function claudeProvider(options: ClaudeProviderOptions = {}): SubagentPro
   const permissions = permissionArgs(options);
   return commandProvider({
     name: 'claude',
+    sandboxNeeds: CLAUDE_SANDBOX_NEEDS,
     command: [options.path ?? 'claude'],
     ...passThrough(options),
     args: ({ request }) => [

@@ -3,6 +3,7 @@ import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import {
   type CommandOutputs,
   type CommandPresetOptions,
+  type CommandSandboxNeeds,
   commandProvider,
   DEFAULT_MAX_OUTPUT_BYTES,
   defaultReportReader,
@@ -106,6 +107,13 @@ export function codexReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
     read({ ...outputs, stdout: lastAgentMessage(outputs.stdout) ?? '' });
 }
 
+/** What ralph's sandbox binds in for it: Codex's home (`~/.codex`, or CODEX_HOME: config, auth, its sandbox helper) and its OpenAI settings. */
+const CODEX_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.codex'],
+  folderVars: ['CODEX_HOME'],
+  env: ['OPENAI_*', 'CODEX_*'],
+};
+
 /**
  * The Codex CLI as a fresh child per round. The argv, and why each flag is there:
  * - `exec`: the non-interactive mode; it never asks for approval and exits when the turn ends.
@@ -142,6 +150,7 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
   }
   return commandProvider({
     name: 'codex',
+    sandboxNeeds: CODEX_SANDBOX_NEEDS,
     command: [options.path ?? 'codex'],
     ...passThrough(options),
     args: ({ request, schemaFile, reportFile }) => [

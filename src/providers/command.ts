@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { positiveSafeInteger } from '../contract/integers.js';
@@ -15,7 +16,8 @@ import {
   RALPH_DEPTH_ENV,
 } from '../process/nesting-depth.js';
 import { resolveProgram } from '../process/program-check.js';
-import { sweepOrphanedRoundsOnce, takeRoundFolder } from '../process/round-folder.js';
+import { ROUND_OWNER_FILE, sweepOrphanedRoundsOnce, takeRoundFolder } from '../process/round-folder.js';
+import { foldersNamedBy, processSandbox } from '../process/sandbox-spec.js';
 import { type ShellWordsProblem, splitShellWords } from '../process/shell-words.js';
 import { type GroupProcess, startInGroup } from '../process/start-in-group.js';
 import { isDirectory } from '../workspace/directory.js';
@@ -100,6 +102,18 @@ export interface CommandProviderOptions {
   roundEnv?: (context: CommandArgsContext) => Record<string, string>;
   /** The environment the child inherits and the depth guard reads; default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** What the agent's CLI needs inside ralph's sandbox besides the workspace and the round's folder. */
+  sandboxNeeds?: CommandSandboxNeeds;
+}
+
+/** What a preset's CLI needs inside the sandbox: the files it keeps its state in and the variables it reads. */
+export interface CommandSandboxNeeds {
+  /** Paths relative to the home (or absolute), bound writable when they exist (`.claude`, `.claude.json`). */
+  home?: readonly string[];
+  /** Variables whose value is a folder the CLI keeps its state in (`CODEX_HOME`), bound writable when it exists. */
+  folderVars?: readonly string[];
+  /** Variables (or `PREFIX*`) the CLI reads: its API key, base URL, settings. */
+  env?: readonly string[];
 }
 
 /** What every preset of the command provider accepts. */
@@ -349,7 +363,10 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
   const readUsage = options.readUsage ?? defaultUsageReader(maxOutputBytes);
   const shown = JSON.stringify(program);
 
-  async function start(request: ChildRequest, { signal, terminationGraceMs, env }: ChildStartOptions) {
+  async function start(
+    request: ChildRequest,
+    { signal, terminationGraceMs, env, sandbox }: ChildStartOptions,
+  ) {
     assertDepthAllowed(depthLimit, baseEnv);
     if (signal.aborted) throw new Error('the round was cancelled before its child started');
     assertDirectory(request.cwd);
@@ -363,10 +380,31 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       const context = { request, schemaFile, reportFile };
       const roundEnv = options.roundEnv?.(context) ?? {};
       const extra = options.args?.(context) ?? [];
+      const needs = options.sandboxNeeds ?? {};
+      const boxed =
+        sandbox === undefined
+          ? undefined
+          : processSandbox(
+              sandbox,
+              {
+                cwd: request.cwd,
+                writesWorkspace: request.role !== 'evaluator',
+                writable: [
+                  folder.dir,
+                  ...foldersNamedBy({ ...baseEnv, ...options.env }, needs.folderVars ?? []),
+                ],
+                // The record of who owns the round's processes is the sweep's to trust, never the agent's to write.
+                readOnly: [join(folder.dir, ROUND_OWNER_FILE)],
+                home: needs.home ?? [],
+                env: [...(needs.env ?? []), ...(needs.folderVars ?? [])],
+              },
+              baseEnv,
+            );
       child = await startInGroup([program as string, ...programArgs, ...extra], {
         cwd: request.cwd,
+        ...(boxed === undefined ? {} : { sandbox: boxed.spec }),
         env: {
-          ...baseEnv,
+          ...(boxed === undefined ? baseEnv : boxed.env),
           ...options.env,
           ...roundEnv,
           ...env,
@@ -443,6 +481,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
     name: options.name ?? 'command',
     capabilities: {
       structuredOutput: true,
+      sandbox: true,
       inheritsParentContext: false,
       ...(options.reportsCost === true ? { reportsCost: true } : {}),
     },

@@ -4,7 +4,13 @@ import { dirname, join } from 'node:path';
 import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
 import { freshAgentHome } from './agent-home.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  type CommandSandboxNeeds,
+  commandProvider,
+  passThrough,
+} from './command.js';
 import { jsonLines } from './json-lines.js';
 import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
 
@@ -58,6 +64,12 @@ export async function readCopilotUsage({ stdout }: CommandOutputs): Promise<Ralp
   return turns === 0 && durationMs === undefined ? null : usageOf({ turns, durationMs });
 }
 
+/** What ralph's sandbox binds in for it: Copilot CLI's config (`~/.copilot`) and the GitHub token it signs in with. */
+const COPILOT_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.copilot'],
+  env: ['COPILOT_*', 'GH_TOKEN', 'GITHUB_TOKEN', 'GH_HOST'],
+};
+
 /**
  * GitHub Copilot CLI as a fresh child per round (verified with @github/copilot 1.0.102). It has no schema flag: the
  * model reports through ralph's report tool (`ralph report-tool`), registered for this round only. The argv:
@@ -78,6 +90,7 @@ export function copilotProvider(options: CopilotProviderOptions = {}): SubagentP
   const userHome = env.COPILOT_HOME || join(env.HOME || homedir(), '.copilot');
   return commandProvider({
     name: 'copilot',
+    sandboxNeeds: COPILOT_SANDBOX_NEEDS,
     command: [options.path ?? 'copilot'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => ({ COPILOT_HOME: roundHome(userHome, request, reportFile) }),

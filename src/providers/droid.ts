@@ -8,6 +8,7 @@ import { claudeResultObject } from './claude.js';
 import {
   type CommandOutputs,
   type CommandPresetOptions,
+  type CommandSandboxNeeds,
   commandProvider,
   passThrough,
   presetMode,
@@ -91,6 +92,12 @@ export async function readDroidUsage({ stdout }: CommandOutputs): Promise<RalphU
   });
 }
 
+/** What ralph's sandbox binds in for it: Droid's config and credentials (`~/.factory`) and its Factory settings. */
+const DROID_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.factory'],
+  env: ['FACTORY_*'],
+};
+
 /**
  * Droid, Factory's CLI, as a fresh child per round (verified with @factory/cli 0.225.1, whose linux-x64 program is
  * 0.225.2). It has no schema flag: the model reports through ralph's report tool (`ralph report-tool`), registered for
@@ -112,6 +119,7 @@ export function droidProvider(options: DroidProviderOptions = {}): SubagentProvi
   );
   return commandProvider({
     name: 'droid',
+    sandboxNeeds: DROID_SANDBOX_NEEDS,
     command: [options.path ?? 'droid'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => ({

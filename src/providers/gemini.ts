@@ -8,6 +8,7 @@ import { claudeResultObject } from './claude.js';
 import {
   type CommandOutputs,
   type CommandPresetOptions,
+  type CommandSandboxNeeds,
   commandProvider,
   passThrough,
   presetMode,
@@ -72,6 +73,12 @@ export async function readGeminiUsage({ stdout }: CommandOutputs): Promise<Ralph
   return total;
 }
 
+/** What ralph's sandbox binds in for it: Gemini CLI's credentials (`~/.gemini`; its round home is in the round's folder) and its Google settings. */
+const GEMINI_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.gemini'],
+  env: ['GEMINI_*', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_*', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION'],
+};
+
 /**
  * Gemini CLI as a fresh child per round (verified with gemini-cli 0.61.0). It has no schema flag: the model reports
  * through ralph's report tool (`ralph report-tool`, an MCP server registered for this round only), which checks the
@@ -100,6 +107,7 @@ export function geminiProvider(options: GeminiProviderOptions = {}): SubagentPro
   );
   return commandProvider({
     name: 'gemini',
+    sandboxNeeds: GEMINI_SANDBOX_NEEDS,
     command: [options.path ?? 'gemini'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => ({

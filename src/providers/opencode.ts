@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import type { ChildRequest, SubagentProvider } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { freshAgentHome } from './agent-home.js';
-import { type CommandOutputs, type CommandPresetOptions, commandProvider, passThrough } from './command.js';
+import {
+  type CommandOutputs,
+  type CommandPresetOptions,
+  type CommandSandboxNeeds,
+  commandProvider,
+  passThrough,
+} from './command.js';
 import { jsonLines } from './json-lines.js';
 import { REPORT_TOOL_SERVER, reportToolReader, reportToolServer } from './report-tool-server.js';
 
@@ -63,6 +69,12 @@ export async function readOpencodeUsage({ stdout }: CommandOutputs): Promise<Ral
   return total;
 }
 
+/** What ralph's sandbox binds in for it: opencode's config and credentials (`~/.config/opencode`, `~/.local/share/opencode`) and its providers' keys. */
+const OPENCODE_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.config/opencode', '.local/share/opencode'],
+  env: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*', 'OPENROUTER_*', 'GEMINI_*'],
+};
+
 /**
  * OpenCode as a fresh child per round (verified with opencode-ai 1.18.33). It has no schema flag: the model reports
  * through ralph's report tool (`ralph report-tool`), registered for this round only. The argv, and why:
@@ -83,6 +95,7 @@ export function opencodeProvider(options: OpencodeProviderOptions = {}): Subagen
   const userDataDir = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return commandProvider({
     name: 'opencode',
+    sandboxNeeds: OPENCODE_SANDBOX_NEEDS,
     command: [options.path ?? 'opencode'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => roundEnv(userDataDir, request, reportFile, options.readOnly),

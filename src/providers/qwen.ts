@@ -4,6 +4,7 @@ import { claudeResultObject, readClaudeUsage, resultReportReader } from './claud
 import {
   type CommandOutputs,
   type CommandPresetOptions,
+  type CommandSandboxNeeds,
   commandProvider,
   passThrough,
   presetMode,
@@ -38,6 +39,12 @@ export function qwenFailureStderr({ stdout, stderr }: CommandOutputs): string {
   return stderr.trim() === '' ? line : `${stderr.trimEnd()}\n${line}`;
 }
 
+/** What ralph's sandbox binds in for it: Qwen Code's settings and credentials (`~/.qwen`) and its OpenAI-compatible settings. */
+const QWEN_SANDBOX_NEEDS: CommandSandboxNeeds = {
+  home: ['.qwen'],
+  env: ['OPENAI_*', 'QWEN_*', 'DASHSCOPE_*'],
+};
+
 /**
  * Qwen Code as a fresh child per round (verified with qwen-code 0.15.10). The argv, and why each flag is there:
  * - `-o stream-json`: one JSON event a line, the last one the result (`subtype`, `is_error`, `structured_result`,
@@ -64,6 +71,7 @@ export function qwenProvider(options: QwenProviderOptions = {}): SubagentProvide
   );
   return commandProvider({
     name: 'qwen',
+    sandboxNeeds: QWEN_SANDBOX_NEEDS,
     command: [options.path ?? 'qwen'],
     ...passThrough(options),
     roundEnv: ({ reportFile }) => ({ QWEN_RUNTIME_DIR: freshAgentHome(reportFile, 'qwen-runtime') }),

@@ -15,6 +15,7 @@ import { configHint, withHint } from './flag-hints.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
 import { presetProvider } from './preset-provider.js';
+import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
 
 /** The tool a CLI command serves, the calling agent it answers for, and a way to kill its children outright. */
 export interface CliTool {
@@ -67,13 +68,16 @@ export function assertAgentStartable(provider: SubagentProvider, options: AgentO
  * rails are deployment settings for both commands.
  */
 export function createCliTool(
-  options: AgentOptions & GuardRailOptions & EvaluatorOptions,
+  options: AgentOptions & GuardRailOptions & EvaluatorOptions & SandboxOptions,
   {
     agentId,
     deploymentMaxRounds,
     traceProvider,
+    hide,
   }: {
     agentId: string;
+    /** Paths of this command's own that a sandboxed process must not see (its recording). */
+    hide?: readonly (string | undefined)[];
     deploymentMaxRounds?: string;
     /** Wraps the provider so that its children are traced (a `ralph run` whose environment asks for traces). */
     traceProvider?: (provider: SubagentProvider) => SubagentProvider;
@@ -85,6 +89,7 @@ export function createCliTool(
   // A fleet's URL in the user's shell is no agent's business: with it, an agent could queue commands on every worker.
   removeFleetUrls();
   const guardRails = guardRailConfig(options);
+  const sandbox = sandboxConfig(options, hide);
   const providers = createProviderRegistry();
   providers.register(traceProvider === undefined ? provider : traceProvider(provider));
   if (evaluator !== undefined)
@@ -98,6 +103,7 @@ export function createCliTool(
         ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
         ...guardRails,
         ...(evaluator === undefined ? {} : { evaluator: { provider: evaluator.name } }),
+        ...sandbox,
       },
       { providers },
     );

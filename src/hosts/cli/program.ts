@@ -14,6 +14,7 @@ import type { ReportOptions } from './report-command.js';
 import type { ReportToolCommandOptions } from './report-tool-command.js';
 import type { ResumeOptions } from './resume.js';
 import type { RunOptions } from './run.js';
+import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { VizOptions } from './viz.js';
 
 const RUN_EXAMPLES = `
@@ -139,31 +140,33 @@ export async function runCli(argv: string[]): Promise<number> {
     .showHelpAfterError('(run ralph --help for usage)');
 
   if (wanted('run')) {
-    const run = addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('run')
-            .description('run a Ralph loop in the terminal')
-            .argument('[objective]', 'the immutable objective every round works toward')
-            .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-            .option('--json', 'print the result envelope as JSON instead of the text')
-            .option(
-              '--record <file>',
-              'record the run (its inspection events, one JSON line each) for ralph replay',
-            )
-            .option(
-              '--inspect [port]',
-              'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
-            )
-            .option(
-              '--inspect-keep',
-              'keep the live page up after the run, until Ctrl-C (implies --inspect)',
-            ),
+    const run = addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('run')
+              .description('run a Ralph loop in the terminal')
+              .argument('[objective]', 'the immutable objective every round works toward')
+              .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+              .option('--json', 'print the result envelope as JSON instead of the text')
+              .option(
+                '--record <file>',
+                'record the run (its inspection events, one JSON line each) for ralph replay',
+              )
+              .option(
+                '--inspect [port]',
+                'serve a live page of the run on 127.0.0.1 while it goes (default port 0: any free one)',
+              )
+              .option(
+                '--inspect-keep',
+                'keep the live page up after the run, until Ctrl-C (implies --inspect)',
+              ),
+          ),
         ),
       ),
     )
-      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
+      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (objective: string | undefined, options: RunOptions) => {
         const { runCommand } = await import('./run.js');
         exitCode = await runCommand(objective, options);

@@ -32,6 +32,7 @@ import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';
+import type { SandboxOptions } from './sandbox-options.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph run`. */
@@ -39,6 +40,7 @@ export interface RunOptions
   extends AgentOptions,
     GuardRailOptions,
     EvaluatorOptions,
+    SandboxOptions,
     InspectOptions,
     NotifyOptions {
   maxRounds?: string;
@@ -135,6 +137,7 @@ export async function runCommand(
     const { tool, agent, killChildren, preflight } = createCliTool(options, {
       agentId: `cli:${process.pid}`,
       ...(tracing === undefined ? {} : { traceProvider: tracing.traceProvider }),
+      hide: [options.record],
     });
     notifier = notifierFor(options);
     const args: Record<string, unknown> = continued?.args ?? {};

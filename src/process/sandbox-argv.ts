@@ -1,0 +1,105 @@
+import { statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** Where one sandboxed process may write and what it may see: the mounts of its bubblewrap sandbox. */
+export interface SandboxSpec {
+  /** `none`: a network namespace of its own, with nothing but its own loopback. */
+  network: 'keep' | 'none';
+  /** The private home (a tmpfs at the user's home path, so paths in the agent's config still resolve). */
+  home: string;
+  /** Bound writable at their own paths: the workspace, the round's folder, the git metadata of a worktree. */
+  writable: readonly string[];
+  /** Bound read-only over what came before, when they exist: a writable folder's .git/config and hooks. */
+  readOnly: readonly string[];
+  /** Bound writable inside the private home when they exist: what the agent's own CLI needs (`~/.claude`). */
+  homeBinds: readonly string[];
+  /** Hidden wherever they are (a folder becomes an empty tmpfs, a file /dev/null), but for what is bound below. */
+  hide: readonly string[];
+  /** The process's working folder. */
+  cwd: string;
+  /** The bubblewrap program; default `bwrap` on PATH. */
+  bwrap?: string;
+}
+
+/**
+ * The sandbox's PID 1: it runs the command with the caller's stdin and exits with its status as soon as the
+ * command exits. PID 1 leaving tears the namespace down, so whatever the command left behind (a daemon that
+ * called setsid) dies with it. It traps TERM, INT and HUP with a no-op, so the group's signals reach the command
+ * (a member of the same group) and it gets its grace; a PID 1 without handlers would not even see them.
+ */
+const PID1 =
+  'trap : TERM INT HUP; exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; ' +
+  'while :; do wait "$p"; s=$?; kill -0 "$p" 2>/dev/null || exit "$s"; done';
+
+type Kind = 'dir' | 'file' | 'missing';
+
+function kindOf(path: string): Kind {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat === undefined ? 'missing' : stat.isDirectory() ? 'dir' : 'file';
+}
+
+/** How deep a path is: a parent's mount must come before its children's, or it would cover them. */
+const depthOf = (path: string): number => path.split(sep).filter(Boolean).length;
+
+/** Whether `inner` is `outer` or lies inside it. */
+export function isWithin(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * The bubblewrap command line that runs `argv` in the sandbox: every namespace of its own (the network kept unless
+ * `none`), the root file system read-only, a fresh /dev, /proc, /tmp and home, then the spec's mounts, parents
+ * before children: a hidden path covers all that lies under it but what is bound deeper.
+ */
+export function sandboxArgv(argv: readonly string[], spec: SandboxSpec): string[] {
+  const home = resolve(spec.home);
+  for (const path of spec.writable) {
+    if (home !== '/' && isWithin(home, resolve(path)))
+      throw new Error(`the sandbox cannot make ${path} writable: it holds the home folder ${home}`);
+  }
+  const mounts: { path: string; args: string[] }[] = [];
+  if (home !== '/' && kindOf(home) === 'dir') mounts.push({ path: home, args: ['--tmpfs', home] });
+  for (const path of spec.homeBinds.map((p) => resolve(p))) {
+    if (kindOf(path) !== 'missing') mounts.push({ path, args: ['--bind', path, path] });
+  }
+  for (const path of spec.writable.map((p) => resolve(p)))
+    mounts.push({ path, args: ['--bind', path, path] });
+  for (const path of spec.readOnly.map((p) => resolve(p))) {
+    if (kindOf(path) !== 'missing') mounts.push({ path, args: ['--ro-bind', path, path] });
+  }
+  for (const path of spec.hide.map((p) => resolve(p))) {
+    const kind = kindOf(path);
+    if (kind === 'dir') mounts.push({ path, args: ['--tmpfs', path] });
+    else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', '/dev/null', path] });
+  }
+  // Parents first, so a hidden state folder holding a worker's worktree still lets the worktree be bound over it.
+  // Stable: at one depth the order above holds (bound writable, then made read-only, then hidden).
+  mounts.sort((a, b) => depthOf(a.path) - depthOf(b.path));
+  const varTmp = kindOf('/var/tmp') === 'dir' ? ['--tmpfs', '/var/tmp'] : [];
+  return [
+    spec.bwrap ?? 'bwrap',
+    '--unshare-all',
+    ...(spec.network === 'keep' ? ['--share-net'] : []),
+    '--as-pid-1',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    ...varTmp,
+    ...mounts.flatMap((mount) => mount.args),
+    '--chdir',
+    resolve(spec.cwd),
+    '--',
+    '/bin/sh',
+    '-c',
+    PID1,
+    'ralph-sandbox',
+    ...argv,
+  ];
+}

@@ -1,0 +1,87 @@
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { RalphSandbox } from '../contract/sandbox.js';
+import type { SandboxSpec } from './sandbox-argv.js';
+import { bwrapProgram } from './sandbox-check.js';
+import { sandboxEnv } from './sandbox-env.js';
+
+/** What one process of a run needs of the sandbox besides the run's settings. */
+export interface ProcessSandboxNeeds {
+  /** Its working folder, the workspace. */
+  cwd: string;
+  /** False for an evaluator: the workspace is bound read-only. */
+  writesWorkspace: boolean;
+  /** More folders it may write (the round's folder, an agent's config folder named by its environment). */
+  writable?: readonly string[];
+  /** More paths bound read-only over what came before (the round folder's owner record). */
+  readOnly?: readonly string[];
+  /** Paths relative to the home (or absolute) that the agent's CLI keeps its own state in. */
+  home?: readonly string[];
+  /** Environment names (or `PREFIX*`) the process keeps besides the base list and the run's own. */
+  env?: readonly string[];
+}
+
+const isDir = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+
+function readLine(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').split('\n')[0]?.trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The git metadata a workspace needs: a repository's own `.git` folder lies inside it; a worktree's `.git` file
+ * points to its private folder and the common one, bound with it. Their `config` and `hooks` are bound read-only,
+ * since ralph's own git commands (a batch's commit, the fingerprint) run outside the sandbox and would run what an
+ * agent wrote there.
+ */
+function gitMounts(cwd: string): { metadata: string[]; protect: string[] } {
+  const dotGit = join(cwd, '.git');
+  const protect = (dir: string) => [join(dir, 'config'), join(dir, 'config.worktree'), join(dir, 'hooks')];
+  if (isDir(dotGit)) return { metadata: [], protect: protect(dotGit) };
+  const pointer = readLine(dotGit);
+  if (pointer === undefined || !pointer.startsWith('gitdir:')) return { metadata: [], protect: [] };
+  const gitDir = resolve(cwd, pointer.slice('gitdir:'.length).trim());
+  if (!isDir(gitDir)) return { metadata: [], protect: [] };
+  const common = readLine(join(gitDir, 'commondir'));
+  const commonDir = common === undefined ? undefined : resolve(gitDir, common);
+  const metadata = commonDir !== undefined && isDir(commonDir) ? [gitDir, commonDir] : [gitDir];
+  return { metadata, protect: metadata.flatMap(protect) };
+}
+
+/** A run's sandbox for one process, and the environment it gets: what `startInGroup` takes. */
+export function processSandbox(
+  sandbox: RalphSandbox,
+  needs: ProcessSandboxNeeds,
+  baseEnv: NodeJS.ProcessEnv,
+): { spec: Omit<SandboxSpec, 'cwd'>; env: NodeJS.ProcessEnv } {
+  const home = baseEnv.HOME !== undefined && isAbsolute(baseEnv.HOME) ? baseEnv.HOME : homedir();
+  const cwd = resolve(needs.cwd);
+  const git = gitMounts(cwd);
+  const workspace = [cwd, ...git.metadata];
+  const spec: Omit<SandboxSpec, 'cwd'> = {
+    network: sandbox.network,
+    home,
+    writable: [...(needs.writesWorkspace ? workspace : []), ...(needs.writable ?? [])],
+    // An evaluator's workspace is bound read-only: under /tmp or the home it would otherwise not be there at all.
+    readOnly: [...(needs.writesWorkspace ? [] : workspace), ...git.protect, ...(needs.readOnly ?? [])],
+    homeBinds: (needs.home ?? []).map((path) => (isAbsolute(path) ? path : join(home, path))),
+    hide: sandbox.hide,
+    bwrap: bwrapProgram(baseEnv),
+  };
+  return { spec, env: sandboxEnv(baseEnv, [...(needs.env ?? []), ...sandbox.env]) };
+}
+
+/** The folders named by these variables of `env` that exist: where an agent CLI keeps its state when told to. */
+export function foldersNamedBy(env: NodeJS.ProcessEnv, names: readonly string[]): string[] {
+  return names.flatMap((name) => {
+    const value = env[name];
+    return value !== undefined && isAbsolute(value) && isDir(value) ? [value] : [];
+  });
+}
+
+/** The file's folder: a round's files are bound as their folder. */
+export const folderOf = dirname;
