@@ -87,7 +87,11 @@ export async function runVerifyCommand(
   const boxed =
     request.sandbox === undefined
       ? undefined
-      : processSandbox(request.sandbox, { cwd: request.cwd, writesWorkspace: true }, baseEnv);
+      : processSandbox(
+          request.sandbox,
+          { cwd: request.cwd, writesWorkspace: true, programs: request.verify.argv },
+          baseEnv,
+        );
   const started = performance.now();
   let child: GroupProcess;
   try {

@@ -2,9 +2,44 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { RalphSandbox } from '../contract/sandbox.js';
-import type { SandboxSpec } from './sandbox-argv.js';
+import { isWithin, type SandboxSpec } from './sandbox-argv.js';
 import { bwrapProgram } from './sandbox-check.js';
 import { sandboxEnv } from './sandbox-env.js';
+import { toolFoldersUnder } from './sandbox-tools.js';
+
+/**
+ * What no bind of the home may uncover: keys, cloud and cluster credentials, registry tokens. The private home
+ * hides them already; these are hidden again in case a tool's folder or the workspace holds one.
+ */
+const HOME_SECRETS = [
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.gnupg',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.config/gh',
+  '.npmrc',
+  '.pypirc',
+  '.ralph',
+];
+
+/** The private folders of the sandbox: a program there (a script in a temp folder) is bound in with its folder. */
+const PRIVATE_TEMP = ['/tmp', '/var/tmp'];
+
+/** The folders of the programs and files argv names under /tmp, bound read-only so the command still finds them. */
+function tempFoldersOf(programs: readonly string[]): string[] {
+  return programs.flatMap((path) =>
+    isAbsolute(path) &&
+    PRIVATE_TEMP.some((dir) => isWithin(path, dir)) &&
+    statSync(path, { throwIfNoEntry: false })?.isFile()
+      ? [dirname(path)]
+      : [],
+  );
+}
 
 /** What one process of a run needs of the sandbox besides the run's settings. */
 export interface ProcessSandboxNeeds {
@@ -18,6 +53,11 @@ export interface ProcessSandboxNeeds {
   readOnly?: readonly string[];
   /** Paths relative to the home (or absolute) that the agent's CLI keeps its own state in. */
   home?: readonly string[];
+  /**
+   * The files it runs: its argv's words and ralph's own package (the example agent, `ralph report-tool`). One under
+   * the home or /tmp, private in the sandbox, is bound read-only with its folder.
+   */
+  programs?: readonly string[];
   /** Environment names (or `PREFIX*`) the process keeps besides the base list and the run's own. */
   env?: readonly string[];
 }
@@ -67,9 +107,16 @@ export function processSandbox(
     home,
     writable: [...(needs.writesWorkspace ? workspace : []), ...(needs.writable ?? [])],
     // An evaluator's workspace is bound read-only: under /tmp or the home it would otherwise not be there at all.
-    readOnly: [...(needs.writesWorkspace ? [] : workspace), ...git.protect, ...(needs.readOnly ?? [])],
+    readOnly: [
+      // The programs a round runs from the home (Node under ~/.nvm, an agent CLI under ~/.local), read-only.
+      ...toolFoldersUnder(home, baseEnv.PATH, [process.execPath, ...(needs.programs ?? [])]),
+      ...tempFoldersOf(needs.programs ?? []),
+      ...(needs.writesWorkspace ? [] : workspace),
+      ...git.protect,
+      ...(needs.readOnly ?? []),
+    ],
     homeBinds: (needs.home ?? []).map((path) => (isAbsolute(path) ? path : join(home, path))),
-    hide: sandbox.hide,
+    hide: [...HOME_SECRETS.map((path) => join(home, path)), ...sandbox.hide],
     bwrap: bwrapProgram(baseEnv),
   };
   return { spec, env: sandboxEnv(baseEnv, [...(needs.env ?? []), ...sandbox.env]) };

@@ -9,6 +9,7 @@ import { isMissingReport } from '../contract/round-report.js';
 import type { ChildRequest, ChildRun, ChildStartOptions, SubagentProvider } from '../contract/types.js';
 import { unreadableReport } from '../contract/unreadable-round-report.js';
 import { type RalphUsage, usageOf } from '../contract/usage.js';
+import { packageRoot } from '../package-root.js';
 import {
   assertDepthAllowed,
   currentDepth,
@@ -324,6 +325,15 @@ function failureOf(program: string, code: number | null, signal: NodeJS.Signals 
   return new Error(`agent command ${program} ${status}${said}`);
 }
 
+/** Ralph's own package, when its files are there: the example agent and `ralph report-tool` run from it. */
+function ralphPackage(): string[] {
+  try {
+    return [packageRoot('the sandbox')];
+  } catch {
+    return [];
+  }
+}
+
 /** Said before the spawn: a missing folder would otherwise surface as the command not being found. */
 function assertDirectory(cwd: string): void {
   if (!isDirectory(cwd)) throw new Error(`the workspace ${cwd} is not a folder`);
@@ -396,6 +406,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
                 // The record of who owns the round's processes is the sweep's to trust, never the agent's to write.
                 readOnly: [join(folder.dir, ROUND_OWNER_FILE)],
                 home: needs.home ?? [],
+                programs: [...argv, ...extra, ...ralphPackage()],
                 env: [...(needs.env ?? []), ...(needs.folderVars ?? [])],
               },
               baseEnv,
