@@ -31,6 +31,18 @@ const PID1 =
   'trap : TERM INT HUP; exec 3<&0; "$@" <&3 3<&- & p=$!; exec 3<&-; ' +
   'while :; do wait "$p"; s=$?; kill -0 "$p" 2>/dev/null || exit "$s"; done';
 
+/**
+ * Who the command is inside: no capability at all, so it cannot unmount the private home or a read-only bind to see
+ * what lies under it. Started by root, it is an ordinary user inside (uid and gid 1000, mapped to root outside, so what
+ * it writes in the workspace is root's as before): bubblewrap keeps root's capabilities in the namespace otherwise,
+ * and an agent CLI's own nested sandbox needs an unprivileged user to start.
+ */
+export const SANDBOX_USER: readonly string[] = [
+  '--cap-drop',
+  'ALL',
+  ...(process.getuid?.() === 0 ? ['--unshare-user', '--uid', '1000', '--gid', '1000'] : []),
+];
+
 type Kind = 'dir' | 'file' | 'missing';
 
 function kindOf(path: string): Kind {
@@ -82,6 +94,7 @@ export function sandboxArgv(argv: readonly string[], spec: SandboxSpec): string[
     '--unshare-all',
     ...(spec.network === 'keep' ? ['--share-net'] : []),
     '--as-pid-1',
+    ...SANDBOX_USER,
     '--ro-bind',
     '/',
     '/',

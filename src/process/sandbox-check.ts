@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { RalphError } from '../contract/errors.js';
 import { sandboxBwrapMissing, sandboxCannotStart, sandboxLinuxOnly } from '../contract/sandbox-messages.js';
+import { SANDBOX_USER } from './sandbox-argv.js';
 
 /** The bubblewrap program ralph runs: `RALPH_BWRAP` when the operator names one, else `bwrap` on PATH. */
 export function bwrapProgram(env: NodeJS.ProcessEnv = process.env): string {
@@ -12,7 +13,18 @@ const checked = new Map<string, Promise<string | null>>();
 
 /** Starts one empty sandbox, as a round would, and says why it could not, or null when it could. */
 function probe(program: string): Promise<string | null> {
-  const argv = ['--unshare-all', '--as-pid-1', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const argv = [
+    '--unshare-all',
+    '--as-pid-1',
+    ...SANDBOX_USER,
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+  ];
   return new Promise((resolve) => {
     execFile(
       program,
