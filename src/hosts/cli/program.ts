@@ -44,6 +44,7 @@ Examples:
   $ claude mcp add ralph -- npx ralph mcp --agent claude
   $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
   $ ralph mcp --agent claude --verify 'npm test' --max-time 1h --max-idle-rounds 3
+  $ ralph mcp --agent claude --sandbox     # every call's agent in a bubblewrap sandbox (Linux)
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
 The guard rails below are the server's settings for every call; a call still sends only objective and maxRounds.
@@ -181,24 +182,26 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('mcp')) {
-    addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('mcp')
-            .description('serve the ralph tool over MCP (stdio)')
-            .option(
-              '--max-rounds <n>',
-              "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-            )
-            .option(
-              '--max-concurrent-runs <n>',
-              'how many calls may run at once; one more is refused (default 1)',
-            ),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('mcp')
+              .description('serve the ralph tool over MCP (stdio)')
+              .option(
+                '--max-rounds <n>',
+                "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+              )
+              .option(
+                '--max-concurrent-runs <n>',
+                'how many calls may run at once; one more is refused (default 1)',
+              ),
+          ),
         ),
       ),
     )
-      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
+      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (options: McpOptions) => {
         const { mcpCommand } = await import('./mcp-command.js');
         exitCode = await mcpCommand(options);
