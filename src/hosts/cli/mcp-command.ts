@@ -1,7 +1,6 @@
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { packageVersion } from '../../package-root.js';
-import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import type { AgentOptions } from './agent-options.js';
 import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
@@ -99,9 +98,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
     });
     // Every call would fail its round 1 on an agent that cannot start: refused here, before anything is served.
-    hosted.preflight();
-    // So would every call of a sandboxed server where bubblewrap cannot run: refused here too, never served unboxed.
-    if (options.sandbox === true) await assertSandboxAvailable();
+    // So would every call of a sandboxed server where bubblewrap cannot run: never served unboxed.
+    await hosted.preflight();
   } catch (error) {
     const detail = isRalphError(error) && error.detail !== undefined ? `${error.detail}\n` : '';
     process.stderr.write(`${errorText(error)}\n${detail}`);

@@ -64,7 +64,8 @@ folder (a recording naming another folder is refused), and an evaluator given he
 --evaluator-command) replaces the recorded one: a run recorded with an evaluator needs both, or --trust-recording.
 A run whose host died while its evaluator checked a reported completion evaluates it again with a fresh evaluator.
 The resumed run is recorded to the same file (the one resumed from is kept as <file>.1, <file>.2, …). A run that
-settled, or whose host still runs, is refused (exit 2).
+settled, or whose host still runs, is refused (exit 2). A run recorded with --sandbox resumes in the sandbox
+(--sandbox here adds it to a run recorded without); its --sandbox-env is taken only with --trust-recording.
 `;
 
 const BATCH_EXAMPLES = `
@@ -209,25 +210,27 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('resume')) {
-    addEvaluatorOptions(
-      addAgentOptions(
-        program
-          .command('resume')
-          .description(
-            'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
-          )
-          .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
-          .option('--json', 'print the result envelope as JSON instead of the text')
-          .option('--record <file>', 'record the resumed run here instead of in <file>')
-          .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
-          .option(
-            '--trust-recording',
-            'run the agent, evaluator, binary paths and verify command the recording names (shown when refused without it)',
-          ),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addAgentOptions(
+          program
+            .command('resume')
+            .description(
+              'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
+            )
+            .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+            .option('--json', 'print the result envelope as JSON instead of the text')
+            .option('--record <file>', 'record the resumed run here instead of in <file>')
+            .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+            .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
+            .option(
+              '--trust-recording',
+              'run the agent, evaluator, binary paths and verify command the recording names (shown when refused without it)',
+            ),
+        ),
       ),
     )
-      .addHelpText('after', RESUME_EXAMPLES)
+      .addHelpText('after', RESUME_EXAMPLES + SANDBOX_HELP)
       .action(async (file: string, options: ResumeOptions) => {
         const { resumeCommand } = await import('./resume.js');
         exitCode = await resumeCommand(file, options);
