@@ -74,6 +74,7 @@ Examples:
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
   $ ralph batch TASKS.md --agent claude --evaluator codex     # a task lands only once codex accepted its completion
+  $ ralph batch TASKS.md --agent claude --verify 'npm test' --sandbox   # each task's agent and verify in a sandbox
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --land 20261201-1522-a1b2c3 task-2     # after fixing task-2's branch by hand
   $ ralph batch --rollback 20261201-1522-a1b2c3
@@ -91,6 +92,9 @@ evaluator, run in the task's worktree, accepted it; a task rejected up to its ro
 The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
 A tasks file is data: an agent command or verify command a task names runs only with --trust-tasks (refused, each
 listed, without it); a preset a task names (agent: codex) is taken only when the command line names no agent.
+With --sandbox, every task's agent, evaluator and verify command and the merge queue's verify run in a bubblewrap
+sandbox that can write the task's worktree (or the merge's) and the repository's git folder (its commits need it),
+but sees neither the batch's recordings nor the other tasks' worktrees.
 --clean removes what settled batches left; a branch with commits not on the target stays unless --force, and a
 batch still running is never touched.
 
@@ -312,61 +316,63 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('batch')) {
-    addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('batch')
-            .description(
-              'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
-            )
-            .argument(
-              '[tasks]',
-              'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
-            )
-            .option('--parallel <n>', 'how many loops run at once (default 2)')
-            .option(
-              '--into <branch>',
-              'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
-            )
-            .option(
-              '--max-rounds <n>',
-              "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
-            )
-            .option(
-              '--resume <recording>',
-              'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
-            )
-            .option(
-              '--resolve-conflicts',
-              "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
-            )
-            .option(
-              '--land <batch-id>',
-              'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
-            )
-            .option(
-              '--rollback <id>',
-              "move batch <id>'s target back to the commit it started from, and run nothing",
-            )
-            .option(
-              '--repo <url>',
-              'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
-            )
-            .option('--trust-tasks', TRUST_TASKS_HELP)
-            .option(
-              '--clean [id]',
-              'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
-            )
-            .option(
-              '--force',
-              'with --clean: remove work that did not land, and batches that did not settle, too',
-            )
-            .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('batch')
+              .description(
+                'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+              )
+              .argument(
+                '[tasks]',
+                'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
+              )
+              .option('--parallel <n>', 'how many loops run at once (default 2)')
+              .option(
+                '--into <branch>',
+                'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+              )
+              .option(
+                '--max-rounds <n>',
+                "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+              )
+              .option(
+                '--resume <recording>',
+                'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
+              )
+              .option(
+                '--resolve-conflicts',
+                "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+              )
+              .option(
+                '--land <batch-id>',
+                'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
+              )
+              .option(
+                '--rollback <id>',
+                "move batch <id>'s target back to the commit it started from, and run nothing",
+              )
+              .option(
+                '--repo <url>',
+                'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
+              )
+              .option('--trust-tasks', TRUST_TASKS_HELP)
+              .option(
+                '--clean [id]',
+                'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
+              )
+              .option(
+                '--force',
+                'with --clean: remove work that did not land, and batches that did not settle, too',
+              )
+              .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+          ),
         ),
       ),
     )
-      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
+      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (tasks: string | undefined, options: BatchOptions) => {
         const { batchCommand } = await import('./batch-command.js');
         exitCode = await batchCommand(tasks, options, argv.slice(argv.indexOf('batch') + 1));
