@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import type { BringOutcome, CombinedVerify, MergeItem } from '../machines/batch-types.js';
 import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
@@ -22,7 +23,12 @@ export interface MergeSetup {
   verifyOf(taskId: string): readonly string[] | null;
   verifyTimeoutMs: number;
   terminationGraceMs: number;
+  /** The sandbox the verify command runs in (`--sandbox`); absent, it runs as the user. */
+  sandbox?: RalphSandbox;
 }
+
+/** The variable naming the round folder that marks a merge's verify command as this process's (for the sweep). */
+const MERGE_FOLDER_ENV = 'RALPH_MERGE_FOLDER';
 
 /** The scratch worktree every merge is made in, one at a time. */
 export const scratchPath = (setup: MergeSetup): string => join(setup.folder, '.merge');
@@ -66,6 +72,10 @@ export async function verifyCombined(
       verify: { argv: [...argv], timeoutMs: setup.verifyTimeoutMs, maxOutputChars: MERGE_VERIFY_TAIL_CHARS },
       terminationGraceMs: setup.terminationGraceMs,
       ...(env === undefined ? {} : { env }),
+      // Its marker passes the sandbox's allow-list: the sweep finds the command by it.
+      ...(setup.sandbox === undefined
+        ? {}
+        : { sandbox: { ...setup.sandbox, env: [...setup.sandbox.env, MERGE_FOLDER_ENV] } }),
     },
     { signal },
   );
@@ -110,7 +120,7 @@ export async function verifyCombinedOwned(
 ): Promise<CombinedVerify> {
   const folder = takeRoundFolder('{}');
   try {
-    const env = { ...process.env, RALPH_MERGE_FOLDER: join(folder.dir, 'merge') };
+    const env = { ...process.env, [MERGE_FOLDER_ENV]: join(folder.dir, 'merge') };
     return await verifyCombined(setup, item, signal, env);
   } finally {
     folder.release();

@@ -9,6 +9,8 @@ export * from './progress-types.js';
 export * from './prompt.js';
 export * from './round-report.js';
 export * from './round-report-review.js';
+export * from './sandbox.js';
+export * from './sandbox-messages.js';
 export type * from './types.js';
 export * from './unreadable-round-report.js';
 export * from './usage.js';

@@ -26,6 +26,7 @@ import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, type NextSteps, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
 import { resolveConflicts } from './batch-resolver.js';
+import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from './batch-sandbox.js';
 import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
 import { batchRoundCapNote } from './cli-texts.js';
 import { assertAgentStartable, providerFor } from './cli-tool.js';
@@ -149,6 +150,7 @@ export async function batchCommand(
         '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
       );
     checkTaskOptions(tasks, options, cwd);
+    await assertBatchSandbox(options);
     const notifier = notifierFor(options);
     openNotifier = notifier;
     const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
@@ -191,6 +193,7 @@ export async function batchCommand(
       const text = task?.verify ?? options.verify;
       return text === undefined ? null : parseVerifyCommand(text);
     };
+    const hide = await batchHiddenPaths(options, session.repo);
     const merge: MergeSetup = {
       batchId,
       repo: session.repo,
@@ -199,6 +202,7 @@ export async function batchCommand(
       verifyOf,
       verifyTimeoutMs,
       terminationGraceMs: graceMs,
+      ...mergeSandbox(options, hide),
     };
     /** What the tasks' loops said they spent, summed as each ends; null while none said. */
     let spentUsd: number | null = null;
@@ -212,6 +216,7 @@ export async function batchCommand(
       tasks: byId,
       branchOf: (taskId) => taskBranch(batchId, taskId),
       options,
+      hide,
       say: (taskId, text) => say(`${taskId}: ${text}`),
       ...(traced === undefined ? {} : { tracing: traced }),
       onUsage: (_taskId, usage) => {

@@ -17,6 +17,7 @@ import { localMergeQueue } from './batch-merge-queue.js';
 import { landCommandLine } from './batch-next-steps.js';
 import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, statusLine, summary } from './batch-output.js';
+import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from './batch-sandbox.js';
 import { printFailure } from './print-failure.js';
 import { recordedHostRuns } from './resume.js';
 import { trapBatchInterrupts } from './signals.js';
@@ -143,6 +144,7 @@ export async function landCommand(
       });
     const task = await landableTask(batchId, taskId, resolve(options.cwd ?? '.'));
     const { repo, folder, target } = task;
+    await assertBatchSandbox(options);
     await sweepOrphanedRoundsOnce();
     const recorder = new BatchRecorder(task.recordingPath, null);
     recorder.landing(thisHost(), taskId);
@@ -155,6 +157,7 @@ export async function landCommand(
       verifyOf: () => verify,
       verifyTimeoutMs: task.verifyTimeoutMs,
       terminationGraceMs: 5_000,
+      ...mergeSandbox(options, await batchHiddenPaths(options, repo)),
     };
     say(
       `landing task ${taskId} of batch ${batchId} from ${task.branch} on ${target}${task.verify === null ? '' : `, verified by ${task.verify}`}`,

@@ -20,6 +20,7 @@ import { createCliTool } from './cli-tool.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { parseNumberOption } from './numbers.js';
+import type { SandboxOptions } from './sandbox-options.js';
 
 /** What every loop of a batch shares: the repository, the batch's branches and folder, the run options. */
 export interface LoopSetup {
@@ -34,7 +35,9 @@ export interface LoopSetup {
   tasks: ReadonlyMap<string, BatchTask>;
   branchOf(taskId: string): string;
   /** The batch's options; with an evaluator, every task's reported completion must be accepted by it to land. */
-  options: AgentOptions & GuardRailOptions & EvaluatorOptions & { maxRounds?: string };
+  options: AgentOptions & GuardRailOptions & EvaluatorOptions & SandboxOptions & { maxRounds?: string };
+  /** With `--sandbox`: what a task's processes must not see besides ralph's own state (batch-sandbox.ts). */
+  hide: readonly string[];
   /** One line of the batch's progress. */
   say(taskId: string, text: string): void;
   /** What a settled run said it used. */
@@ -117,6 +120,7 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
   const { tool, agent } = createCliTool(options, {
     agentId: `batch:${setup.batchId}:${task.id}`,
     ...(tracer === undefined ? {} : { traceProvider: tracer.traceProvider }),
+    hide: setup.hide,
   });
   const maxRounds =
     task.maxRounds ?? (options.maxRounds === undefined ? undefined : parseNumberOption(options.maxRounds));

@@ -3,6 +3,7 @@ import type { CleanOptions } from './batch-clean.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import type { NotifyOptions } from './notify-options.js';
+import type { SandboxOptions } from './sandbox-options.js';
 import type { TasksTrustOptions } from './tasks-trust.js';
 
 /** The options of `ralph batch`. */
@@ -10,6 +11,7 @@ export interface BatchOptions
   extends AgentOptions,
     GuardRailOptions,
     EvaluatorOptions,
+    SandboxOptions,
     NotifyOptions,
     TasksTrustOptions,
     CleanOptions {

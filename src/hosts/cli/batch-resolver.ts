@@ -19,7 +19,7 @@ import { parseNumberOption } from './numbers.js';
  */
 export async function resolveConflicts(
   merge: MergeSetup,
-  loops: Pick<LoopSetup, 'options' | 'say'>,
+  loops: Pick<LoopSetup, 'options' | 'say' | 'hide'>,
   item: ConflictItem,
   signal: AbortSignal,
 ): Promise<ResolveOutcome> {
@@ -44,7 +44,7 @@ export async function resolveConflicts(
   } = loops.options;
   const { tool, agent } = createCliTool(
     { ...options, cwd: scratch },
-    { agentId: `batch:${merge.batchId}:resolve` },
+    { agentId: `batch:${merge.batchId}:resolve`, hide: loops.hide },
   );
   const maxRounds =
     options.maxRounds === undefined ? {} : { maxRounds: parseNumberOption(options.maxRounds) };

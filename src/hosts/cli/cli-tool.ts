@@ -4,6 +4,7 @@ import type { AgentRef, SubagentProvider } from '../../contract/types.js';
 import { removeFleetUrls } from '../../fleet/database-env.js';
 import { killLiveGroups } from '../../process/live-groups.js';
 import { ProgramUnavailableError } from '../../process/program-check.js';
+import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import { commandProvider } from '../../providers/command.js';
 import { createProviderRegistry } from '../../providers/registry.js';
 import { isDirectory } from '../../workspace/directory.js';
@@ -23,8 +24,11 @@ export interface CliTool {
   agent: AgentRef;
   /** SIGKILLs every running child and its process group: the forced exit of a second interrupt. */
   killChildren(): void;
-  /** Refuses (a `refused` RalphError naming the flag that fixes it) when the agent's program cannot be started. */
-  preflight(): void;
+  /**
+   * Refuses (a `refused` RalphError naming the flag that fixes it) when the agent's program cannot be started, or
+   * when the run asks for a sandbox where bubblewrap cannot run.
+   */
+  preflight(): Promise<void>;
 }
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
@@ -115,10 +119,11 @@ export function createCliTool(
     tool,
     agent: { id: agentId, cwd },
     killChildren: killLiveGroups,
-    preflight: () => {
+    preflight: async () => {
       assertAgentStartable(provider, options, cwd);
       // The evaluator's own preflight refuses in its flags' words (evaluator-options.ts).
       evaluator?.preflight?.(cwd);
+      if (sandbox.sandbox !== undefined) await assertSandboxAvailable();
     },
   };
 }

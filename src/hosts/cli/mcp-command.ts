@@ -9,10 +9,16 @@ import { EXIT, exitCodeForError } from './exit-codes.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type NotifyOptions, notifierFor } from './notify-options.js';
 import { type McpTracing, startMcpTracing } from './run-tracing.js';
+import type { SandboxOptions } from './sandbox-options.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
 
 /** The options of `ralph mcp`. */
-export interface McpOptions extends AgentOptions, GuardRailOptions, EvaluatorOptions, NotifyOptions {
+export interface McpOptions
+  extends AgentOptions,
+    GuardRailOptions,
+    EvaluatorOptions,
+    SandboxOptions,
+    NotifyOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */
@@ -92,7 +98,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
       ...(options.maxRounds === undefined ? {} : { deploymentMaxRounds: options.maxRounds }),
     });
     // Every call would fail its round 1 on an agent that cannot start: refused here, before anything is served.
-    hosted.preflight();
+    // So would every call of a sandboxed server where bubblewrap cannot run: never served unboxed.
+    await hosted.preflight();
   } catch (error) {
     const detail = isRalphError(error) && error.detail !== undefined ? `${error.detail}\n` : '';
     process.stderr.write(`${errorText(error)}\n${detail}`);

@@ -44,6 +44,7 @@ Examples:
   $ claude mcp add ralph -- npx ralph mcp --agent claude
   $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
   $ ralph mcp --agent claude --verify 'npm test' --max-time 1h --max-idle-rounds 3
+  $ ralph mcp --agent claude --sandbox     # every call's agent in a bubblewrap sandbox (Linux)
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
 The guard rails below are the server's settings for every call; a call still sends only objective and maxRounds.
@@ -63,7 +64,8 @@ folder (a recording naming another folder is refused), and an evaluator given he
 --evaluator-command) replaces the recorded one: a run recorded with an evaluator needs both, or --trust-recording.
 A run whose host died while its evaluator checked a reported completion evaluates it again with a fresh evaluator.
 The resumed run is recorded to the same file (the one resumed from is kept as <file>.1, <file>.2, …). A run that
-settled, or whose host still runs, is refused (exit 2).
+settled, or whose host still runs, is refused (exit 2). A run recorded with --sandbox resumes in the sandbox
+(--sandbox here adds it to a run recorded without); its --sandbox-env is taken only with --trust-recording.
 `;
 
 const BATCH_EXAMPLES = `
@@ -72,6 +74,7 @@ Examples:
   $ ralph batch tasks.json --agent-command 'my-agent' --parallel 4 --max-time 2h
   $ ralph batch TASKS.md --agent claude --verify 'npm test' --resolve-conflicts
   $ ralph batch TASKS.md --agent claude --evaluator codex     # a task lands only once codex accepted its completion
+  $ ralph batch TASKS.md --agent claude --verify 'npm test' --sandbox   # each task's agent and verify in a sandbox
   $ ralph batch TASKS.md --agent claude --resume .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl
   $ ralph batch --land 20261201-1522-a1b2c3 task-2     # after fixing task-2's branch by hand
   $ ralph batch --rollback 20261201-1522-a1b2c3
@@ -89,6 +92,9 @@ evaluator, run in the task's worktree, accepted it; a task rejected up to its ro
 The batch is recorded to .git/ralph/batches/<id>/batch.jsonl; ralph report makes its page. See docs/batches.md.
 A tasks file is data: an agent command or verify command a task names runs only with --trust-tasks (refused, each
 listed, without it); a preset a task names (agent: codex) is taken only when the command line names no agent.
+With --sandbox, every task's agent, evaluator and verify command and the merge queue's verify run in a bubblewrap
+sandbox that can write the task's worktree (or the merge's) and the repository's git folder (its commits need it),
+but sees neither the batch's recordings nor the other tasks' worktrees.
 --clean removes what settled batches left; a branch with commits not on the target stays unless --force, and a
 batch still running is never touched.
 
@@ -181,24 +187,26 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('mcp')) {
-    addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('mcp')
-            .description('serve the ralph tool over MCP (stdio)')
-            .option(
-              '--max-rounds <n>',
-              "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-            )
-            .option(
-              '--max-concurrent-runs <n>',
-              'how many calls may run at once; one more is refused (default 1)',
-            ),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('mcp')
+              .description('serve the ralph tool over MCP (stdio)')
+              .option(
+                '--max-rounds <n>',
+                "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+              )
+              .option(
+                '--max-concurrent-runs <n>',
+                'how many calls may run at once; one more is refused (default 1)',
+              ),
+          ),
         ),
       ),
     )
-      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
+      .addHelpText('after', MCP_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (options: McpOptions) => {
         const { mcpCommand } = await import('./mcp-command.js');
         exitCode = await mcpCommand(options);
@@ -206,25 +214,27 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('resume')) {
-    addEvaluatorOptions(
-      addAgentOptions(
-        program
-          .command('resume')
-          .description(
-            'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
-          )
-          .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
-          .option('--json', 'print the result envelope as JSON instead of the text')
-          .option('--record <file>', 'record the resumed run here instead of in <file>')
-          .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
-          .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
-          .option(
-            '--trust-recording',
-            'run the agent, evaluator, binary paths and verify command the recording names (shown when refused without it)',
-          ),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addAgentOptions(
+          program
+            .command('resume')
+            .description(
+              'continue a run recorded with ralph run --record that did not settle: same run id, objective and cap, from its last accepted report',
+            )
+            .argument('<file>', 'the recording (JSON Lines); the resumed run is recorded there again')
+            .option('--json', 'print the result envelope as JSON instead of the text')
+            .option('--record <file>', 'record the resumed run here instead of in <file>')
+            .option('--inspect [port]', 'serve a live page of the run on 127.0.0.1 while it goes')
+            .option('--inspect-keep', 'keep the live page up after the run, until Ctrl-C (implies --inspect)')
+            .option(
+              '--trust-recording',
+              'run the agent, evaluator, binary paths and verify command the recording names (shown when refused without it)',
+            ),
+        ),
       ),
     )
-      .addHelpText('after', RESUME_EXAMPLES)
+      .addHelpText('after', RESUME_EXAMPLES + SANDBOX_HELP)
       .action(async (file: string, options: ResumeOptions) => {
         const { resumeCommand } = await import('./resume.js');
         exitCode = await resumeCommand(file, options);
@@ -306,61 +316,63 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('batch')) {
-    addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('batch')
-            .description(
-              'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
-            )
-            .argument(
-              '[tasks]',
-              'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
-            )
-            .option('--parallel <n>', 'how many loops run at once (default 2)')
-            .option(
-              '--into <branch>',
-              'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
-            )
-            .option(
-              '--max-rounds <n>',
-              "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
-            )
-            .option(
-              '--resume <recording>',
-              'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
-            )
-            .option(
-              '--resolve-conflicts',
-              "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
-            )
-            .option(
-              '--land <batch-id>',
-              'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
-            )
-            .option(
-              '--rollback <id>',
-              "move batch <id>'s target back to the commit it started from, and run nothing",
-            )
-            .option(
-              '--repo <url>',
-              'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
-            )
-            .option('--trust-tasks', TRUST_TASKS_HELP)
-            .option(
-              '--clean [id]',
-              'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
-            )
-            .option(
-              '--force',
-              'with --clean: remove work that did not land, and batches that did not settle, too',
-            )
-            .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('batch')
+              .description(
+                'run every task of a tasks file as its own Ralph loop in its own git worktree, landing each through a verified merge queue',
+              )
+              .argument(
+                '[tasks]',
+                'a Markdown checklist ("- [ ] objective") or a JSON or YAML list of tasks (with --land: the task id)',
+              )
+              .option('--parallel <n>', 'how many loops run at once (default 2)')
+              .option(
+                '--into <branch>',
+                'land on this existing branch instead of a new ralph/batch-<id> made from HEAD',
+              )
+              .option(
+                '--max-rounds <n>',
+                "each task's round cap unless the task sets maxRounds (default and ceiling 256)",
+              )
+              .option(
+                '--resume <recording>',
+                'continue the batch recorded there (its batch.jsonl) after a crash or a cancel, with the same tasks file: landed tasks stay landed, a loop that was running goes on from its last accepted report, a cancelled one runs again from its branch',
+              )
+              .option(
+                '--resolve-conflicts',
+                "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
+              )
+              .option(
+                '--land <batch-id>',
+                'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
+              )
+              .option(
+                '--rollback <id>',
+                "move batch <id>'s target back to the commit it started from, and run nothing",
+              )
+              .option(
+                '--repo <url>',
+                'with --rollback: the remote of a fleet batch (ralph submit --batch --repo)',
+              )
+              .option('--trust-tasks', TRUST_TASKS_HELP)
+              .option(
+                '--clean [id]',
+                'remove what settled batches (or batch <id>) left: branches whose work landed, worktrees, start tags, folders; run nothing',
+              )
+              .option(
+                '--force',
+                'with --clean: remove work that did not land, and batches that did not settle, too',
+              )
+              .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+          ),
         ),
       ),
     )
-      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP)
+      .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (tasks: string | undefined, options: BatchOptions) => {
         const { batchCommand } = await import('./batch-command.js');
         exitCode = await batchCommand(tasks, options, argv.slice(argv.indexOf('batch') + 1));

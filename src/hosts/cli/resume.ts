@@ -6,14 +6,19 @@ import { RecordingError } from '../../inspect/recording-reader.js';
 import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
 import { procStat, thisHost } from '../../process/process-identity.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
+import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import type { AgentOptions } from './agent-options.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import { NOTIFY_OPTION_KEYS, type NotifyOptions } from './notify-options.js';
 import { printFailure } from './print-failure.js';
 import { type RunOptions, runCommand } from './run.js';
+import type { SandboxOptions } from './sandbox-options.js';
 
-/** The options of `ralph resume`: where its output goes, and agent and evaluator options that replace the recorded ones. */
-export interface ResumeOptions extends AgentOptions, EvaluatorOptions, NotifyOptions {
+/**
+ * The options of `ralph resume`: where its output goes, agent and evaluator options that replace the recorded ones,
+ * and the sandbox, which a resume can add to a run but never take away.
+ */
+export interface ResumeOptions extends AgentOptions, EvaluatorOptions, SandboxOptions, NotifyOptions {
   json?: boolean;
   record?: string;
   inspect?: string | boolean;
@@ -153,7 +158,9 @@ function workspaceRefused(path: string, recorded: string): RalphError {
  * Without consent, a recording whose run had an evaluator needs both given here: the recorded evaluator is a command
  * like the agent, and dropping it would let a resumed run complete on its worker's word alone. Without consent the
  * recording's workspace is not taken either (a crafted one would point the agent at a folder of its choosing): the
- * run works in `--cwd` or the current folder, and a recording that names another folder is refused, not moved.
+ * run works in `--cwd` or the current folder, and a recording that names another folder is refused, not moved. A
+ * recorded sandbox stays (nothing here turns it off) and `--sandbox` here adds one; its variables (`--sandbox-env`)
+ * are taken from the recording only with consent.
  */
 function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptions): RunOptions {
   const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
@@ -169,7 +176,9 @@ function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptio
   if (!trusted && options.cwd === undefined && typeof recorded.cwd === 'string') {
     if (!isSameFolder(recorded.cwd, process.cwd())) throw workspaceRefused(path, recorded.cwd);
   }
-  const dropped = new Set<string>([...OUTPUT_OPTIONS, ...replaced, ...(trusted ? [] : ['cwd'])]);
+  // Nor its sandbox's passed variables: a crafted list would hand the user's secrets to a sandboxed agent.
+  const untrusted = trusted ? [] : ['cwd', 'sandboxEnv'];
+  const dropped = new Set<string>([...OUTPUT_OPTIONS, ...replaced, ...untrusted]);
   return { ...without(recorded, dropped), ...definedOnly(options), record: options.record ?? path };
 }
 
@@ -225,12 +234,20 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
       throw refused(path, 'the recorded call has no arguments to continue');
 
     const merged = resumedOptions(path, run as RunOptions, options);
-    if (options.record === undefined || options.record === path) renameSync(path, keptName(path));
+    // Refused before the recording is moved aside, so the same command works once bubblewrap can run.
+    if (merged.sandbox === true) await assertSandboxAvailable();
+    // The recording resumed from stays out of a sandboxed agent's sight, where it is kept or left.
+    let oldRecording = resolve(path);
+    if (options.record === undefined || options.record === path) {
+      oldRecording = resolve(keptName(path));
+      renameSync(path, oldRecording);
+    }
     process.stderr.write(`ralph resume: resuming run ${recorded.runId} ${resumedFrom(recorded.point)}\n`);
     await sweepLeftBehind(host?.process);
     return await runCommand(undefined, merged, {
       args: args as Record<string, unknown>,
       resume: { runId: recorded.runId, point: recorded.point },
+      recordings: [oldRecording],
     });
   } catch (error) {
     return printFailure(error, json);

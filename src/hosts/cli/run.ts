@@ -52,6 +52,8 @@ export interface RunOptions
 export interface ContinuedRun {
   args: Record<string, unknown>;
   resume: NonNullable<RalphExec['resume']>;
+  /** Recordings of the run besides the one it writes (the one resumed from, kept as FILE.N): hidden in a sandbox. */
+  recordings?: readonly string[];
 }
 
 /** The options of `ralph run` that are not about where its output goes: what `ralph resume` starts agents with. */
@@ -137,7 +139,7 @@ export async function runCommand(
     const { tool, agent, killChildren, preflight } = createCliTool(options, {
       agentId: `cli:${process.pid}`,
       ...(tracing === undefined ? {} : { traceProvider: tracing.traceProvider }),
-      hide: [options.record],
+      hide: [options.record, ...(continued?.recordings ?? [])],
     });
     notifier = notifierFor(options);
     const args: Record<string, unknown> = continued?.args ?? {};
@@ -146,7 +148,7 @@ export async function runCommand(
       if (options.maxRounds !== undefined) args.maxRounds = parseNumberOption(options.maxRounds);
     }
     // A call the tool will refuse is left to it (its message first); one it will accept must have an agent to start.
-    if (callIsAcceptable(args)) preflight();
+    if (callIsAcceptable(args)) await preflight();
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
