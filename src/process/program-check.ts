@@ -27,7 +27,16 @@ export class ProgramUnavailableError extends Error {
   }
 }
 
-const isFile = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+/** What is at `path`, or undefined when nothing is or it cannot be looked at (a PATH folder this user cannot enter). */
+function statOf(path: string) {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+const isFile = (path: string): boolean => statOf(path)?.isFile() === true;
 
 function isExecutable(path: string): boolean {
   try {
@@ -46,7 +55,7 @@ function isExecutable(path: string): boolean {
 export function resolveProgram(program: string, cwd: string, env: NodeJS.ProcessEnv): string {
   if (program.includes('/')) {
     const path = isAbsolute(program) ? program : resolve(cwd, program);
-    if (statSync(path, { throwIfNoEntry: false }) === undefined)
+    if (statOf(path) === undefined)
       throw new ProgramUnavailableError({ kind: 'not-found', program, onPath: false, path });
     if (!isFile(path) || !isExecutable(path))
       throw new ProgramUnavailableError({ kind: 'not-executable', program, path });
