@@ -11,7 +11,7 @@
 // The availability probe (one empty bwrap, once per process: once per `ralph run`) is paid by the warm-up run and
 // reported apart. Then, unless --json, the pieces a sandboxed start is made of, each timed alone in a loop
 // (`--pieces` forces them in --json mode too).
-// Run: npm run bench:sandbox [-- --pairs 15 --rounds 10 --pieces-runs 40]
+// Run: npm run bench:sandbox [-- --pairs 15 --rounds 10 --pieces-runs 40 --only-pieces]
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -237,6 +237,12 @@ async function pieces(root) {
       label: 'bwrap --unshare-net --ro-bind / / (a network namespace alone)',
       argv: [bwrap, '--unshare-net', ...base, '--', ...sh],
     },
+    {
+      // For comparison only: bubblewrap's own reaper as PID 1 (no --as-pid-1) saves ralph's sh, but it goes on
+      // reaping after the command exits, so a setsid daemon outlives the round (ralph's PID 1 exits, killing it).
+      label: "a round's start with bubblewrap's own PID 1 (keeps a setsid daemon alive: not usable)",
+      argv: round.filter((arg) => arg !== '--as-pid-1').concat('--', ...sh),
+    },
   ];
   for (const line of lines) await timeSpawn(line.argv);
   const samples = lines.map(() => []);
@@ -284,14 +290,17 @@ const root = await mkdtemp(join(tmpdir(), 'ralph-bench-sandbox-'));
 try {
   const probeMs = [];
   for (let i = 0; i < 9; i += 1) probeMs.push(await timeProbe());
-  log(
-    `sandbox cost per round: ${pairs} interleaved pairs (off, --sandbox, --sandbox-network none) per workload`,
-  );
+  // --only-pieces: the profile of a sandboxed start alone, without the runs.
+  const only = process.argv.includes('--only-pieces');
+  if (!only)
+    log(
+      `sandbox cost per round: ${pairs} interleaved pairs (off, --sandbox, --sandbox-network none) per workload`,
+    );
   log(
     `the probe (once per process, before a sandboxed run's first round): median ${fmt(median(probeMs))} ms\n`,
   );
   const results = [];
-  for (const workload of await workloads(root)) {
+  for (const workload of only ? [] : await workloads(root)) {
     // Warm-up: one run of each variant (the first sandboxed one pays the probe), untimed.
     for (const tool of workload.tools) await timeRun(workload, tool);
     log(`${workload.label}:`);
