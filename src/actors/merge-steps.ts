@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import type { BringOutcome, CombinedVerify, MergeItem } from '../machines/batch-types.js';
 import { takeRoundFolder } from '../process/round-folder.js';
 import { gitLine } from '../workspace/git-command.js';
@@ -22,6 +23,8 @@ export interface MergeSetup {
   verifyOf(taskId: string): readonly string[] | null;
   verifyTimeoutMs: number;
   terminationGraceMs: number;
+  /** The sandbox the verify command runs in (the scratch tree and its git metadata writable); absent: none. */
+  sandbox?: RalphSandbox;
 }
 
 /** The scratch worktree every merge is made in, one at a time. */
@@ -66,6 +69,7 @@ export async function verifyCombined(
       verify: { argv: [...argv], timeoutMs: setup.verifyTimeoutMs, maxOutputChars: MERGE_VERIFY_TAIL_CHARS },
       terminationGraceMs: setup.terminationGraceMs,
       ...(env === undefined ? {} : { env }),
+      ...(setup.sandbox === undefined ? {} : { sandbox: setup.sandbox }),
     },
     { signal },
   );
