@@ -1,16 +1,28 @@
 import { usageText } from '../../contract/usage.js';
-import type { FleetRunStatus } from '../../fleet/client.js';
+import type { FleetRunSandbox, FleetRunStatus } from '../../fleet/client.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
 
 /**
- * One line of a run's status: id, state, worker, rounds done and, once its agents said, what they used; why it
- * failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
+ * What the line says of the run's sandbox: `sandboxed` when every recorded round ran in one, how many did when some
+ * did, `sandbox asked` while none is recorded yet (or, from a damaged row, none was); nothing for a run without one.
+ */
+export function sandboxText(sandbox: FleetRunSandbox | undefined, roundsDone: number): string {
+  if (sandbox === undefined) return '';
+  if (sandbox.rounds > 0 && sandbox.rounds >= roundsDone) return ', sandboxed';
+  if (sandbox.rounds > 0) return `, sandboxed in ${sandbox.rounds} of ${roundsDone} rounds`;
+  return roundsDone === 0 ? ', sandbox asked' : ', sandbox asked but not recorded';
+}
+
+/**
+ * One line of a run's status: id, state, worker, rounds done (and whether they ran sandboxed) and, once its agents
+ * said, what they used; why it failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
  * fills: each is printed without control characters.
  */
 export function statusLine(status: FleetRunStatus): string {
   const worker = status.workerId === undefined || status.state === 'queued' ? '' : ` on ${status.workerId}`;
-  const rounds = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
+  const done = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
+  const rounds = `${done}${sandboxText(status.sandbox, status.roundsDone)}`;
   const used = status.usage === undefined ? '' : usageText(status.usage);
   const spent = used === '' ? '' : `, used ${used}`;
   const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;
