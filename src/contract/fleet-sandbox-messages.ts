@@ -9,3 +9,18 @@ export function fleetSandboxAskRefused(workerId: string, problem: string): strin
 export const SUBMIT_SANDBOX_ENV_REFUSED =
   "ralph submit --sandbox-env: the variables a sandboxed agent keeps come from the worker's environment, so they are " +
   "the worker's to choose (ralph worker --sandbox --sandbox-env NAME); nothing was submitted";
+
+/**
+ * What `ralph status` and the dashboard say of a fleet run's sandbox: `sandboxed` when every recorded round ran in one,
+ * how many did when some did, `sandbox asked` while none is recorded yet (`but not recorded` when rounds are, from a
+ * damaged row); empty for a run that asked for none and had none.
+ */
+export function runSandboxText(
+  sandbox: { asked: boolean; rounds: number } | null | undefined,
+  roundsDone: number,
+): string {
+  if (sandbox === undefined || sandbox === null) return '';
+  if (sandbox.rounds > 0 && sandbox.rounds >= roundsDone) return 'sandboxed';
+  if (sandbox.rounds > 0) return `sandboxed in ${sandbox.rounds} of ${roundsDone} rounds`;
+  return roundsDone === 0 ? 'sandbox asked' : 'sandbox asked but not recorded';
+}

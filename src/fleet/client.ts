@@ -4,7 +4,7 @@ import type { RalphUsage } from '../contract/usage.js';
 import { enqueueBatch, type FleetBatchStatus, type FleetBatchSubmission, readBatch } from './batch-client.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
-import { isRoundStep, recordedUsage, sandboxedRounds } from './durable-provider.js';
+import { isRoundStep, recordedUsage } from './durable-provider.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -13,6 +13,7 @@ import {
   type FleetRunInput,
   type FleetSubmission,
 } from './run-input.js';
+import { type FleetRunSandbox, runSandboxOf } from './run-sandbox.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 
@@ -53,24 +54,6 @@ export interface FleetRunStatus {
   outcome: FleetOutcome | undefined;
   /** Why a run in `error` stopped (its workflow threw, or it was recovered too often). */
   error: string | undefined;
-}
-
-/** What `ralph status` says of a run's sandbox. */
-export interface FleetRunSandbox {
-  /** Its submitter asked for the sandbox. */
-  asked: boolean;
-  /** How many of its recorded rounds ran sandboxed. */
-  rounds: number;
-}
-
-/** A run's sandbox as its input and its recorded steps tell it, or undefined when it asked for none and had none. */
-export function runSandboxOf(
-  input: Pick<FleetRunInput, 'sandbox'> | undefined,
-  steps: readonly { name: string; output: unknown }[],
-): FleetRunSandbox | undefined {
-  const asked = input?.sandbox !== undefined;
-  const rounds = sandboxedRounds(steps);
-  return asked || rounds > 0 ? { asked, rounds } : undefined;
 }
 
 /** A client of a fleet: submits runs to its queue and follows them; any number of them, in any process. */
@@ -218,7 +201,7 @@ export async function createRalphFleet({
     const state = stateOf(status);
     const input = status.input?.[0] as FleetRunInput | undefined;
     const usage = recordedUsage(steps ?? []);
-    const sandbox = runSandboxOf(input, steps ?? []);
+    const sandbox = runSandboxOf(input?.sandbox !== undefined, steps ?? []);
     return {
       runId: status.workflowID,
       state,

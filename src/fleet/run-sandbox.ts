@@ -6,6 +6,7 @@ import { fleetSandboxAskRefused } from '../contract/fleet-sandbox-messages.js';
 import { type RalphSandbox, sandboxSchema } from '../contract/sandbox.js';
 import { sandboxProblem } from '../process/sandbox-check.js';
 import { FleetError } from './database.js';
+import { sandboxedRounds } from './durable-provider.js';
 
 /**
  * What a submitted run asks of the sandbox (`ralph submit --sandbox`, stored in its input): to run sandboxed, and
@@ -102,4 +103,21 @@ export async function landingSandbox(
   if (sandbox === undefined) return { refusal: null };
   const problem = await sandboxProblem();
   return problem === null ? { sandbox, refusal: null } : { refusal: problem };
+}
+
+/** Whether a fleet run ran in a sandbox, as `ralph status` and the dashboard say it. */
+export interface FleetRunSandbox {
+  /** Its submitter asked for the sandbox. */
+  asked: boolean;
+  /** How many of its recorded rounds ran sandboxed (whichever worker ran each). */
+  rounds: number;
+}
+
+/** A run's sandbox from whether it asked for one and its recorded steps; undefined when it asked for none and had none. */
+export function runSandboxOf(
+  asked: boolean,
+  steps: readonly { name: string; output: unknown }[],
+): FleetRunSandbox | undefined {
+  const rounds = sandboxedRounds(steps);
+  return asked || rounds > 0 ? { asked, rounds } : undefined;
 }

@@ -1,18 +1,8 @@
+import { runSandboxText } from '../../contract/fleet-sandbox-messages.js';
 import { usageText } from '../../contract/usage.js';
-import type { FleetRunSandbox, FleetRunStatus } from '../../fleet/client.js';
+import type { FleetRunStatus } from '../../fleet/client.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
-
-/**
- * What the line says of the run's sandbox: `sandboxed` when every recorded round ran in one, how many did when some
- * did, `sandbox asked` while none is recorded yet (or, from a damaged row, none was); nothing for a run without one.
- */
-export function sandboxText(sandbox: FleetRunSandbox | undefined, roundsDone: number): string {
-  if (sandbox === undefined) return '';
-  if (sandbox.rounds > 0 && sandbox.rounds >= roundsDone) return ', sandboxed';
-  if (sandbox.rounds > 0) return `, sandboxed in ${sandbox.rounds} of ${roundsDone} rounds`;
-  return roundsDone === 0 ? ', sandbox asked' : ', sandbox asked but not recorded';
-}
 
 /**
  * One line of a run's status: id, state, worker, rounds done (and whether they ran sandboxed) and, once its agents
@@ -22,7 +12,8 @@ export function sandboxText(sandbox: FleetRunSandbox | undefined, roundsDone: nu
 export function statusLine(status: FleetRunStatus): string {
   const worker = status.workerId === undefined || status.state === 'queued' ? '' : ` on ${status.workerId}`;
   const done = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
-  const rounds = `${done}${sandboxText(status.sandbox, status.roundsDone)}`;
+  const sandboxed = runSandboxText(status.sandbox, status.roundsDone);
+  const rounds = sandboxed === '' ? done : `${done}, ${sandboxed}`;
   const used = status.usage === undefined ? '' : usageText(status.usage);
   const spent = used === '' ? '' : `, used ${used}`;
   const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;
