@@ -3,9 +3,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { DashboardQueries } from '../../src/fleet/dashboard-queries.js';
+import { createPgPool } from '../../src/fleet/pg-pool.js';
 import { createRalphFleet } from '../../src/fleet.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
-import { killedAfterTest, type RalphProcess, ralph, spawnRalph, useFleetScene, waitFor } from './harness.js';
+import {
+  killedAfterTest,
+  type RalphProcess,
+  ralph,
+  spawnRalph,
+  startDashboard,
+  useFleetScene,
+  waitFor,
+} from './harness.js';
 
 const scene = useFleetScene();
 const HOSTILE_SCRIPT = fileURLToPath(new URL('../fixtures/agents/hostile-fleet-agent.mjs', import.meta.url));
@@ -272,6 +282,43 @@ describe('a submitted run asks for the sandbox', () => {
     expect(await statusOf(url, id)).toMatch(
       new RegExp(`^${id} refused on nobwrap, 0 rounds done, sandbox asked: Ralph cannot run in a sandbox`),
     );
+  }, 60_000);
+});
+
+describe('ralph dashboard: a sandboxed run', () => {
+  it('the list says which runs ran sandboxed, as ralph status says it', async () => {
+    const url = scene.databaseFor('sandbox_dashboard');
+    const secrets = workerSecrets(url);
+    const worker = await startWorker('shown', secrets);
+    const fleet = await createRalphFleet({ databaseUrl: url });
+    scene.fleets.push(fleet);
+    const agent = { agentCommand: HOSTILE };
+    const objective = probing(secrets, worker.pid);
+    const boxed = await fleet.submit({ objective, agent, cwd: (await scene.workspace()).dir, sandbox: {} });
+    const plain = await fleet.submit({ objective, agent, cwd: (await scene.workspace()).dir });
+    expect((await fleet.wait(boxed, { pollMs: 200 })).state).toBe('complete');
+    expect((await fleet.wait(plain, { pollMs: 200 })).state).toBe('complete');
+
+    const pool = createPgPool({ connectionString: url, max: 1 });
+    try {
+      const { runs } = await new DashboardQueries(pool).runs({ limit: 10 });
+      const byId = new Map(runs.map((run) => [run.runId, run]));
+      expect(byId.get(boxed)?.sandbox).toEqual({ asked: true, rounds: 1 });
+      expect(byId.get(plain)?.sandbox).toBeNull();
+    } finally {
+      await pool.end();
+    }
+
+    const { address, dashboard } = await startDashboard(scene, url);
+    const token = address.searchParams.get('token') ?? '';
+    const api = (await (await fetch(`${address.origin}/api/runs?token=${token}`)).json()) as {
+      runs: { runId: string; sandboxed: string }[];
+    };
+    const shown = new Map(api.runs.map((run) => [run.runId, run.sandboxed]));
+    expect(shown.get(boxed)).toBe('sandboxed');
+    expect(shown.get(plain)).toBe('');
+    dashboard.child.kill('SIGINT');
+    expect((await dashboard.exited).code).toBe(0);
   }, 60_000);
 });
 
