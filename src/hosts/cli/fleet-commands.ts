@@ -50,13 +50,13 @@ fleet's database can queue runs: give write access only to those you would let r
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
 `;
 
-const WORKER_SANDBOX_HELP = `With --sandbox every run this worker takes (its agents, evaluators, verify commands, and the
-merge queue's verify and resolver of its landings) runs in the sandbox, whatever the run asks; without it only runs
-submitted with --sandbox do (refused where bubblewrap cannot run). A sandbox never sees the worker's
+const WORKER_SANDBOX_HELP = `On a worker --sandbox holds for every run it takes (its agents, evaluators and verify commands, and
+the merge queue's verify and resolver loop of its landings), whatever the run asks; without it only runs submitted
+with --sandbox are sandboxed (refused where bubblewrap cannot run). A sandbox never sees the worker's
 --database-url-file, its --state-dir (but the task's own worktree) or ~/.ralph.
 `;
 
-const SUBMIT_SANDBOX_HELP = `On a fleet --sandbox asks every worker that takes the run to sandbox it (a worker where bubblewrap cannot
+const SUBMIT_SANDBOX_HELP = `On a fleet --sandbox asks every worker that takes the run to sandbox it (one where bubblewrap cannot
 run refuses it), and --sandbox-network none takes the network away too. It never turns a worker's own sandbox off
 (ralph worker --sandbox), and the variables a sandboxed agent keeps are the worker's to name (--sandbox-env).
 `;
