@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type MergeSetup, scratchPath, verifyCombinedOwned } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import { pauseAfterLandForTests } from '../process/pause-after-land.js';
 import { git } from '../workspace/git-command.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
@@ -9,6 +10,7 @@ import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.j
 import { type BatchFolders, branchOf, dropWorktree, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
 import type { FleetResolveOutcome, FleetResolver } from './batch-resolve.js';
+import type { FleetSandboxAsk } from './run-sandbox.js';
 import { privateFolder, StateFolderError, statePath } from './state-folder.js';
 
 /** How long a verify command stopped by a cancel may take to end before it is killed (ms). */
@@ -20,6 +22,8 @@ export interface LandingInput {
   runId: string;
   /** With `--resolve-conflicts`: the agent and options a conflict's resolver loop runs with. */
   resolver?: FleetResolver;
+  /** The task's run's ask for the sandbox (its input's `sandbox`), which its merge's verify and resolver keep. */
+  sandbox?: FleetSandboxAsk;
 }
 
 const needsReview = (detail: string, files: string[] = []): BatchTaskResult => ({
@@ -29,8 +33,14 @@ const needsReview = (detail: string, files: string[] = []): BatchTaskResult => (
 });
 
 /** The merge setup of one landing: the worker's clone, a scratch tree of its own, the task's verify command. */
-function mergeSetup(folders: BatchFolders, clone: string, task: FleetBatchTask): MergeSetup {
+function mergeSetup(
+  folders: BatchFolders,
+  clone: string,
+  task: FleetBatchTask,
+  sandbox: RalphSandbox | undefined,
+): MergeSetup {
   return {
+    ...(sandbox === undefined ? {} : { sandbox }),
     batchId: task.batchId,
     repo: clone,
     target: task.target,
@@ -66,20 +76,22 @@ interface OpenLanding {
  * merge without the target's head below it, or a target that moved meanwhile needs review: the target is untouched, the
  * task's branch stays on the remote. Only the fetch, the scratch tree's making and removal and the push wait their
  * turn on the worker's clone: the merge, its resolver loop and its verify command run in the scratch tree, beside a
- * landing on another target and the rounds' pushes of the worker's tasks.
+ * landing on another target and the rounds' pushes of the worker's tasks. With `sandbox`, the verify command runs in
+ * it (the resolver's, which `resolve` makes, too).
  */
 export async function landTask(
   folders: BatchFolders,
   task: FleetBatchTask,
   signal: AbortSignal,
   resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
+  sandbox?: RalphSandbox,
 ): Promise<BatchTaskResult> {
-  const opened = await withClone(folders, task.repo, (clone) => openLanding(folders, clone, task)).catch(
-    (error: unknown) => {
-      if (error instanceof StateFolderError) return needsReview(error.message);
-      throw error;
-    },
-  );
+  const opened = await withClone(folders, task.repo, (clone) =>
+    openLanding(folders, clone, task, sandbox),
+  ).catch((error: unknown) => {
+    if (error instanceof StateFolderError) return needsReview(error.message);
+    throw error;
+  });
   if (!('scratch' in opened)) return opened;
   const { setup, scratch, head, targetHead } = opened;
   try {
@@ -136,6 +148,7 @@ async function openLanding(
   folders: BatchFolders,
   clone: string,
   task: FleetBatchTask,
+  sandbox: RalphSandbox | undefined,
 ): Promise<BatchTaskResult | OpenLanding> {
   const targetHead = await remoteHead(clone, task.target);
   if (targetHead !== null) {
@@ -146,7 +159,7 @@ async function openLanding(
   const branch = branchOf(task);
   const head = await remoteHead(clone, branch);
   if (head === null) return needsReview(`its branch ${branch} is not on the remote`);
-  const setup = mergeSetup(folders, clone, task);
+  const setup = mergeSetup(folders, clone, task, sandbox);
   const scratch = scratchPath(setup);
   if (existsSync(scratch)) await removeWorktree(clone, scratch);
   await privateFolder(folders.stateDir, 'merges', setup.folder);

@@ -1,5 +1,6 @@
 import { type ResolverVerdict, resolverObjective, resolverVerdict } from '../actors/resolver-steps.js';
 import { isRalphError } from '../contract/errors.js';
+import type { RalphSandbox } from '../contract/sandbox.js';
 import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
 import { git } from '../workspace/git-command.js';
@@ -18,7 +19,8 @@ export type FleetResolveOutcome = ResolverVerdict;
  * merges the task's branch (`head`) into the target's head (`onto`) and hands the conflicts to a Ralph loop of fresh
  * agents (the task's agent as this worker's factory makes it, the task's guard rails and round cap). A loop that
  * completes with no conflict marker left gives the merge commit, which the landing verifies before it pushes;
- * anything else leaves the task needing review. A landing done again after a crash starts a fresh loop.
+ * anything else leaves the task needing review. A landing done again after a crash starts a fresh loop. With `sandbox`
+ * its agents (and its verify command) run in it, as the task's rounds did.
  */
 export async function resolveOnFleet(
   { scratch, onto, head }: { scratch: string; onto: string; head: string },
@@ -26,6 +28,7 @@ export async function resolveOnFleet(
   resolver: FleetResolver,
   providerFor: FleetProviderFactory,
   signal: AbortSignal,
+  sandbox?: RalphSandbox,
 ): Promise<FleetResolveOutcome> {
   await git(scratch, ['checkout', '--quiet', '--detach', onto]);
   const files = await startMergeOf(scratch, head);
@@ -44,6 +47,7 @@ export async function resolveOnFleet(
         subagentProvider: provider.name,
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
         ...guardRailsOf(resolver),
+        ...(sandbox === undefined ? {} : { sandbox }),
       },
       { providers },
     );

@@ -29,7 +29,7 @@ import { runFleetRun } from './workflow.js';
 /** What a batch task's workflow needs of its worker and of DBOS. */
 export interface BatchTaskDeps
   extends BatchFolders,
-    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage' | 'record'> {
+    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage' | 'record' | 'sandbox'> {
   workflowId: string;
   workerId: string;
   steps: DurableSteps;
@@ -250,6 +250,7 @@ export async function runBatchTask(
       steps: deps.steps,
       allowVerify: deps.allowVerify,
       workerId: deps.workerId,
+      ...(deps.sandbox === undefined ? {} : { sandbox: deps.sandbox }),
       ...(deps.traces === undefined ? {} : { traces: deps.traces }),
       ...(deps.onProgress === undefined ? {} : { onProgress: deps.onProgress }),
       ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),

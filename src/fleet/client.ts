@@ -13,6 +13,7 @@ import {
   type FleetRunInput,
   type FleetSubmission,
 } from './run-input.js';
+import { type FleetRunSandbox, runSandboxOf } from './run-sandbox.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 
@@ -41,6 +42,11 @@ export interface FleetRunStatus {
    * absent while none said anything.
    */
   usage?: RalphUsage;
+  /**
+   * Whether it ran in a sandbox: how many of its recorded rounds started their child in one (whichever worker ran
+   * each), and whether its submitter asked for one (`ralph submit --sandbox`); absent when neither.
+   */
+  sandbox?: FleetRunSandbox;
   objective: unknown;
   createdAt: number;
   updatedAt: number | undefined;
@@ -195,6 +201,7 @@ export async function createRalphFleet({
     const state = stateOf(status);
     const input = status.input?.[0] as FleetRunInput | undefined;
     const usage = recordedUsage(steps ?? []);
+    const sandbox = runSandboxOf(input?.sandbox !== undefined, steps ?? []);
     return {
       runId: status.workflowID,
       state,
@@ -202,6 +209,7 @@ export async function createRalphFleet({
       workerId: status.executorId === '' ? undefined : status.executorId,
       roundsDone: steps?.filter((step) => isRoundStep(step.name)).length ?? 0,
       ...(usage === null ? {} : { usage }),
+      ...(sandbox === undefined ? {} : { sandbox }),
       objective: input?.objective,
       createdAt: status.createdAt,
       updatedAt: status.updatedAt,

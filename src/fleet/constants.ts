@@ -13,8 +13,10 @@ export const FLEET_WORKFLOW = 'ralphRun';
  * sequence of steps does (one step per round, named `round-N`), which is when old runs could no longer be replayed.
  * 3 added the evaluator (`ralph submit --evaluator`): its child is a step `evaluate-N` after the round it judges, and
  * a worker of version 2 would run such a run without it (completing on its worker's word alone) or fail to replay it.
+ * 4 added the sandbox (`ralph submit --sandbox`, `ralph worker --sandbox`): a round's step records whether its child
+ * ran in one, and a worker of version 3 would run a run that asks for the sandbox without it.
  */
-export const FLEET_APP_VERSION = 'ralph-fleet-3';
+export const FLEET_APP_VERSION = 'ralph-fleet-4';
 
 /**
  * The version of what ralph keeps in a fleet's database (its tables, and what a run's input and its rounds' steps

@@ -3,6 +3,7 @@ import type { FleetRunState } from './client.js';
 import { FLEET_WORKFLOW, LEASE_TABLE } from './constants.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
 import type { PgPool } from './pg-pool.js';
+import { type FleetRunSandbox, runSandboxOf } from './run-sandbox.js';
 
 /** How many runs one page of the dashboard holds at most. */
 export const MAX_PAGE_SIZE = 200;
@@ -57,6 +58,8 @@ export interface DashboardRun {
   endedAt: number | null;
   /** The last verdict of its independent evaluator, when it settled after one gave it; null otherwise. */
   evaluation: DashboardEvaluation | null;
+  /** Whether it ran sandboxed (as `ralph status` says it); null when it asked for no sandbox and had none. */
+  sandbox: FleetRunSandbox | null;
 }
 
 /** One page of runs, and the cursor of the next (null on the last page). */
@@ -108,6 +111,10 @@ const STATE = `CASE w.status
 const OBJECTIVE = `(SELECT left(coalesce(i -> 0, i -> 'positionalArgs' -> 0) ->> 'objective', ${OBJECTIVE_CHARS})
   FROM (SELECT ${value(INPUTS)} AS i) AS decoded)`;
 
+/** Whether the run's input asks for the sandbox (`ralph submit --sandbox`). */
+const SANDBOX_ASKED = `(SELECT coalesce(i -> 0, i -> 'positionalArgs' -> 0) ? 'sandbox'
+  FROM (SELECT ${value(INPUTS)} AS i) AS decoded)`;
+
 /**
  * The last verdict of a settled run's evaluator (its envelope's `result.evaluation`), its findings bounded; null for a
  * run without one, and for one that has not settled (whose output is not read).
@@ -139,6 +146,13 @@ function statusesOf(state: FleetRunState): string {
   }
 }
 
+/** What a run's recorded steps say: its rounds, their usage, and the steps (for what the sandbox counts). */
+interface RecordedRounds {
+  roundsDone: number;
+  usage: RalphUsage | null;
+  steps: { name: string; output: unknown }[];
+}
+
 interface RunRow {
   id: string;
   state: FleetRunState;
@@ -148,6 +162,7 @@ interface RunRow {
   started_at: string | null;
   ended_at: string | null;
   evaluation: DashboardEvaluation | null;
+  sandbox_asked: boolean | null;
 }
 
 /** The cursor of the row after which the next page starts: its creation time and id. */
@@ -212,7 +227,8 @@ export class DashboardQueries {
       `SELECT w.workflow_uuid AS id, ${STATE} AS state, NULLIF(w.executor_id, '') AS executor_id,
          ${OBJECTIVE} AS objective, w.created_at, w.started_at_epoch_ms AS started_at,
          CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
-           ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at, ${EVALUATION} AS evaluation
+           ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at, ${EVALUATION} AS evaluation,
+         ${SANDBOX_ASKED} AS sandbox_asked
        FROM dbos.workflow_status w
        WHERE ${where.join(' AND ')}
        ORDER BY w.created_at DESC, w.workflow_uuid DESC
@@ -224,7 +240,7 @@ export class DashboardQueries {
     const last = shown.at(-1);
     return {
       runs: shown.map((row) => {
-        const done = rounds.get(row.id) ?? { roundsDone: 0, usage: null };
+        const done = rounds.get(row.id) ?? { roundsDone: 0, usage: null, steps: [] };
         return {
           runId: row.id,
           state: row.state,
@@ -236,6 +252,7 @@ export class DashboardQueries {
           startedAt: row.started_at === null ? null : Number(row.started_at),
           endedAt: row.ended_at === null ? null : Number(row.ended_at),
           evaluation: row.evaluation,
+          sandbox: runSandboxOf(row.sandbox_asked === true, done.steps) ?? null,
         };
       }),
       next: rows.length > size && last !== undefined ? cursorOf(last) : null,
@@ -254,15 +271,22 @@ export class DashboardQueries {
     return Object.fromEntries(rows.map((row) => [row.group, Number(row.count)]));
   }
 
-  /** The rounds recorded of these runs, and what their agents and evaluators said they used (as `ralph status` counts them). */
-  private async rounds(
-    runIds: readonly string[],
-  ): Promise<Map<string, { roundsDone: number; usage: RalphUsage | null }>> {
-    const found = new Map<string, { roundsDone: number; usage: RalphUsage | null }>();
+  /**
+   * The rounds recorded of these runs, what their agents and evaluators said they used (as `ralph status` counts them),
+   * and the steps themselves as far as the sandbox goes (whether each round's child ran in one).
+   */
+  private async rounds(runIds: readonly string[]): Promise<Map<string, RecordedRounds>> {
+    const found = new Map<string, RecordedRounds>();
     if (runIds.length === 0) return found;
-    const { rows } = await this.pool.query<{ id: string; name: string; ok: boolean | null; usage: unknown }>(
+    const { rows } = await this.pool.query<{
+      id: string;
+      name: string;
+      ok: boolean | null;
+      usage: unknown;
+      sandboxed: boolean | null;
+    }>(
       `SELECT s.workflow_uuid AS id, s.function_name AS name, (${value('s.output')} ->> 'ok') = 'true' AS ok,
-         ${value('s.output')} -> 'usage' AS usage
+         ${value('s.output')} -> 'usage' AS usage, (${value('s.output')} ->> 'sandboxed') = 'true' AS sandboxed
        FROM dbos.operation_outputs s
        WHERE s.workflow_uuid = ANY($1::text[]) AND (s.function_name LIKE 'round-%' OR s.function_name LIKE 'evaluate-%')
          AND s.output IS NOT NULL`,
@@ -271,7 +295,12 @@ export class DashboardQueries {
     const steps = new Map<string, { name: string; output: unknown }[]>();
     for (const row of rows) {
       const list = steps.get(row.id) ?? [];
-      list.push({ name: row.name, output: { ok: row.ok === true, usage: row.usage } });
+      const output = {
+        ok: row.ok === true,
+        usage: row.usage,
+        ...(row.sandboxed === true ? { sandboxed: true } : {}),
+      };
+      list.push({ name: row.name, output });
       steps.set(row.id, list);
     }
     // An evaluation's spend counts as `ralph status` counts it; only the rounds are rounds.
@@ -279,6 +308,7 @@ export class DashboardQueries {
       found.set(id, {
         roundsDone: list.filter((step) => isRoundStep(step.name)).length,
         usage: recordedUsage(list),
+        steps: list,
       });
     return found;
   }

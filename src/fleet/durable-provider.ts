@@ -17,7 +17,7 @@ export interface DurableSteps {
  * machine decides the same. A round stopped by a cancel records nothing: the step throws, and a resumed run starts
  * that round again. Steps recorded before usage was (`usage` absent) count as rounds that said nothing.
  */
-export type RoundOutcome =
+export type RoundOutcome = (
   | { ok: true; output: unknown; usage?: RalphUsage | null }
   | {
       ok: false;
@@ -25,7 +25,14 @@ export type RoundOutcome =
       message: string;
       /** Set when the round ended on a usage or rate limit: how long until it resets (ms; null: not said). */
       limit?: { retryInMs: number | null };
-    };
+    }
+) & {
+  /**
+   * Set when its child was started in the run's sandbox (absent otherwise, and in steps recorded before it was):
+   * what `ralph status` and the dashboard say of the run, round by round, whichever worker ran each.
+   */
+  sandboxed?: true;
+};
 
 /** What a round's child said it used, read as the machine reads it (never trusted, never thrown). */
 function usageRead(child: ChildRun): RalphUsage | null {
@@ -71,6 +78,11 @@ export const isRoundStep = (name: string): boolean => name.startsWith('round-');
 /** Whether a recorded step is an evaluation's. */
 export const isEvaluationStep = (name: string): boolean => name.startsWith('evaluate-');
 
+/** How many of a run's recorded rounds started their child in a sandbox. */
+export const sandboxedRounds = (steps: readonly { name: string; output: unknown }[]): number =>
+  steps.filter((step) => isRoundStep(step.name) && (step.output as RoundOutcome | null)?.sandboxed === true)
+    .length;
+
 /**
  * What the recorded rounds and evaluations of a run said they used, summed as the run sums it (an evaluator's usage
  * counts toward its cost budget as a round's does); null while none said anything.
@@ -108,6 +120,9 @@ export function durableProvider(
       const started = new Promise<undefined>((resolve) => {
         markStarted = () => resolve(undefined);
       });
+      // Recorded with the round: the sandbox is the worker's and the run's, and another worker may run the next one.
+      const boxed = (recorded: RoundOutcome): RoundOutcome =>
+        options.sandbox === undefined ? recorded : { ...recorded, sandboxed: true };
       const outcome = steps.runStep(async (): Promise<RoundOutcome> => {
         const controller = new AbortController();
         const cancel = steps.cancelSignal();
@@ -123,21 +138,19 @@ export function durableProvider(
         try {
           let child: ChildRun;
           try {
-            child = await real.start(request, {
-              signal: controller.signal,
-              terminationGraceMs: options.terminationGraceMs,
-            });
+            // Everything the engine gave (the run's sandbox above all), but the signal this step aborts.
+            child = await real.start(request, { ...options, signal: controller.signal });
           } catch (error) {
             if (controller.signal.aborted) throw error;
-            return failureOf('start', error);
+            return boxed(failureOf('start', error));
           }
           markStarted();
           try {
             const output = await child.report;
-            return { ok: true, output, usage: usageRead(child) };
+            return boxed({ ok: true, output, usage: usageRead(child) });
           } catch (error) {
             if (controller.signal.aborted) throw error;
-            return failureOf('report', error);
+            return boxed(failureOf('report', error));
           }
         } finally {
           options.signal.removeEventListener('abort', abort);

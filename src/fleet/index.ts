@@ -19,4 +19,5 @@ export type {
   FleetRunInput,
   FleetSubmission,
 } from './run-input.js';
+export type { FleetRunSandbox, FleetSandboxAsk } from './run-sandbox.js';
 export { type RalphWorker, type RalphWorkerOptions, startRalphWorker } from './worker.js';

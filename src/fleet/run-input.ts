@@ -5,6 +5,7 @@ import { RalphError } from '../contract/errors.js';
 import type { RalphEnvelope, SubagentProvider } from '../contract/types.js';
 import { isDirectory } from '../workspace/directory.js';
 import type { FleetBatchTask } from './batch-input.js';
+import type { FleetSandboxAsk } from './run-sandbox.js';
 
 /** Plain JSON, as a run's input is stored in Postgres. */
 export type FleetJson = null | boolean | number | string | FleetJson[] | { [key: string]: FleetJson };
@@ -66,6 +67,12 @@ export interface FleetRunInput {
    * `--allow-notify`. Whatever JSON was stored: the worker keeps only the http(s) URLs.
    */
   notify?: { urls?: FleetJson };
+  /**
+   * The run asks for the sandbox (`ralph submit --sandbox`): every worker runs it in one, or refuses it where no
+   * sandbox can start. It never turns a worker's sandbox off: a worker started with `--sandbox` runs every run in its
+   * own, without the network when this says `network: 'none'`. Absent: the worker's choice.
+   */
+  sandbox?: FleetSandboxAsk;
   /**
    * Set for a task of a batch (`ralph submit --batch`): the worker works in a worktree of its own clone of the
    * batch's repository instead of `cwd`, pushes the task's branch, and lands it through the merge queue.

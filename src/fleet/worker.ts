@@ -1,10 +1,12 @@
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
+import type { RalphConfigInput } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
+import { assertSandboxAvailable } from '../process/sandbox-check.js';
 import { stripControl } from '../render/terminal-text.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
 import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
@@ -38,6 +40,7 @@ import { startReaper } from './reaper.js';
 import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
 import { fleetRunNotifier, type WorkerNotify } from './run-notifier.js';
+import { landingSandbox, parsedSandbox, workerSandbox } from './run-sandbox.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
 import { runFleetRun } from './workflow.js';
@@ -77,6 +80,15 @@ export interface RalphWorkerOptions {
   allowBatch?: boolean;
   /** Where it keeps its clones of batch repositories and their worktrees (default ~/.ralph/workers/<id>). */
   stateDir?: string;
+  /**
+   * The sandbox every run it takes runs in (`ralph worker --sandbox`: its agents, evaluators, verify commands, and the
+   * merge queue's verify and resolver loop of its landings), whatever the run asks; refused at start where no sandbox
+   * can run. Absent: only runs submitted with `--sandbox` are sandboxed (refused where none can run). Either way a
+   * sandbox hides the worker's state folder (but the task's own worktree), `~/.ralph` and `privatePaths`.
+   */
+  sandbox?: RalphConfigInput['sandbox'];
+  /** The worker's own files no sandboxed process may see besides its state folder (its database URL file). */
+  privatePaths?: readonly string[];
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
 }
@@ -155,6 +167,9 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new FleetError(`${NOTICE}: the concurrency must be a whole number of at least 1`);
   }
+  const ownSandbox = parsedSandbox(options.sandbox, NOTICE);
+  // Never a worker that says it sandboxes and cannot: refused before the database is asked.
+  if (ownSandbox !== undefined) await assertSandboxAvailable();
   // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
   await assertDatabaseReachable(databaseUrl, NOTICE);
@@ -213,8 +228,12 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     cancelSignal: () => DBOS.stepStatus?.cancelSignal,
   };
   const folders = { stateDir: options.stateDir ?? join(homedir(), '.ralph', 'workers', workerId) };
+  const sandbox = workerSandbox(ownSandbox, {
+    stateDir: folders.stateDir,
+    ...(options.privatePaths === undefined ? {} : { privatePaths: options.privatePaths }),
+  });
   const landing = DBOS.registerWorkflow(
-    async ({ task, runId, resolver }: LandingInput): Promise<BatchTaskResult> => {
+    async ({ task, runId, resolver, sandbox: asked }: LandingInput): Promise<BatchTaskResult> => {
       notice(
         `${NOTICE} ${workerId}: landing ${task.taskId} of batch ${task.batchId} (run ${runId}) on ${task.target}`,
       );
@@ -225,8 +244,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       };
       const landingId = DBOS.workflowID ?? 'unknown';
       const problem = await batchRowProblem(task, landingId, landingWorkflowId);
+      const boxed = await landingSandbox(sandbox, asked, workerId);
       const refusal =
-        batchRefusal(allowed, task) ?? (problem === null ? null : rowRefusal(workerId, landingId, problem));
+        batchRefusal(allowed, task) ??
+        (problem === null ? null : rowRefusal(workerId, landingId, problem)) ??
+        boxed.refusal;
       const result: BatchTaskResult =
         refusal !== null
           ? { status: 'needs-review', detail: refusal, files: [] }
@@ -236,8 +258,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 resolver === undefined
                   ? undefined
                   : (merge: Parameters<typeof resolveOnFleet>[0]) =>
-                      resolveOnFleet(merge, task, resolver, options.providerFor, signal);
-              return landTask(folders, task, signal, resolve);
+                      resolveOnFleet(merge, task, resolver, options.providerFor, signal, boxed.sandbox);
+              return landTask(folders, task, signal, resolve, boxed.sandbox);
             }, 'land');
       notice(
         `${NOTICE} ${workerId}: ${task.taskId} of batch ${task.batchId}: ${result.status}: ${result.detail}`,
@@ -267,6 +289,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
         workerId,
+        sandbox,
         ...(traces === undefined ? {} : { traces }),
         steps,
       };
@@ -289,7 +312,13 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                     workflowID: landingWorkflowId(task.batchId, task.taskId),
                     queueName: MERGE_QUEUE,
                     enqueueOptions: { queuePartitionKey: landingPartition(task) },
-                  })({ task, runId, ...(task.resolveConflicts === true ? { resolver } : {}) });
+                  })({
+                    task,
+                    runId,
+                    ...(task.resolveConflicts === true ? { resolver } : {}),
+                    // The run's ask goes with its landing, which any worker of the merge queue may take.
+                    ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
+                  });
                   return handle.getResult();
                 },
               },

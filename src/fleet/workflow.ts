@@ -18,6 +18,7 @@ import {
   fleetWorkspaceRefused,
   guardRailsOf,
 } from './run-input.js';
+import { runSandbox, type WorkerSandbox } from './run-sandbox.js';
 
 /** Refusal: a run carries a `--verify` command and its worker was not started with `--allow-verify`. */
 const verifyRefused = (workerId: string) =>
@@ -54,6 +55,7 @@ export async function runFleetRun(
     providerFor,
     allowVerify = false,
     workerId,
+    sandbox: worker = { hide: [] },
     traces,
     onProgress,
     onUsage,
@@ -65,6 +67,8 @@ export async function runFleetRun(
     /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
     allowVerify?: boolean;
     workerId: string;
+    /** The worker's sandbox: every run's (`ralph worker --sandbox`), and what a run that asks for one hides. */
+    sandbox?: WorkerSandbox;
     /** The worker's trace exporter, when its environment asks for traces: the run's spans go there. */
     traces?: TraceExport;
     /** The run's progress, as `ralph run` sees it (the worker's notifications). */
@@ -103,6 +107,8 @@ export async function runFleetRun(
     const guardRails = guardRailsOf(input);
     // A verify command is a command the submitter chose: the worker runs it only if its operator said so.
     if (guardRails.verify != null && !allowVerify) throw verifyRefused(workerId);
+    // The worker's sandbox, or the one the run asks for: where none can start, the tool refuses before anything starts.
+    const sandbox = runSandbox(worker, input.sandbox, workerId);
     const tool = createRalphTool(
       // Unchecked, as `ralph run` passes --grace-ms: the config's own check judges it.
       {
@@ -110,6 +116,7 @@ export async function runFleetRun(
         ...(grace === undefined ? {} : { terminationGraceMs: grace as number }),
         ...guardRails,
         ...(judge === undefined ? {} : { evaluator: { provider: judge.name } }),
+        ...(sandbox === undefined ? {} : { sandbox }),
       },
       // The verify commands' outcomes and the workspace's fingerprints are steps too: a replay decides the same.
       {

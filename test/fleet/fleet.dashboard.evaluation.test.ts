@@ -4,7 +4,7 @@ import { DashboardQueries } from '../../src/fleet/dashboard-queries.js';
 import { createPgPool } from '../../src/fleet/pg-pool.js';
 import { createRalphFleet } from '../../src/fleet.js';
 import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
-import { AGENT_COMMAND, spawnRalph, startWorker, stopWorker, useFleetScene, waitFor } from './harness.js';
+import { AGENT_COMMAND, startDashboard, startWorker, stopWorker, useFleetScene } from './harness.js';
 
 // The dashboard's list shows a fleet run's last evaluation (its envelope's result.evaluation) under its status. The
 // fleet does not run evaluators yet (`ralph submit --evaluator` is another change's): a real run's stored envelope is
@@ -88,14 +88,7 @@ describe('ralph dashboard: a run evaluated', () => {
     }
 
     if (browser === undefined) return;
-    const dashboard = spawnRalph(['dashboard', '--database-url', url]);
-    scene.processes.push(dashboard);
-    const line = await waitFor(
-      () => /ralph: dashboard at (\S+)/.exec(dashboard.stderr())?.[1] ?? dashboard.child.exitCode !== null,
-      'the dashboard to listen',
-    );
-    if (typeof line !== 'string') throw new Error(`the dashboard exited: ${dashboard.stderr()}`);
-    const address = new URL(line);
+    const { address, dashboard } = await startDashboard(scene, url);
     const { page, faults } = await openWatchedPage(browser, (target) =>
       target.startsWith(`${address.origin}/`),
     );

@@ -7,9 +7,8 @@ import { startLoopbackNeighbour } from '../support/loopback-neighbour.js';
 import {
   AGENT_COMMAND,
   isRunning,
-  type RalphProcess,
   ralph,
-  spawnRalph,
+  startDashboard as startFleetDashboard,
   startWorker,
   stopWorker,
   useFleetScene,
@@ -27,19 +26,7 @@ afterAll(async () => {
 });
 
 /** Starts `ralph dashboard` on the fleet and resolves with its printed address (with the token) and its process. */
-async function startDashboard(
-  url: string,
-  ...extra: string[]
-): Promise<{ address: URL; dashboard: RalphProcess }> {
-  const dashboard = spawnRalph(['dashboard', '--database-url', url, ...extra]);
-  scene.processes.push(dashboard);
-  const line = await waitFor(
-    () => /ralph: dashboard at (\S+)/.exec(dashboard.stderr())?.[1] ?? dashboard.child.exitCode !== null,
-    'the dashboard to listen',
-  );
-  if (typeof line !== 'string') throw new Error(`the dashboard exited: ${dashboard.stderr()}`);
-  return { address: new URL(line), dashboard };
-}
+const startDashboard = (url: string, ...extra: string[]) => startFleetDashboard(scene, url, ...extra);
 
 /** Opens a page that lets requests go to the dashboard's own origin only, recording any other (and aborting it). */
 async function openDashboardPage(address: URL, path = '/'): Promise<{ page: Page; faults: PageFaults }> {

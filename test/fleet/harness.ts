@@ -277,3 +277,19 @@ export function killedAfterTest(scene: FleetScene, started: RalphProcess): Ralph
   });
   return started;
 }
+
+/** Starts `ralph dashboard` on the fleet (killed with the file's processes): its printed address (with the token). */
+export async function startDashboard(
+  scene: FleetScene,
+  url: string,
+  ...extra: string[]
+): Promise<{ address: URL; dashboard: RalphProcess }> {
+  const dashboard = spawnRalph(['dashboard', '--database-url', url, ...extra]);
+  scene.processes.push(dashboard);
+  const line = await waitFor(
+    () => /ralph: dashboard at (\S+)/.exec(dashboard.stderr())?.[1] ?? dashboard.child.exitCode !== null,
+    'the dashboard to listen',
+  );
+  if (typeof line !== 'string') throw new Error(`the dashboard exited: ${dashboard.stderr()}`);
+  return { address: new URL(line), dashboard };
+}

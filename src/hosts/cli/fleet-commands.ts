@@ -5,6 +5,7 @@ import type { DashboardOptions } from './dashboard-command.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
+import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -49,6 +50,17 @@ fleet's database can queue runs: give write access only to those you would let r
 The agents get no database settings in their environment (RALPH_DATABASE_URL and PG* are removed).
 `;
 
+const WORKER_SANDBOX_HELP = `On a worker --sandbox holds for every run it takes (its agents, evaluators and verify commands, and
+the merge queue's verify and resolver loop of its landings), whatever the run asks; without it only runs submitted
+with --sandbox are sandboxed (refused where bubblewrap cannot run). A sandbox never sees the worker's
+--database-url-file, its --state-dir (but the task's own worktree) or ~/.ralph.
+`;
+
+const SUBMIT_SANDBOX_HELP = `On a fleet --sandbox asks every worker that takes the run to sandbox it (one where bubblewrap cannot
+run refuses it), and --sandbox-network none takes the network away too. It never turns a worker's own sandbox off
+(ralph worker --sandbox), and the variables a sandboxed agent keeps are the worker's to name (--sandbox-env).
+`;
+
 const SUBMIT_EVALUATOR_HELP = `On a fleet the evaluator is an agent like any other: a worker runs a run only if it offers both the
 run's agent and its evaluator (--agent PRESET for --evaluator PRESET, --allow-agent-command for --evaluator-command);
 any other worker that takes it ends it refused, starting nothing. With --batch, a task lands only once accepted.
@@ -63,8 +75,12 @@ a takeover. --max-time counts from the run's start, --max-cost counts the rounds
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
-  withDatabase(
-    program.command('worker').description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
+  addSandboxOptions(
+    withDatabase(
+      program
+        .command('worker')
+        .description('run fleet runs from the queue in Postgres (DBOS), until stopped'),
+    ),
   )
     .option(
       '--agent <name>',
@@ -103,45 +119,47 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       '--lease <duration>',
       'how long a silent worker keeps its runs before live ones take them (default 30s)',
     )
-    .addHelpText('after', `${WORKER_HELP}${FLEET_HELP}`)
+    .addHelpText('after', `${WORKER_HELP}${SANDBOX_HELP}${WORKER_SANDBOX_HELP}${FLEET_HELP}`)
     .action(async (options: WorkerOptions) => {
       const { workerCommand } = await import('./worker-command.js');
       setExitCode(await workerCommand(options));
     });
 
-  addEvaluatorOptions(
-    addGuardRailOptions(
-      addAgentOptions(
-        program
-          .command('submit')
-          .description('enqueue a Ralph loop on a fleet and print its run id')
-          .argument('[objective]', 'the immutable objective every round works toward')
-          .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-          .option(
-            '--batch <tasks>',
-            'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
-          )
-          .option(
-            '--repo <url>',
-            "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
-          )
-          .option(
-            '--into <branch>',
-            "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
-          )
-          .option(
-            '--resolve-conflicts',
-            "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
-          )
-          .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
-          .option(...DATABASE_URL)
-          .option(...DATABASE_URL_FILE),
+  addSandboxOptions(
+    addEvaluatorOptions(
+      addGuardRailOptions(
+        addAgentOptions(
+          program
+            .command('submit')
+            .description('enqueue a Ralph loop on a fleet and print its run id')
+            .argument('[objective]', 'the immutable objective every round works toward')
+            .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+            .option(
+              '--batch <tasks>',
+              'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
+            )
+            .option(
+              '--repo <url>',
+              "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
+            )
+            .option(
+              '--into <branch>',
+              "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
+            )
+            .option(
+              '--resolve-conflicts',
+              "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
+            )
+            .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
+            .option(...DATABASE_URL)
+            .option(...DATABASE_URL_FILE),
+        ),
       ),
     ),
   )
     .addHelpText(
       'after',
-      `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}`,
+      `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}${SANDBOX_HELP}${SUBMIT_SANDBOX_HELP}`,
     )
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
       // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as

@@ -1,16 +1,19 @@
+import { runSandboxText } from '../../contract/fleet-sandbox-messages.js';
 import { usageText } from '../../contract/usage.js';
 import type { FleetRunStatus } from '../../fleet/client.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
 
 /**
- * One line of a run's status: id, state, worker, rounds done and, once its agents said, what they used; why it
- * failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
+ * One line of a run's status: id, state, worker, rounds done (and whether they ran sandboxed) and, once its agents
+ * said, what they used; why it failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
  * fills: each is printed without control characters.
  */
 export function statusLine(status: FleetRunStatus): string {
   const worker = status.workerId === undefined || status.state === 'queued' ? '' : ` on ${status.workerId}`;
-  const rounds = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
+  const done = `${status.roundsDone} round${status.roundsDone === 1 ? '' : 's'} done`;
+  const sandboxed = runSandboxText(status.sandbox, status.roundsDone);
+  const rounds = sandboxed === '' ? done : `${done}, ${sandboxed}`;
   const used = status.usage === undefined ? '' : usageText(status.usage);
   const spent = used === '' ? '' : `, used ${used}`;
   const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;

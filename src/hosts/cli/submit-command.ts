@@ -1,5 +1,6 @@
 import { RalphError } from '../../contract/errors.js';
 import { evaluatorLacksCostReports } from '../../contract/evaluator-messages.js';
+import { SUBMIT_SANDBOX_ENV_REFUSED } from '../../contract/fleet-sandbox-messages.js';
 import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
 import type { FleetJson, FleetSubmission } from '../../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
@@ -15,6 +16,7 @@ import {
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
+import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
 
 /** The options of `ralph submit`. */
 export interface SubmitOptions
@@ -22,8 +24,21 @@ export interface SubmitOptions
     GuardRailOptions,
     EvaluatorOptions,
     FleetOptions,
-    NotifyOptions {
+    NotifyOptions,
+    SandboxOptions {
   maxRounds?: string;
+}
+
+/**
+ * The run's ask for the sandbox as it is stored: `{}`, or `{ network: 'none' }` without the network; absent without
+ * `--sandbox` (a sandbox setting without it is refused, as `ralph run` refuses it). `--sandbox-env` is refused: the
+ * variables a sandboxed agent keeps come from the worker's environment.
+ */
+function sandboxAsk(options: SandboxOptions): FleetSubmission['sandbox'] {
+  if ((options.sandboxEnv ?? []).length > 0)
+    throw new RalphError({ code: 'refused', message: SUBMIT_SANDBOX_ENV_REFUSED });
+  if (sandboxConfig(options).sandbox === undefined) return undefined;
+  return options.sandboxNetwork === 'none' ? { network: 'none' } : {};
 }
 
 /**
@@ -64,6 +79,9 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     evaluator: _evaluator,
     evaluatorCommand: _evaluatorCommand,
     evaluatorReportsCost: _evaluatorReportsCost,
+    sandbox: _sandbox,
+    sandboxNetwork: _sandboxNetwork,
+    sandboxEnv: _sandboxEnv,
     ...agent
   } = options;
   const provider = providerFor(options);
@@ -98,6 +116,8 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
   }
   if (guardRails.maxCostUsd !== undefined && judge !== undefined && judge.capabilities.reportsCost !== true)
     throw new RalphError({ code: 'refused', message: evaluatorLacksCostReports(judge.name) });
+  const sandbox = sandboxAsk(options);
+  if (sandbox !== undefined) submission.sandbox = sandbox;
   const evaluator = storedEvaluator(options);
   if (evaluator !== undefined) submission.evaluator = evaluator;
   if (Object.keys(guardRails).length > 0) submission.guardRails = guardRails;

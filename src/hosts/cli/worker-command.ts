@@ -5,10 +5,11 @@ import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
 import { type NotifyOptions, notifyPolicyOf, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
+import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
 import { type WorkerAgentOptions, workerProviderFactory } from './worker-agents.js';
 
 /** The options of `ralph worker`: the database, the worker's id and limits, and the agents it offers. */
-export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyOptions {
+export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyOptions, SandboxOptions {
   workerId?: string;
   concurrency?: string;
   lease?: string;
@@ -43,6 +44,9 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     }
     const leaseMs =
       options.lease === undefined ? undefined : parseDuration(options.lease, 'ralph worker --lease');
+    const stateDir = options.stateDir === undefined ? undefined : resolve(options.stateDir);
+    // Every run's sandbox with --sandbox; either way a run's sandbox hides the URL file and the state folder.
+    const { sandbox } = sandboxConfig(options, [options.databaseUrlFile, stateDir]);
     const notifyTargets = notifyTargetsOf(options);
     const notifyPolicy = notifyPolicyOf(options, notifyTargets);
     const { startRalphWorker } = await import('../../fleet/worker.js');
@@ -53,7 +57,9 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       allowVerify: options.allowVerify === true,
       notify: { targets: notifyTargets, policy: notifyPolicy, allowSubmitted: options.allowNotify === true },
       allowBatch: options.allowBatch === true,
-      ...(options.stateDir === undefined ? {} : { stateDir: resolve(options.stateDir) }),
+      ...(stateDir === undefined ? {} : { stateDir }),
+      ...(sandbox === undefined ? {} : { sandbox }),
+      ...(options.databaseUrlFile === undefined ? {} : { privatePaths: [options.databaseUrlFile] }),
       concurrency,
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),

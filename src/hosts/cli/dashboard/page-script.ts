@@ -65,6 +65,12 @@ export const DASHBOARD_SCRIPT = `(() => {
       cell(row, run.objective == null ? '' : run.objective, 'objective');
       const status = cell(row, run.state, 'state s-' + run.state);
       if (run.evaluation) status.appendChild(evaluationLine(run.evaluation));
+      if (run.sandboxed) {
+        const line = document.createElement('div');
+        line.className = 'sandbox';
+        line.textContent = run.sandboxed;
+        status.appendChild(line);
+      }
       cell(row, run.workerId == null ? '' : run.workerId);
       cell(row, String(run.roundsDone), 'rounds');
       cell(row, run.cost, 'cost');

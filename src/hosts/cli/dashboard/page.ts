@@ -30,6 +30,7 @@ td.rounds { text-align: right; }
 .s-running { color: #0969da; } .s-queued { color: #9a6700; } .s-complete { color: #1a7f37; }
 .s-failed, .s-error, .s-refused { color: #d1242f; } .s-cancelled, .s-blocked, .s-budget-limited { color: #8250df; }
 .evaluation { font-size: 12px; color: #59636e; } .evaluation.verdict-reject { color: #9a6700; }
+.sandbox { font-size: 12px; font-weight: 400; color: #59636e; }
 .live { color: #1a7f37; } .expired { color: #d1242f; } .none { color: #59636e; font-style: italic; }
 button { font: inherit; }
 `;

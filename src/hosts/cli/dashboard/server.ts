@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorText } from '../../../contract/error-text.js';
+import { runSandboxText } from '../../../contract/fleet-sandbox-messages.js';
 import { usageText } from '../../../contract/usage.js';
 import { type FleetRunState, isSettledState, type RalphFleet } from '../../../fleet/client.js';
 import { type DashboardQueries, RUN_STATES } from '../../../fleet/dashboard-queries.js';
@@ -136,7 +137,12 @@ export async function startDashboardServer(
       }),
       counts(),
     ]);
-    const runs = found.runs.map((run) => ({ ...run, cost: run.usage === null ? '' : usageText(run.usage) }));
+    const runs = found.runs.map((run) => ({
+      ...run,
+      cost: run.usage === null ? '' : usageText(run.usage),
+      // As `ralph status` says it: sandboxed, in how many rounds, or asked for.
+      sandboxed: runSandboxText(run.sandbox, run.roundsDone),
+    }));
     return { runs, next: found.next, counts: byStatus };
   }
 
