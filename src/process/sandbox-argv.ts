@@ -41,10 +41,10 @@ function kindOf(path: string): Kind {
 /** How deep a path is: a parent's mount must come before its children's, or it would cover them. */
 const depthOf = (path: string): number => path.split(sep).filter(Boolean).length;
 
-/** Whether `inner` is `outer` or lies inside it. */
+/** Whether `inner` is `outer` or lies inside it (a folder named `..x` inside it included). */
 export function isWithin(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
