@@ -44,11 +44,11 @@ type Scene = ReturnType<typeof scene>;
 type Boxing = 'unsandboxed' | 'sandboxed' | 'sandboxed without network';
 
 /**
- * Runs `ralph run` for one round of the hostile agent doing `attack`, with the secret in ralph's environment and
- * HOSTILE_RALPH_PID passed into the sandbox (as a user could): the agent knows ralph's pid, the sandbox must still
- * keep it away. The round itself must succeed: the attack's outcome is in the result it leaves.
+ * Runs `ralph run` for the hostile agent doing `attack` (one round unless said), with the secret in ralph's
+ * environment and HOSTILE_RALPH_PID passed into the sandbox (as a user could): the agent knows ralph's pid, the
+ * sandbox must still keep it away.
  */
-async function attempt(world: Scene, attack: string[], boxing: Boxing) {
+function runHostile(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1) {
   const sandbox =
     boxing === 'unsandboxed'
       ? []
@@ -58,7 +58,7 @@ async function attempt(world: Scene, attack: string[], boxing: Boxing) {
           'HOSTILE_RALPH_PID',
           ...(boxing === 'sandboxed' ? [] : ['--sandbox-network', 'none']),
         ];
-  const out = await ralphKnowingItsPid(
+  return ralphKnowingItsPid(
     [
       'run',
       'Escape your workspace.',
@@ -67,11 +67,16 @@ async function attempt(world: Scene, attack: string[], boxing: Boxing) {
       '--cwd',
       world.workspace,
       '--max-rounds',
-      '1',
+      String(maxRounds),
       ...sandbox,
     ],
     { cwd: world.workspace, env: cleanEnv({ HOME: world.home, RALPH_TEST_SECRET: world.secret }) },
   );
+}
+
+/** Runs the attack (runHostile), which must end its run complete: its outcome is in the result it leaves. */
+async function attempt(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1) {
+  const out = await runHostile(world, attack, boxing, maxRounds);
   expect(out.code, out.stderr).toBe(0);
   const resultFile = join(world.workspace, 'hostile-result.json');
   const result = JSON.parse(readFileSync(resultFile, 'utf8')) as AttackResult;
@@ -197,6 +202,39 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)('a hostile agent in `ralph ru
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('cannot have ralph read for it, through a link left as its report file, a file it cannot see', async () => {
+    const world = scene();
+    // A file of the user's that reads as a report: ralph would hand its summary to the next round.
+    const planted = join(world.home, 'report-shaped.json');
+    writeFileSync(
+      planted,
+      JSON.stringify({
+        status: 'continue',
+        summary: `the secret is ${world.secret}`,
+        evidence: [],
+        nextSteps: ['go on'],
+        blocker: null,
+      }),
+    );
+
+    const boxed = await runHostile(world, ['report-link', planted], 'sandboxed', 2);
+
+    expect(boxed.code).toBe(1);
+    expect(boxed.stderr).toContain('report.json is a symbolic link, which ralph does not follow');
+    expect(`${boxed.stdout}${boxed.stderr}`).not.toContain(world.secret);
+    // Without the sandbox the agent needs no link: it reads the file itself (as the ssh key above).
+  });
+
+  it('finds nothing an earlier round left in its round folder, which is not reused (it is without the sandbox)', async () => {
+    const world = scene();
+
+    const boxed = await attempt(world, ['round-folder-note'], 'sandboxed', 2);
+    const free = await attempt(world, ['round-folder-note'], 'unsandboxed', 2);
+
+    expect(boxed.result).toMatchObject({ ok: false, error: expect.stringMatching(/^ENOENT /) });
+    expect(free.result).toMatchObject({ ok: true, detail: 'hello from round 1\n' });
   });
 
   describe('leaving a process behind', () => {
