@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isWithin, type SandboxSpec, sandboxArgv } from '../../src/process/sandbox-argv.js';
@@ -40,6 +40,11 @@ const specOf = (paths: ReturnType<typeof layout>, extra: Partial<SandboxSpec> = 
   ...extra,
 });
 
+/** The folders every sandbox gets a private tmpfs at, where they are folders. */
+const PRIVATE = ['/var/tmp', '/run', '/var/run'];
+const RESOLV_CONF = existsSync('/etc/resolv.conf') ? realpathSync('/etc/resolv.conf') : undefined;
+const isFolder = (path: string) => existsSync(path) && lstatSync(path).isDirectory();
+
 /** The mounts of a sandbox's argv after the fixed ones, each as its option and paths. */
 function mountsOf(argv: string[]): string[][] {
   const start = argv.indexOf('/tmp') + 1;
@@ -51,8 +56,8 @@ function mountsOf(argv: string[]): string[][] {
     mounts.push(argv.slice(i, i + width));
     i += width;
   }
-  // /var/tmp gets a private tmpfs too where it exists: not one of the spec's mounts.
-  return mounts.filter((mount) => mount[1] !== '/var/tmp');
+  // /var/tmp and /run get a private tmpfs too where they exist: not the spec's mounts.
+  return mounts.filter((mount) => !PRIVATE.includes(mount[1] as string) && mount[1] !== RESOLV_CONF);
 }
 
 describe('sandboxArgv', () => {
@@ -80,6 +85,24 @@ describe('sandboxArgv', () => {
     expect(command.slice(6)).toEqual(['ralph-sandbox', 'node', 'agent.mjs', '--flag']);
     expect(argv.includes('/var/tmp')).toBe(existsSync('/var/tmp'));
   });
+
+  it('gives it a private /run (and /var/run where it is a folder): the daemons’ sockets are not there', () => {
+    const argv = sandboxArgv(['x'], specOf(layout(), { network: 'none' }));
+    for (const run of ['/run', '/var/run']) {
+      const at = argv.indexOf(run);
+      expect(at !== -1 && argv[at - 1] === '--tmpfs', `--tmpfs ${run}`).toBe(isFolder(run));
+    }
+  });
+
+  it.skipIf(RESOLV_CONF === undefined || !RESOLV_CONF.startsWith('/run/'))(
+    'binds back a resolv.conf that lives in /run when it keeps the network, so that names resolve',
+    () => {
+      const paths = layout();
+      const bound = ['--ro-bind', RESOLV_CONF, RESOLV_CONF].join(' ');
+      expect(sandboxArgv(['x'], specOf(paths)).join(' ')).toContain(bound);
+      expect(sandboxArgv(['x'], specOf(paths, { network: 'none' })).join(' ')).not.toContain(bound);
+    },
+  );
 
   it('runs the bubblewrap program the spec names', () => {
     expect(sandboxArgv(['x'], specOf(layout(), { bwrap: '/opt/bwrap' }))[0]).toBe('/opt/bwrap');

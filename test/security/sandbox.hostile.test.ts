@@ -1,4 +1,13 @@
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { quote } from 'shell-quote';
@@ -203,6 +212,36 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)('a hostile agent in `ralph ru
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  /** A folder for a daemon's socket in /run, where daemons keep theirs, when this user may make one there. */
+  const runDir = [`/run/user/${process.getuid?.()}`, '/run'].find((dir) => writable(dir));
+
+  it.skipIf(runDir === undefined)(
+    "cannot connect to a daemon's Unix socket in /run, even with --sandbox-network none (it can without the sandbox)",
+    async () => {
+      const world = scene();
+      const dir = mkdtempSync(join(runDir as string, 'ralph-hostile-'));
+      const socketPath = join(dir, 'daemon.sock');
+      let connections = 0;
+      const server = createServer((socket) => {
+        connections += 1;
+        socket.resume();
+      });
+      await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+      try {
+        const boxed = await attempt(world, ['connect-unix', socketPath], 'sandboxed without network');
+        expect(boxed.result).toMatchObject({ ok: false, error: expect.stringMatching(/^ENOENT /) });
+        expect(connections).toBe(0);
+
+        const free = await attempt(world, ['connect-unix', socketPath], 'unsandboxed');
+        expect(free.result).toMatchObject({ ok: true, detail: `connected to ${socketPath}` });
+        await waitUntil(() => connections === 1, 'the unsandboxed connection to arrive');
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('cannot have ralph read for it, through a link left as its report file, a file it cannot see', async () => {
     const world = scene();
