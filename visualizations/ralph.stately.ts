@@ -81,6 +81,16 @@ export const machine = createMachine({
         },
         {
           target: 'rejected',
+          guard: 'providerCannotSandbox',
+          actions: { type: 'refuse', params: { check: 'providerCannotSandbox' } },
+        },
+        {
+          target: 'rejected',
+          guard: 'evaluatorCannotSandbox',
+          actions: { type: 'refuse', params: { check: 'evaluatorCannotSandbox' } },
+        },
+        {
+          target: 'rejected',
           guard: 'resumePointIsInvalid',
           actions: { type: 'refuse', params: { check: 'resumePointIsInvalid' } },
         },

@@ -156,9 +156,14 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
  * The bridge between a SubagentProvider and the run machine for a host that runs the machine itself: the three
  * actors, sharing one table of the run's children so that the report promise and the abort controller never enter
  * the context. Each child gets its own AbortController, aborted when the invoking state is left before the child
- * settled. Provide a fresh set per run (the engine shares one set among its runs instead).
+ * settled. Provide a fresh set per run (the engine shares one set among its runs instead). A sandboxed run's input
+ * says its `sandbox`, which the checks read; pass the same here, or its children would start outside it.
  */
-export function createChildRoundActors(provider: SubagentProvider | undefined, terminationGraceMs: number) {
-  const run = runChildren(provider, terminationGraceMs);
+export function createChildRoundActors(
+  provider: SubagentProvider | undefined,
+  terminationGraceMs: number,
+  sandbox?: RalphSandbox,
+) {
+  const run = runChildren(provider, terminationGraceMs, sandbox);
   return createRoundActors(() => run);
 }

@@ -72,9 +72,11 @@ export interface RoundFolder {
   recordGroup(pid: number): void;
   /**
    * Ends the round's use of the folder, once its group is gone: its paths stop existing at once (the folder is
-   * renamed, or removed), and it may serve a later round under its new name. Synchronous; never throws.
+   * renamed, or removed), and it may serve a later round under its new name. With `reuse: false` it is removed:
+   * a sandboxed agent could write there what a later round, maybe of another run, would find. Synchronous; never
+   * throws.
    */
-  release(): void;
+  release(options?: { reuse?: boolean }): void;
 }
 
 /** A folder between two rounds, ready for the next: its owner record and schema file in place. */
@@ -220,9 +222,13 @@ export function takeRoundFolder(schemaText: string): RoundFolder {
         // The round runs all the same; only a sweep after this host's SIGKILL would miss its group.
       }
     },
-    release() {
+    release({ reuse = true } = {}) {
       if (released) return;
       released = true;
+      if (!reuse) {
+        removeFolder(dir);
+        return;
+      }
       try {
         const now = statSync(schemaFile);
         const same =

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Where one sandboxed process may write and what it may see: the mounts of its bubblewrap sandbox. */
@@ -53,15 +53,46 @@ function kindOf(path: string): Kind {
 /** How deep a path is: a parent's mount must come before its children's, or it would cover them. */
 const depthOf = (path: string): number => path.split(sep).filter(Boolean).length;
 
-/** Whether `inner` is `outer` or lies inside it. */
+/** Whether `inner` is `outer` or lies inside it (a folder named `..x` inside it included). */
 export function isWithin(inner: string, outer: string): boolean {
   const rel = relative(outer, inner);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * A private /run (and /var/run where it is a folder of its own): a read-only file system does not stop a connect()
+ * to the Unix sockets in it, the daemons' doors (Docker's, which is root; the local Postgres a worker may use; the
+ * system bus; the user's session in /run/user), and a network namespace does not either. Where the network is kept
+ * and /etc/resolv.conf lives in /run (systemd-resolved), that one file is bound back, so names still resolve.
+ */
+function privateRun(network: SandboxSpec['network']): string[] {
+  const runs = ['/run', '/var/run'].filter((path) => {
+    try {
+      return lstatSync(path).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  const args = runs.flatMap((path) => ['--tmpfs', path]);
+  if (network === 'keep') {
+    const resolvConf = realPathOrUndefined('/etc/resolv.conf');
+    if (resolvConf !== undefined && runs.some((path) => isWithin(resolvConf, path)))
+      args.push('--ro-bind', resolvConf, resolvConf);
+  }
+  return args;
+}
+
+function realPathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The bubblewrap command line that runs `argv` in the sandbox: every namespace of its own (the network kept unless
- * `none`), the root file system read-only, a fresh /dev, /proc, /tmp and home, then the spec's mounts, parents
+ * `none`), the root file system read-only, a fresh /dev, /proc, /tmp, /run and home, then the spec's mounts, parents
  * before children: a hidden path covers all that lies under it but what is bound deeper.
  */
 export function sandboxArgv(argv: readonly string[], spec: SandboxSpec): string[] {
@@ -89,6 +120,7 @@ export function sandboxArgv(argv: readonly string[], spec: SandboxSpec): string[
   // Stable: at one depth the order above holds (bound writable, then made read-only, then hidden).
   mounts.sort((a, b) => depthOf(a.path) - depthOf(b.path));
   const varTmp = kindOf('/var/tmp') === 'dir' ? ['--tmpfs', '/var/tmp'] : [];
+  const run = privateRun(spec.network);
   return [
     spec.bwrap ?? 'bwrap',
     '--unshare-all',
@@ -105,6 +137,7 @@ export function sandboxArgv(argv: readonly string[], spec: SandboxSpec): string[
     '--tmpfs',
     '/tmp',
     ...varTmp,
+    ...run,
     ...mounts.flatMap((mount) => mount.args),
     '--chdir',
     resolve(spec.cwd),

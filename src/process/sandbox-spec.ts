@@ -72,24 +72,47 @@ function readLine(path: string): string | undefined {
   }
 }
 
+/** What a workspace's git metadata adds to its sandbox. */
+interface GitMounts {
+  /** Written with the workspace (read-only for an evaluator): a worktree's own git folder, what a commit writes. */
+  metadata: string[];
+  /** Bound read-only first, so that the metadata is bound writable over it: a worktree's common git folder. */
+  base: string[];
+  /** Bound read-only over the metadata: what ralph's own git would read or run. */
+  protect: string[];
+}
+
+/** The common folder's parts a commit in a worktree writes: its objects, its refs and their logs. */
+const COMMIT_WRITES = ['objects', 'refs', 'logs'];
+
 /**
- * The git metadata a workspace needs: a repository's own `.git` folder lies inside it; a worktree's `.git` file
- * points to its private folder and the common one, bound with it. Their `config` and `hooks` are bound read-only,
- * since ralph's own git commands (a batch's commit, the fingerprint) run outside the sandbox and would run what an
- * agent wrote there.
+ * The git metadata a workspace needs. A repository's own `.git` folder lies inside it. A worktree's `.git` file
+ * points to its private folder, written with it, and that to the common one, shared by every worktree of the
+ * repository: it is bound read-only but for what a commit writes (objects, refs, logs), so that an agent can commit
+ * but not change another worktree's folder or plant a `commondir` there. Bound read-only over the rest: every git
+ * folder's `config`, `config.worktree` and `hooks`, the `.git` file and the `commondir` file, since ralph's own git
+ * commands (a batch's commit, the fingerprint) run outside the sandbox and would run what an agent wrote there or
+ * follow a pointer it rewrote to a git folder of its own.
  */
-function gitMounts(cwd: string): { metadata: string[]; protect: string[] } {
+function gitMounts(cwd: string): GitMounts {
   const dotGit = join(cwd, '.git');
   const protect = (dir: string) => [join(dir, 'config'), join(dir, 'config.worktree'), join(dir, 'hooks')];
-  if (isDir(dotGit)) return { metadata: [], protect: protect(dotGit) };
+  if (isDir(dotGit)) return { metadata: [], base: [], protect: protect(dotGit) };
+  const none: GitMounts = { metadata: [], base: [], protect: [] };
   const pointer = readLine(dotGit);
-  if (pointer === undefined || !pointer.startsWith('gitdir:')) return { metadata: [], protect: [] };
+  if (pointer === undefined || !pointer.startsWith('gitdir:')) return none;
   const gitDir = resolve(cwd, pointer.slice('gitdir:'.length).trim());
-  if (!isDir(gitDir)) return { metadata: [], protect: [] };
+  if (!isDir(gitDir)) return none;
+  const pointers = [dotGit, join(gitDir, 'commondir'), join(gitDir, 'gitdir')];
   const common = readLine(join(gitDir, 'commondir'));
   const commonDir = common === undefined ? undefined : resolve(gitDir, common);
-  const metadata = commonDir !== undefined && isDir(commonDir) ? [gitDir, commonDir] : [gitDir];
-  return { metadata, protect: metadata.flatMap(protect) };
+  if (commonDir === undefined || !isDir(commonDir))
+    return { metadata: [gitDir], base: [], protect: [...pointers, ...protect(gitDir)] };
+  return {
+    metadata: [gitDir, ...COMMIT_WRITES.map((part) => join(commonDir, part)).filter(isDir)],
+    base: [commonDir],
+    protect: [...pointers, ...protect(gitDir), ...protect(commonDir)],
+  };
 }
 
 /** A run's sandbox for one process, and the environment it gets: what `startInGroup` takes. */
@@ -111,6 +134,7 @@ export function processSandbox(
       // The programs a round runs from the home (Node under ~/.nvm, an agent CLI under ~/.local), read-only.
       ...toolFoldersUnder(home, baseEnv.PATH, [process.execPath, ...(needs.programs ?? [])]),
       ...tempFoldersOf(needs.programs ?? []),
+      ...git.base,
       ...(needs.writesWorkspace ? [] : workspace),
       ...git.protect,
       ...(needs.readOnly ?? []),

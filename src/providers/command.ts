@@ -203,16 +203,32 @@ function agentCommandProblem(problem: ShellWordsProblem): string {
 }
 
 /**
+ * How a round's files are opened: never through a symbolic link, which a (sandboxed) agent could leave at the path
+ * to have ralph read for it a file it cannot see (its own key, a credentials file) into the run's output.
+ */
+const NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
+
+/** Thrown for a round's file that is a symbolic link: ralph does not read through it. */
+class RoundFileIsLinkError extends Error {
+  constructor(path: string) {
+    super(`${path} is a symbolic link, which ralph does not follow`);
+  }
+}
+
+/**
  * Reads at most `limit` bytes of a regular file synchronously (an open, a stat, a read and a close: tens of µs,
  * where fs/promises makes each a trip through the thread pool); undefined when it does not exist, null when it is
- * not a regular file. The open does not block: a FIFO planted at the path must not stall the event loop.
+ * not a regular file. The open does not block: a FIFO planted at the path must not stall the event loop. A
+ * symbolic link at the path is refused (RoundFileIsLinkError).
  */
 function readRegularFileBounded(path: string, limit: number): string | undefined | null {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(path, NO_FOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new RoundFileIsLinkError(path);
     return null;
   }
   try {
@@ -250,9 +266,11 @@ async function readBounded(path: string, limit: number): Promise<string | undefi
   // Not a regular file (or not openable without blocking): read it the general way, off the event loop.
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, NO_FOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new RoundFileIsLinkError(path);
     throw error;
   }
   try {
@@ -269,7 +287,14 @@ async function readBounded(path: string, limit: number): Promise<string | undefi
  */
 export function defaultReportReader(maxBytes = DEFAULT_MAX_OUTPUT_BYTES) {
   return async ({ reportFile, stdout }: CommandOutputs): Promise<unknown> => {
-    const text = await readBounded(reportFile, maxBytes);
+    let text: string | undefined;
+    try {
+      text = await readBounded(reportFile, maxBytes);
+    } catch (error) {
+      if (error instanceof RoundFileIsLinkError)
+        return unreadableReport('malformed', `the report file ${error.message}`);
+      throw error;
+    }
     if (text !== undefined && text.trim() !== '') {
       try {
         return JSON.parse(text) as unknown;
@@ -443,6 +468,8 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
       folder.release();
       throw error;
     }
+    // A sandboxed agent could leave in its round folder what a later round, maybe another run's, would find there.
+    const reuse = sandbox === undefined;
 
     /** What the child said it used, once it exited (whether or not it reported). */
     let usage: RalphUsage | null = null;
@@ -472,7 +499,7 @@ export function commandProvider(options: CommandProviderOptions): SubagentProvid
           ? unreadableReport('missing', noReportProblem(outputs, options.readReport === undefined))
           : raw;
       } finally {
-        folder.release();
+        folder.release({ reuse });
       }
     });
     // The machine always consumes the report; this only keeps an abandoned one from being an unhandled rejection.

@@ -444,3 +444,65 @@ describe("the order validating's checks speak in, with an evaluator", () => {
     expect(await run.outcome()).toMatchObject({ ok: true, envelope: { result: { status: 'complete' } } });
   });
 });
+
+describe("the order validating's checks speak in, with a sandbox", () => {
+  const refusalOf = async (input: RalphMachineInput) => {
+    const output = await startRun(input).outcome();
+    return output.ok ? 'accepted' : output.failure.message;
+  };
+  const sandbox = { network: 'none' as const, env: [], hide: [] };
+  const sandboxing = { ...baseInput().provider, sandbox: true };
+  const cannot = (role: string, name: string) =>
+    `Ralph cannot run ${role} provider "${name}" in a sandbox: it does not start its children as processes ralph can sandbox (command agents and the agent CLI presets can). Use a command provider, or run without the sandbox.`;
+
+  test("a provider that cannot sandbox is refused, after the provider's and the cost checks", async () => {
+    expect(await refusalOf(baseInput({ sandbox }))).toBe(cannot('subagent', 'scripted'));
+    expect(
+      await refusalOf(
+        baseInput({
+          sandbox,
+          provider: { ...baseInput().provider, reportsCost: false },
+          guardRails: { ...railsOff(), maxCostUsd: 2 },
+        }),
+      ),
+    ).toContain('subagent provider "scripted" does not report what its rounds cost');
+  });
+
+  test("an evaluator that cannot sandbox is refused after the evaluator's own checks and the provider's", async () => {
+    expect(
+      await refusalOf(baseInput({ sandbox, provider: sandboxing, evaluator: evaluatorSnapshot() })),
+    ).toBe(cannot('evaluator', 'judge'));
+    expect(await refusalOf(baseInput({ sandbox, evaluator: evaluatorSnapshot() }))).toBe(
+      cannot('subagent', 'scripted'),
+    );
+    expect(
+      await refusalOf(
+        baseInput({
+          sandbox,
+          provider: sandboxing,
+          evaluator: evaluatorSnapshot({ reportsCost: false }),
+          guardRails: { ...railsOff(), maxCostUsd: 2 },
+        }),
+      ),
+    ).toContain('evaluator provider "judge" does not report what its evaluations cost');
+  });
+
+  test("the sandbox's checks speak before the resume point's", async () => {
+    expect(
+      await refusalOf(baseInput({ sandbox, resume: { round: 9, handoff: null, agentsStarted: 0 } })),
+    ).toBe(cannot('subagent', 'scripted'));
+  });
+
+  test('a run whose provider and evaluator can sandbox runs; a provider that cannot is no problem without one', async () => {
+    const boxed = startRun(
+      baseInput({ sandbox, provider: sandboxing, evaluator: evaluatorSnapshot({ sandbox: true }) }),
+      {
+        rounds: [{ output: report('complete') }],
+        verdicts: [{ output: { verdict: 'accept', findings: [], evidence: ['read it'] } }],
+      },
+    );
+    expect(await boxed.outcome()).toMatchObject({ ok: true, envelope: { result: { status: 'complete' } } });
+    const plain = startRun(baseInput(), { rounds: [{ output: report('complete') }] });
+    expect(await plain.outcome()).toMatchObject({ ok: true, envelope: { result: { status: 'complete' } } });
+  });
+});

@@ -1,3 +1,4 @@
+import type { RalphSandbox } from '../../src/contract/sandbox.js';
 import type {
   ChildRequest,
   ChildRun,
@@ -44,6 +45,8 @@ export interface ControlledChild {
   request: ChildRequest;
   signal: AbortSignal;
   terminationGraceMs: number;
+  /** The run's sandbox it was to start in; absent: none. */
+  sandbox?: RalphSandbox;
   start: Deferred<ChildRun>;
   report: Deferred<unknown> | null;
   /** What the child says it used, once it reported (null: nothing). */
@@ -101,11 +104,15 @@ export function createControllableProvider(
     get running() {
       return children.filter((c) => !c.start.settled || (c.report !== null && !c.report.settled)).length;
     },
-    start(request: ChildRequest, { signal, terminationGraceMs }: ChildStartOptions): Promise<ChildRun> {
+    start(
+      request: ChildRequest,
+      { signal, terminationGraceMs, sandbox }: ChildStartOptions,
+    ): Promise<ChildRun> {
       const child: ControlledChild = {
         request,
         signal,
         terminationGraceMs,
+        ...(sandbox === undefined ? {} : { sandbox }),
         start: deferred(),
         report: null,
         usage: null,

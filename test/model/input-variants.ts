@@ -79,6 +79,17 @@ const RESUMED_HANDOFF = {
 };
 const NO_COST = `Ralph cannot hold the $2.00 cost limit: subagent provider "${PROVIDER_NAME}" does not report what its rounds cost, so the budget would never stop the run. Use a provider that reports cost (claude, or a command agent whose provider is configured with reportsCost and that writes costUsd to RALPH_USAGE_FILE), or drop the cost limit.`;
 const INHERITS = `Ralph subagent provider "${PROVIDER_NAME}" inherits parent context; Ralph requires a fresh provider`;
+// The sandbox is not in the reference either: contract/sandbox-messages.ts providerCannotSandbox.
+const cannotSandbox = (role: 'subagent' | 'evaluator', name: string) =>
+  `Ralph cannot run ${role} provider "${name}" in a sandbox: it does not start its children as processes ralph can sandbox (command agents and the agent CLI presets can). Use a command provider, or run without the sandbox.`;
+const NO_SANDBOX = cannotSandbox('subagent', PROVIDER_NAME);
+/** The deployment's sandbox: the model never starts a process, only the checks read it. */
+const SANDBOX = { sandbox: { network: 'none' as const } };
+/** A fresh provider that starts its children in the run's sandbox (a command agent). */
+const SANDBOXES: InputVariant['provider'] = {
+  registered: true,
+  capabilities: { structuredOutput: true, inheritsParentContext: false, sandbox: true },
+};
 
 /** Calls the checks refuse before anything starts, one per check, and some that fail several checks at once. */
 export const REFUSED_CALLS: readonly InputVariant[] = [
@@ -141,6 +152,21 @@ export const REFUSED_CALLS: readonly InputVariant[] = [
     'a cost limit with a provider that does not report cost',
     { config: config({ maxCostUsd: 2 }) },
     NO_COST,
+  ),
+  refused('a sandbox with a provider that cannot sandbox', { config: config(SANDBOX) }, NO_SANDBOX),
+  refused(
+    'a sandbox and a cost limit the provider cannot hold: the cost limit speaks',
+    { config: config({ ...SANDBOX, maxCostUsd: 2 }) },
+    NO_COST,
+  ),
+  refused(
+    'a sandbox the provider cannot hold and a resume point at the round cap: the sandbox speaks',
+    {
+      args: { objective: 'o', maxRounds: 2 },
+      config: config(SANDBOX),
+      resume: { round: 2, handoff: RESUMED_HANDOFF, agentsStarted: 2 },
+    },
+    NO_SANDBOX,
   ),
   refused(
     'every check failing: the objective speaks first',
@@ -249,6 +275,15 @@ export const ACCEPTED_CALLS: readonly InputVariant[] = [
     { cap: 3 },
   ),
   call(
+    'cap 1, sandboxed (the provider starts its children in the sandbox)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 1 },
+      config: config(SANDBOX),
+      provider: SANDBOXES,
+    },
+    { cap: 1 },
+  ),
+  call(
     'cap 3, resumed after round 1 (its round 2 was interrupted: 2 children started)',
     {
       args: { objective: 'Port the parser to Rust', maxRounds: 3 },
@@ -341,6 +376,7 @@ const EVALUATOR_NOT_REGISTERED = `Ralph evaluator provider "${EVALUATOR_NAME}" i
 const EVALUATOR_NO_STRUCTURED_OUTPUT = `Ralph evaluator provider "${EVALUATOR_NAME}" does not support structured output`;
 const EVALUATOR_INHERITS = `Ralph evaluator provider "${EVALUATOR_NAME}" inherits parent context; Ralph requires a fresh evaluator`;
 const EVALUATOR_NO_COST = `Ralph cannot hold the cost limit: evaluator provider "${EVALUATOR_NAME}" does not report what its evaluations cost. Use an evaluator that reports cost, or drop the cost limit.`;
+const EVALUATOR_NO_SANDBOX = cannotSandbox('evaluator', EVALUATOR_NAME);
 const REPORTS_COST: InputVariant['provider'] = {
   registered: true,
   capabilities: { ...FRESH, reportsCost: true },
@@ -403,6 +439,24 @@ export const REFUSED_EVALUATOR_CALLS: readonly InputVariant[] = [
   evaluated(
     'a cost limit with an evaluator that does not report cost',
     { config: config({ maxCostUsd: 2 }), provider: REPORTS_COST },
+    { refusal: EVALUATOR_NO_COST },
+  ),
+  evaluated(
+    'a sandbox with an evaluator that cannot sandbox',
+    { config: config(SANDBOX), provider: SANDBOXES },
+    { refusal: EVALUATOR_NO_SANDBOX },
+  ),
+  evaluated(
+    'a sandbox neither the provider nor the evaluator can hold: the provider speaks',
+    { config: config(SANDBOX) },
+    { refusal: NO_SANDBOX },
+  ),
+  evaluated(
+    "a sandbox the provider cannot hold and a cost limit the evaluator cannot: the evaluator's cost speaks",
+    {
+      config: config({ ...SANDBOX, maxCostUsd: 2 }),
+      provider: { registered: true, capabilities: { ...FRESH, reportsCost: true } },
+    },
     { refusal: EVALUATOR_NO_COST },
   ),
   evaluated(
@@ -508,6 +562,16 @@ export const EVALUATOR_CALLS: readonly InputVariant[] = [
       evaluator: REPORTS_COST,
     },
     { cap: 3 },
+  ),
+  evaluated(
+    'cap 2, sandboxed, a verify command and an evaluator (both start their children in the sandbox)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: config({ ...SANDBOX, verify: { argv: ['npm', 'test'] } }),
+      provider: SANDBOXES,
+      evaluator: SANDBOXES,
+    },
+    { cap: 2 },
   ),
   evaluated(
     "cap 2, resumed while its evaluator checked round 1's completion",

@@ -267,9 +267,9 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       ? createControllableProvider(EVALUATOR_NAME, variant.evaluator.capabilities)
       : undefined;
   const input = machineInputFor(variant, provider, evaluator);
-  const bridge = createChildRoundActors(provider, input.terminationGraceMs);
+  const bridge = createChildRoundActors(provider, input.terminationGraceMs, input.sandbox);
   const watch = drivenWatch();
-  const evaluations = runEvaluators(evaluator, input.terminationGraceMs);
+  const evaluations = runEvaluators(evaluator, input.terminationGraceMs, input.sandbox);
   const evaluatorBridge = createEvaluatorActors(() => evaluations, watch.watch);
   let stopFailure: string | null = null;
   let evaluatorStopFailure: string | null = null;
@@ -531,7 +531,16 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         cwd: CALLER.cwd,
         verify: input.guardRails?.verify,
         terminationGraceMs: input.terminationGraceMs,
+        ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
       });
+    if (variant.config.sandbox === undefined) {
+      // As for the evaluator: a run without a sandbox has no key of it, so its input and context are the reference's.
+      expect(Object.keys(input), 'the machine input of a run without a sandbox').not.toContain('sandbox');
+      expect(Object.keys(end.context.call), 'its call').not.toContain('sandbox');
+    }
+    // Every child, evaluator and verify command of a sandboxed run starts in its sandbox; none of another run does.
+    for (const c of [...(provider?.children ?? []), ...(evaluator?.children ?? [])])
+      expect(c.sandbox, 'the sandbox a child was started in').toEqual(variant.config.sandbox);
     for (const { request } of driven.fingerprints)
       expect(request, 'what the fingerprint read').toEqual({
         runId: MODEL_RUN_ID,

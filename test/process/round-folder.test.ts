@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROUND_OWNER_FILE, sweepOrphanedRounds } from '../../src/process/round-folder.js';
+import { ROUND_OWNER_FILE, sweepOrphanedRounds, takeRoundFolder } from '../../src/process/round-folder.js';
 import { isRunning, until, useScratch } from '../support/processes.js';
 import { startHost } from '../support/round-hosts.js';
 
@@ -153,6 +153,39 @@ describe('a round folder is kept as a spare for the next round, never past its h
     );
     await sweepOrphanedRounds(tmp);
     expect(await spares(tmp)).toEqual(['ralph-spare-Live01']);
+  });
+});
+
+describe("a round folder's reuse", () => {
+  // A schema text of this test's own, so that no other test's round takes these folders as spares.
+  const schema = `{"test":"round-folder reuse ${process.pid}"}\n`;
+
+  it('a released folder serves the next round, renamed, with what its round left in it but the report', () => {
+    const first = takeRoundFolder(schema);
+    writeFileSync(join(first.dir, 'left-behind'), 'x');
+    writeFileSync(first.reportFile, '{}');
+    first.release();
+    const next = takeRoundFolder(schema);
+    try {
+      expect(next.dir).not.toBe(first.dir);
+      expect(existsSync(join(next.dir, 'left-behind'))).toBe(true);
+      expect(existsSync(next.reportFile)).toBe(false);
+    } finally {
+      next.release({ reuse: false });
+    }
+  });
+
+  it('a folder released with reuse: false (a sandboxed round) is removed, and serves no later round', () => {
+    const first = takeRoundFolder(schema);
+    writeFileSync(join(first.dir, 'left-behind'), 'x');
+    first.release({ reuse: false });
+    expect(existsSync(first.dir)).toBe(false);
+    const next = takeRoundFolder(schema);
+    try {
+      expect(existsSync(join(next.dir, 'left-behind'))).toBe(false);
+    } finally {
+      next.release({ reuse: false });
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { access, readFile, realpath, writeFile } from 'node:fs/promises';
+import { access, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +14,7 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../../src/index.js';
+import { defaultUsageReader } from '../../src/providers/command.js';
 import { agentCommand, cleanEnv, useScratch } from '../support/processes.js';
 import { rejection } from '../support/tool.js';
 
@@ -301,6 +302,22 @@ describe('the default report reader keeps what was wrong with a report', () => {
     expect(await defaultReportReader()(outputs('{"from":"stdout"}'))).toEqual({ from: 'file' });
   });
 
+  it('a report file that is a symbolic link is a malformed report: ralph never reads through it', async () => {
+    await writeFile(`${s.logs}/elsewhere.json`, '{"status":"complete"}');
+    await symlink(`${s.logs}/elsewhere.json`, `${s.logs}/report.json`);
+    const report = await defaultReportReader()(outputs('{"from":"stdout"}'));
+    expect(report).toMatchObject({
+      kind: 'malformed',
+      problem: `the report file ${s.logs}/report.json is a symbolic link, which ralph does not follow`,
+    });
+  });
+
+  it('a usage file that is a symbolic link says nothing', async () => {
+    await writeFile(`${s.logs}/elsewhere.json`, '{"costUsd":1}');
+    await symlink(`${s.logs}/elsewhere.json`, `${s.logs}/usage.json`);
+    expect(await defaultUsageReader()({ ...outputs(), usageFile: `${s.logs}/usage.json` })).toBeNull();
+  });
+
   it('no report file: the last JSON object on stdout, else nothing (a missing report)', async () => {
     expect(await defaultReportReader()(outputs('log {"from":"stdout"} done'))).toEqual({ from: 'stdout' });
     expect(await defaultReportReader()(outputs('no report here'))).toBeUndefined();
@@ -329,10 +346,14 @@ describe('a child that cannot be started fails the workflow and starts nothing',
 });
 
 describe('the provider as a SubagentProvider', () => {
-  it('declares structured output and fresh children', () => {
+  it('declares structured output, fresh children, and that it can start them in the sandbox', () => {
     const provider = commandProvider({ command: ['true'] });
     expect(provider.name).toBe('command');
-    expect(provider.capabilities).toEqual({ structuredOutput: true, inheritsParentContext: false });
+    expect(provider.capabilities).toEqual({
+      structuredOutput: true,
+      inheritsParentContext: false,
+      sandbox: true,
+    });
     expect(commandProvider({ name: 'mine', command: 'true' }).name).toBe('mine');
   });
 

@@ -63,11 +63,13 @@ describe('the claude preset runs Claude Code as a fresh, non-interactive, non-pe
   it('passes the documented argv, the prompt on stdin, and reads the report from structured_output', async () => {
     const provider = claude();
     expect(provider.name).toBe('claude');
-    // Claude Code says what each round cost, so a cost budget can hold over it.
+    // Claude Code says what each round cost, so a cost budget can hold over it; like every command agent it can
+    // run in ralph's sandbox.
     expect(provider.capabilities).toEqual({
       structuredOutput: true,
       inheritsParentContext: false,
       reportsCost: true,
+      sandbox: true,
     });
     const envelope = await toolOver(provider).execute(
       { objective: 'fix the bug', maxRounds: 3 },
