@@ -43,6 +43,9 @@ const tomlString = (text: string): string => JSON.stringify(text);
  * Writes a config.toml that points codex at the scripted server: a provider of its own on the Responses wire API
  * (codex 0.17x ignores OPENAI_BASE_URL), no retries (a 500 or a cut stream fails the turn at once), and a short
  * idle timeout. Nothing of the machine's own codex configuration is read: CODEX_HOME and HOME are fresh.
+ * CODEX_HOME lies in os.tmpdir() on purpose, as a CI job's may: there codex makes no helper aliases, and with a
+ * system bubblewrap older than 0.9.0 its sandbox works only because the preset gives it a TMPDIR of its own
+ * (src/providers/codex-temp-dir.ts). A test that starts codex itself, not through the preset, gets no such TMPDIR.
  */
 export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
   const dir = await mkdtemp(join(tmpdir(), 'ralph-codex-home-'));
