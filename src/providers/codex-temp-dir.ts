@@ -16,15 +16,15 @@ function codexHomePaths(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Whether codex would refuse to make its helper aliases (`codex-linux-sandbox`, `apply_patch`): a release codex
- * will not create them when its CODEX_HOME lies in its temporary folder (Rust's `temp_dir()`: TMPDIR, else
- * /tmp; an empty TMPDIR is a prefix of every path).
+ * Whether codex could refuse to make its helper aliases (`codex-linux-sandbox`, `apply_patch`): a release codex
+ * will not create them when its CODEX_HOME lies in its temporary folder (Rust's `temp_dir()`: TMPDIR, else /tmp;
+ * an empty TMPDIR is a prefix of every path). Both count, since in ralph's sandbox TMPDIR is dropped and /tmp it is.
  */
 export function codexRefusesHelpers(env: NodeJS.ProcessEnv): boolean {
   if (process.platform === 'win32') return false;
-  const temp = env.TMPDIR ?? '/tmp';
-  if (temp === '') return true;
-  return codexHomePaths(env).some((home) => isInsideRoot(resolve(temp), home));
+  if (env.TMPDIR === '') return true;
+  const temps = [...(env.TMPDIR === undefined ? [] : [resolve(env.TMPDIR)]), '/tmp'];
+  return codexHomePaths(env).some((home) => temps.some((temp) => isInsideRoot(temp, home)));
 }
 
 /**

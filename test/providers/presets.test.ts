@@ -269,7 +269,8 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
       { objective: 'x' },
       { agent: agent() },
     );
-    await toolOver(codex({ CODEX_HOME: codexHome, TMPDIR: s.workspace })).execute(
+    // Outside /tmp (which always counts) and outside TMPDIR; the fake codex does not need it to exist.
+    await toolOver(codex({ CODEX_HOME: '/srv/ralph-test-codex-home', TMPDIR: s.workspace })).execute(
       { objective: 'x' },
       { agent: agent() },
     );
