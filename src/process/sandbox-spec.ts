@@ -30,11 +30,16 @@ const HOME_SECRETS = [
 /** The private folders of the sandbox: a program there (a script in a temp folder) is bound in with its folder. */
 const PRIVATE_TEMP = ['/tmp', '/var/tmp'];
 
-/** The folders of the programs and files argv names under /tmp, bound read-only so the command still finds them. */
-function tempFoldersOf(programs: readonly string[]): string[] {
+/**
+ * The folders of the programs and files argv names under /tmp, bound read-only so the command still finds them; but
+ * not one that lies in a folder bound writable (the round's folder, whose schema file a preset names; a workspace in
+ * /tmp): bound read-only over it, it would take the writing away.
+ */
+function tempFoldersOf(programs: readonly string[], writable: readonly string[]): string[] {
   return programs.flatMap((path) =>
     isAbsolute(path) &&
     PRIVATE_TEMP.some((dir) => isWithin(path, dir)) &&
+    !writable.some((dir) => isWithin(path, resolve(dir))) &&
     statSync(path, { throwIfNoEntry: false })?.isFile()
       ? [dirname(path)]
       : [],
@@ -125,15 +130,16 @@ export function processSandbox(
   const cwd = resolve(needs.cwd);
   const git = gitMounts(cwd);
   const workspace = [cwd, ...git.metadata];
+  const writable = [...(needs.writesWorkspace ? workspace : []), ...(needs.writable ?? [])];
   const spec: Omit<SandboxSpec, 'cwd'> = {
     network: sandbox.network,
     home,
-    writable: [...(needs.writesWorkspace ? workspace : []), ...(needs.writable ?? [])],
+    writable,
     // An evaluator's workspace is bound read-only: under /tmp or the home it would otherwise not be there at all.
     readOnly: [
       // The programs a round runs from the home (Node under ~/.nvm, an agent CLI under ~/.local), read-only.
       ...toolFoldersUnder(home, baseEnv.PATH, [process.execPath, ...(needs.programs ?? [])]),
-      ...tempFoldersOf(needs.programs ?? []),
+      ...tempFoldersOf(needs.programs ?? [], writable),
       ...git.base,
       ...(needs.writesWorkspace ? [] : workspace),
       ...git.protect,

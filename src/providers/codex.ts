@@ -1,5 +1,6 @@
 import type { SubagentProvider } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
+import { codexTempDirEnv } from './codex-temp-dir.js';
 import {
   type CommandOutputs,
   type CommandPresetOptions,
@@ -133,7 +134,9 @@ const CODEX_SANDBOX_NEEDS: CommandSandboxNeeds = {
  * - `-c mcp_servers.ralph.enabled=false` (+ a `command`, see above): ralph's own MCP server, if the user
  *   registered it with codex, is off for the child, so it cannot start a loop inside the loop.
  * - `-`: the prompt is read from stdin (without it, codex would take piped input as context and wait for a prompt).
- * RALPH_DEPTH guards recursion as well, should the child run `ralph` from a shell.
+ * RALPH_DEPTH guards recursion as well, should the child run `ralph` from a shell. Where the user's CODEX_HOME lies in
+ * the temporary folder, TMPDIR is a fresh folder in the round's folder, so codex's sandbox finds its helper
+ * (codex-temp-dir.ts).
  */
 export function codexProvider(options: CodexProviderOptions = {}): SubagentProvider {
   const ralphMcpServers = options.ralphMcpServers ?? ['ralph'];
@@ -153,6 +156,8 @@ export function codexProvider(options: CodexProviderOptions = {}): SubagentProvi
     sandboxNeeds: CODEX_SANDBOX_NEEDS,
     command: [options.path ?? 'codex'],
     ...passThrough(options),
+    roundEnv: ({ reportFile }) =>
+      codexTempDirEnv({ ...(options.baseEnv ?? process.env), ...options.env }, reportFile),
     args: ({ request, schemaFile, reportFile }) => [
       'exec',
       '--json',

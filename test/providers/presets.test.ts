@@ -1,5 +1,5 @@
-import { readFile, realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, realpath } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   claudeProvider,
@@ -262,6 +262,24 @@ describe('the codex preset runs `codex exec` as a fresh, ephemeral child', () =>
       'gpt-5-codex',
       '-',
     ]);
+  });
+
+  it('where CODEX_HOME lies in the temporary folder, TMPDIR is a fresh folder in the round folder, else the user’s', async () => {
+    const codexHome = join(s.logs, 'codex-home');
+    await mkdir(codexHome);
+    await toolOver(codex({ CODEX_HOME: codexHome, TMPDIR: s.logs })).execute(
+      { objective: 'x' },
+      { agent: agent() },
+    );
+    // Outside /tmp (which always counts) and outside TMPDIR; the fake codex does not need it to exist.
+    await toolOver(codex({ CODEX_HOME: '/srv/ralph-test-codex-home', TMPDIR: s.workspace })).execute(
+      { objective: 'x' },
+      { agent: agent() },
+    );
+    const [inTemp, elsewhere] = await records();
+    // Codex would not make its sandbox helper's alias in a CODEX_HOME under its TMPDIR: it gets one that is not.
+    expect(inTemp?.env.TMPDIR).toBe(join(dirname(inTemp?.env.RALPH_REPORT_FILE ?? ''), 'codex-tmp'));
+    expect(elsewhere?.env.TMPDIR).toBe(s.workspace);
   });
 
   it('refuses an MCP server name a -c path cannot address', () => {

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ export const CODEX_MODEL = 'gpt-5-codex';
 /** The environment variable codex reads the provider's API key from. */
 const KEY_VAR = 'RALPH_TEST_CODEX_KEY';
 
-/** A fresh CODEX_HOME (and HOME) for one test, wired to a scripted model server. */
+/** A fresh CODEX_HOME and HOME (two folders side by side) for one test, wired to a scripted model server. */
 export interface CodexHome {
   /** CODEX_HOME: holds config.toml, and where codex would keep sessions. */
   dir: string;
@@ -42,10 +42,19 @@ const tomlString = (text: string): string => JSON.stringify(text);
 /**
  * Writes a config.toml that points codex at the scripted server: a provider of its own on the Responses wire API
  * (codex 0.17x ignores OPENAI_BASE_URL), no retries (a 500 or a cut stream fails the turn at once), and a short
- * idle timeout. Nothing of the machine's own codex configuration is read: CODEX_HOME and HOME are fresh.
+ * idle timeout. Nothing of the machine's own codex configuration is read: CODEX_HOME and HOME are fresh. They are
+ * two folders, neither inside the other, as ralph's sandbox needs: it replaces the home with an empty one and binds
+ * CODEX_HOME writable, which it cannot do for a folder that holds the home.
+ * CODEX_HOME lies in os.tmpdir() on purpose, as a CI job's may: there codex makes no helper aliases, and with a
+ * system bubblewrap older than 0.9.0 its sandbox works only because the preset gives it a TMPDIR of its own
+ * (src/providers/codex-temp-dir.ts). A test that starts codex itself, not through the preset, gets no such TMPDIR.
  */
 export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
-  const dir = await mkdtemp(join(tmpdir(), 'ralph-codex-home-'));
+  const root = await mkdtemp(join(tmpdir(), 'ralph-codex-home-'));
+  const dir = join(root, 'codex-home');
+  const home = join(root, 'home');
+  await mkdir(dir);
+  await mkdir(home);
   const config = [
     `model = ${tomlString(CODEX_MODEL)}`,
     'model_provider = "scripted"',
@@ -67,7 +76,7 @@ export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CODEX_HOME: dir,
-    HOME: dir,
+    HOME: home,
     [KEY_VAR]: 'scripted-key',
     RUST_LOG: 'error',
     // A CI proxy must not stand between codex and the scripted server on loopback.
@@ -88,6 +97,6 @@ export async function codexHome(options: CodexHomeOptions): Promise<CodexHome> {
             .filter((entry) => entry.isFile())
             .map((entry) => join(entry.parentPath, entry.name).slice(sessions.length + 1))
         : [],
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    cleanup: () => rm(root, { recursive: true, force: true }),
   };
 }
