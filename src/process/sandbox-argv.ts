@@ -19,6 +19,8 @@ export interface SandboxSpec {
   cwd: string;
   /** The bubblewrap program; default `bwrap` on PATH. */
   bwrap?: string;
+  /** Files the process must not leave behind where there were none (a planted git pointer): removed once it is gone. */
+  removeIfMade?: readonly string[];
 }
 
 /**

@@ -85,6 +85,8 @@ interface GitMounts {
   base: string[];
   /** Bound read-only over the metadata: what ralph's own git would read or run. */
   protect: string[];
+  /** Pointers a repository's git folder must not gain: removed after the process if it made them. */
+  planted: string[];
 }
 
 /** The common folder's parts a commit in a worktree writes: its objects, its refs and their logs. */
@@ -102,8 +104,12 @@ const COMMIT_WRITES = ['objects', 'refs', 'logs'];
 function gitMounts(cwd: string): GitMounts {
   const dotGit = join(cwd, '.git');
   const protect = (dir: string) => [join(dir, 'config'), join(dir, 'config.worktree'), join(dir, 'hooks')];
-  if (isDir(dotGit)) return { metadata: [], base: [], protect: protect(dotGit) };
-  const none: GitMounts = { metadata: [], base: [], protect: [] };
+  // A repository's own folder is bound over itself, so it is a mount the agent cannot rename away and replace
+  // with one of its own (whose config the user's next git command outside would follow); a `commondir` it plants
+  // there, which would point git elsewhere, is removed once the process is gone.
+  if (isDir(dotGit))
+    return { metadata: [dotGit], base: [], protect: protect(dotGit), planted: [join(dotGit, 'commondir')] };
+  const none: GitMounts = { metadata: [], base: [], protect: [], planted: [] };
   const pointer = readLine(dotGit);
   if (pointer === undefined || !pointer.startsWith('gitdir:')) return none;
   const gitDir = resolve(cwd, pointer.slice('gitdir:'.length).trim());
@@ -112,11 +118,12 @@ function gitMounts(cwd: string): GitMounts {
   const common = readLine(join(gitDir, 'commondir'));
   const commonDir = common === undefined ? undefined : resolve(gitDir, common);
   if (commonDir === undefined || !isDir(commonDir))
-    return { metadata: [gitDir], base: [], protect: [...pointers, ...protect(gitDir)] };
+    return { metadata: [gitDir], base: [], protect: [...pointers, ...protect(gitDir)], planted: [] };
   return {
     metadata: [gitDir, ...COMMIT_WRITES.map((part) => join(commonDir, part)).filter(isDir)],
     base: [commonDir],
     protect: [...pointers, ...protect(gitDir), ...protect(commonDir)],
+    planted: [],
   };
 }
 
@@ -148,6 +155,7 @@ export function processSandbox(
     homeBinds: (needs.home ?? []).map((path) => (isAbsolute(path) ? path : join(home, path))),
     hide: [...HOME_SECRETS.map((path) => join(home, path)), ...sandbox.hide],
     bwrap: bwrapProgram(baseEnv),
+    ...(needs.writesWorkspace && git.planted.length > 0 ? { removeIfMade: git.planted } : {}),
   };
   return { spec, env: sandboxEnv(baseEnv, [...(needs.env ?? []), ...sandbox.env]) };
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
 import { GroupDeathWatch, groupExists, signalGroup } from './group-signals.js';
 import { forgetGroup, rememberGroup } from './live-groups.js';
 import { type SandboxSpec, sandboxArgv } from './sandbox-argv.js';
@@ -83,6 +84,7 @@ export function startInGroup(argv: readonly string[], options: GroupProcessOptio
     return Promise.reject(error);
   }
   const [program = '', ...args] = command;
+  const removeIfMade = (options.sandbox?.removeIfMade ?? []).filter((path) => !existsSync(path));
   const child = spawn(program, args, {
     cwd: options.cwd,
     env: options.env,
@@ -151,6 +153,8 @@ export function startInGroup(argv: readonly string[], options: GroupProcessOptio
         if (!groupGone) signalGroup(pid, 'SIGKILL');
         gone = true;
         forgetGroup(pid);
+        // Nothing of the sandbox runs any more: what it planted goes before anyone outside can follow it.
+        for (const path of removeIfMade) rmSync(path, { recursive: true, force: true });
         resolve({ code, signal: killedBy, stdout, stderr, groupGone });
       });
     });

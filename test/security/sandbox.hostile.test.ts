@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   accessSync,
   constants,
@@ -297,5 +298,43 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)('a hostile agent in `ralph ru
       // ralph has exited; the sleeper it started still runs.
       expect(processesHolding(token)).toHaveLength(1);
     });
+  });
+});
+
+describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)("a hostile agent and the repository's git folder", () => {
+  /** A workspace that is a git repository with one commit. */
+  function repoScene() {
+    const world = scene();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', world.workspace, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    git('init', '-q');
+    git('commit', '-q', '--allow-empty', '-m', 'start');
+    return world;
+  }
+
+  it('cannot rename .git away to put one of its own in its place (it can without the sandbox)', async () => {
+    const boxedWorld = repoScene();
+    const boxed = await attempt(boxedWorld, ['swap-git-folder'], 'sandboxed');
+    expect(boxed.result.ok).toBe(false);
+    expect(boxed.result.error).toContain('EBUSY');
+    expect(existsSync(join(boxedWorld.workspace, '.git', 'HEAD'))).toBe(true);
+    expect(existsSync(join(boxedWorld.workspace, '.git-moved'))).toBe(false);
+
+    const freeWorld = repoScene();
+    const free = await attempt(freeWorld, ['swap-git-folder'], 'unsandboxed');
+    expect(free.result.ok).toBe(true);
+    expect(existsSync(join(freeWorld.workspace, '.git-moved', 'HEAD'))).toBe(true);
+  });
+
+  it('leaves no commondir planted in .git once its round is over (it does without the sandbox)', async () => {
+    const boxedWorld = repoScene();
+    const boxed = await attempt(boxedWorld, ['plant-commondir'], 'sandboxed');
+    // Inside, the write works; the pointer is gone before anything outside runs git again.
+    expect(boxed.result.ok).toBe(true);
+    expect(existsSync(join(boxedWorld.workspace, '.git', 'commondir'))).toBe(false);
+
+    const freeWorld = repoScene();
+    await attempt(freeWorld, ['plant-commondir'], 'unsandboxed');
+    expect(existsSync(join(freeWorld.workspace, '.git', 'commondir'))).toBe(true);
   });
 });
