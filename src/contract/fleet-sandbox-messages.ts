@@ -7,8 +7,9 @@ export function fleetSandboxAskRefused(workerId: string, problem: string): strin
 
 /** Refusal: `ralph submit --sandbox-env`: the variables a sandboxed agent keeps come from the worker's environment. */
 export const SUBMIT_SANDBOX_ENV_REFUSED =
-  "ralph submit --sandbox-env: the variables a sandboxed agent keeps come from the worker's environment, so they are " +
-  "the worker's to choose (ralph worker --sandbox --sandbox-env NAME); nothing was submitted";
+  'ralph submit --sandbox-env, --sandbox-hide: the variables a sandboxed agent keeps and the paths it must not see are ' +
+  "the worker's, so they are the worker's to choose (ralph worker --sandbox --sandbox-env NAME --sandbox-hide PATH); " +
+  'nothing was submitted';
 
 /**
  * What `ralph status` and the dashboard say of a fleet run's sandbox: `sandboxed` when every recorded round ran in one,

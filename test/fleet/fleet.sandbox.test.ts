@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { SUBMIT_SANDBOX_ENV_REFUSED } from '../../src/contract/fleet-sandbox-messages.js';
 import { DashboardQueries } from '../../src/fleet/dashboard-queries.js';
 import { createPgPool } from '../../src/fleet/pg-pool.js';
 import { createRalphFleet } from '../../src/fleet.js';
@@ -344,7 +345,9 @@ describe('the sandbox options of the fleet commands', () => {
       none,
     ]);
     expect(worker.code).toBe(2);
-    expect(worker.stderr).toContain('--sandbox-network and --sandbox-env set up the sandbox, which is off');
+    expect(worker.stderr).toContain(
+      '--sandbox-network, --sandbox-env and --sandbox-hide set up the sandbox, which is off',
+    );
     const submitted = await ralph([
       'submit',
       'x',
@@ -359,10 +362,7 @@ describe('the sandbox options of the fleet commands', () => {
       none,
     ]);
     expect(submitted.code).toBe(2);
-    expect(submitted.stderr).toBe(
-      "ralph submit --sandbox-env: the variables a sandboxed agent keeps come from the worker's environment, so " +
-        "they are the worker's to choose (ralph worker --sandbox --sandbox-env NAME); nothing was submitted\n",
-    );
+    expect(submitted.stderr).toBe(`${SUBMIT_SANDBOX_ENV_REFUSED}\n`);
   });
 });
 

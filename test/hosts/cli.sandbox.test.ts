@@ -57,6 +57,7 @@ describe('the sandbox settings without --sandbox', () => {
   it.each([
     ['--sandbox-network none', ['--sandbox-network', 'none']],
     ['--sandbox-env NAME', ['--sandbox-env', 'ANTHROPIC_API_KEY']],
+    ['--sandbox-hide PATH', ['--sandbox-hide', '/etc/hostname']],
   ])('%s alone is refused with exit 2, never a run outside the sandbox', async (_, flags) => {
     const out = await ralph(runOf(...flags), { env: cleanEnv({ FIXTURE_PID_LOG: s.pidLog }) });
 

@@ -58,7 +58,7 @@ type Boxing = 'unsandboxed' | 'sandboxed' | 'sandboxed without network';
  * environment and HOSTILE_RALPH_PID passed into the sandbox (as a user could): the agent knows ralph's pid, the
  * sandbox must still keep it away.
  */
-function runHostile(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1) {
+function runHostile(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1, extra: string[] = []) {
   const sandbox =
     boxing === 'unsandboxed'
       ? []
@@ -79,14 +79,15 @@ function runHostile(world: Scene, attack: string[], boxing: Boxing, maxRounds = 
       '--max-rounds',
       String(maxRounds),
       ...sandbox,
+      ...extra,
     ],
     { cwd: world.workspace, env: cleanEnv({ HOME: world.home, RALPH_TEST_SECRET: world.secret }) },
   );
 }
 
 /** Runs the attack (runHostile), which must end its run complete: its outcome is in the result it leaves. */
-async function attempt(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1) {
-  const out = await runHostile(world, attack, boxing, maxRounds);
+async function attempt(world: Scene, attack: string[], boxing: Boxing, maxRounds = 1, extra: string[] = []) {
+  const out = await runHostile(world, attack, boxing, maxRounds, extra);
   expect(out.code, out.stderr).toBe(0);
   const resultFile = join(world.workspace, 'hostile-result.json');
   const result = JSON.parse(readFileSync(resultFile, 'utf8')) as AttackResult;
@@ -336,5 +337,21 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)("a hostile agent and the repo
     const freeWorld = repoScene();
     await attempt(freeWorld, ['plant-commondir'], 'unsandboxed');
     expect(existsSync(join(freeWorld.workspace, '.git', 'commondir'))).toBe(true);
+  });
+});
+
+describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)('--sandbox-hide', () => {
+  it('hides a file outside the home and /tmp that the read-only file system would show', async () => {
+    const world = scene();
+    const secret = join(tempDir('service-', SCRATCH_OUTSIDE_TMP), 'token');
+    writeFileSync(secret, 'a service token\n');
+
+    const shown = await attempt(world, ['read', secret], 'sandboxed');
+    const hidden = await attempt(world, ['read', secret], 'sandboxed', 1, ['--sandbox-hide', secret]);
+
+    expect(shown.result).toMatchObject({ ok: true, detail: 'a service token\n' });
+    // A hidden file is /dev/null's node on a mount that allows no devices: it cannot even be opened.
+    expect(hidden.result).toMatchObject({ ok: false });
+    expect(JSON.stringify(hidden)).not.toContain('a service token');
   });
 });

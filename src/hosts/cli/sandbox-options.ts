@@ -9,6 +9,7 @@ export interface SandboxOptions {
   sandbox?: boolean;
   sandboxNetwork?: 'keep' | 'none';
   sandboxEnv?: string[];
+  sandboxHide?: string[];
 }
 
 /** The help text after the options: what the sandbox holds. */
@@ -21,6 +22,7 @@ Sandbox (off by default; Linux, with bubblewrap):
                              PID namespace; ralph refuses to start where bubblewrap cannot run
   --sandbox-network none     no network but its own loopback (the example agent, a verify command)
   --sandbox-env NAME         pass this variable through too (repeatable; NAME or PREFIX*)
+  --sandbox-hide PATH        hide this file or folder too (repeatable; e.g. a socket outside /run)
 `;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -36,6 +38,11 @@ export function addSandboxOptions(command: Command): Command {
       ).choices(['keep', 'none']),
     )
     .option(
+      '--sandbox-hide <path>',
+      'a file or folder the sandboxed processes must not see (repeatable)',
+      collect,
+    )
+    .option(
       '--sandbox-env <name>',
       'a variable the sandboxed processes keep (repeatable; NAME or PREFIX*)',
       collect,
@@ -44,7 +51,7 @@ export function addSandboxOptions(command: Command): Command {
 
 /** Refusal: a sandbox setting without `--sandbox`. */
 export const SANDBOX_SETTING_WITHOUT_SANDBOX =
-  'ralph: --sandbox-network and --sandbox-env set up the sandbox, which is off: add --sandbox';
+  'ralph: --sandbox-network, --sandbox-env and --sandbox-hide set up the sandbox, which is off: add --sandbox';
 
 /** What ralph keeps of its own that no sandboxed process may see, besides what a command adds (its recording). */
 export function ralphOwnPaths(): string[] {
@@ -57,14 +64,20 @@ export function ralphOwnPaths(): string[] {
  */
 export function sandboxConfig(options: SandboxOptions, hide: readonly (string | undefined)[] = []) {
   if (options.sandbox !== true) {
-    if (options.sandboxNetwork !== undefined || (options.sandboxEnv ?? []).length > 0)
+    const settings = [...(options.sandboxEnv ?? []), ...(options.sandboxHide ?? [])];
+    if (options.sandboxNetwork !== undefined || settings.length > 0)
       throw new RalphError({ code: 'refused', message: SANDBOX_SETTING_WITHOUT_SANDBOX });
     return {};
   }
   const sandbox: RalphSandbox = {
     network: options.sandboxNetwork ?? 'keep',
     env: options.sandboxEnv ?? [],
-    hide: [...ralphOwnPaths(), ...hide.flatMap((path) => (path === undefined ? [] : [resolve(path)]))],
+    hide: [
+      ...ralphOwnPaths(),
+      ...[...hide, ...(options.sandboxHide ?? [])].flatMap((path) =>
+        path === undefined ? [] : [resolve(path)],
+      ),
+    ],
   };
   return { sandbox };
 }

@@ -82,6 +82,7 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     sandbox: _sandbox,
     sandboxNetwork: _sandboxNetwork,
     sandboxEnv: _sandboxEnv,
+    sandboxHide: _sandboxHide,
     ...agent
   } = options;
   const provider = providerFor(options);
