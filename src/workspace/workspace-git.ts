@@ -13,9 +13,26 @@ export interface GitRun {
 }
 
 /**
+ * What every git command here runs with: no fsmonitor (no daemon is left behind), no hooks, and no look inside a
+ * submodule's work tree, only at the commit its gitlink names. An agent may leave a repository of its own in the
+ * workspace, with a filter or a hook in its config; `git status` and `git diff` would run a git in it to see
+ * whether it is dirty, which would run them outside the agent's sandbox.
+ */
+const SAFE_CONFIG = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'diff.ignoreSubmodules=dirty',
+  '-c',
+  'core.quotePath=false',
+];
+
+/**
  * Runs git from argv (no shell) in `cwd`, its whole stdout hashed into `hash` when given and kept up to `keep`
- * bytes; stderr ignored. Without optional locks (it never writes the index under an agent's feet) and with a
- * fsmonitor off (no daemon is left behind). An abort kills it and rejects with the reason.
+ * bytes; stderr ignored. Without optional locks (it never writes the index under an agent's feet), with the
+ * SAFE_CONFIG. An abort kills it and rejects with the reason.
  */
 export function git(
   args: string[],
@@ -25,7 +42,7 @@ export function git(
   keep = 0,
 ): Promise<GitRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', ...args], {
+    const child = spawn('git', [...SAFE_CONFIG, ...args], {
       cwd,
       env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
       stdio: ['ignore', 'pipe', 'ignore'],
