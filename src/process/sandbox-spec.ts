@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { RalphSandbox } from '../contract/sandbox.js';
 import { isWithin, type SandboxSpec } from './sandbox-argv.js';
@@ -11,7 +11,7 @@ import { toolFoldersUnder } from './sandbox-tools.js';
  * What no bind of the home may uncover: keys, cloud and cluster credentials, registry tokens. The private home
  * hides them already; these are hidden again in case a tool's folder or the workspace holds one.
  */
-const HOME_SECRETS = [
+export const HOME_SECRETS: readonly string[] = [
   '.ssh',
   '.aws',
   '.azure',
@@ -89,6 +89,19 @@ interface GitMounts {
   planted: string[];
 }
 
+/**
+ * The folder, made when it is not there: a bare repository has no `logs` until a reflog is written, and a commit
+ * in its worktree, inside the sandbox, could not make it in the read-only common folder.
+ */
+function madeFolder(path: string): string[] {
+  try {
+    mkdirSync(path, { recursive: true });
+    return [path];
+  } catch {
+    return [];
+  }
+}
+
 /** The common folder's parts a commit in a worktree writes: its objects, its refs and their logs. */
 const COMMIT_WRITES = ['objects', 'refs', 'logs'];
 
@@ -120,11 +133,21 @@ function gitMounts(cwd: string): GitMounts {
   if (commonDir === undefined || !isDir(commonDir))
     return { metadata: [gitDir], base: [], protect: [...pointers, ...protect(gitDir)], planted: [] };
   return {
-    metadata: [gitDir, ...COMMIT_WRITES.map((part) => join(commonDir, part)).filter(isDir)],
+    metadata: [gitDir, ...COMMIT_WRITES.flatMap((part) => madeFolder(join(commonDir, part)))],
     base: [commonDir],
     protect: [...pointers, ...protect(gitDir), ...protect(commonDir)],
     planted: [],
   };
+}
+
+/** The user's home as the system knows it, when HOME names another folder: hidden too, not only HOME. */
+function otherHome(home: string): string[] {
+  try {
+    const real = userInfo().homedir;
+    return real !== '' && resolve(real) !== resolve(home) && real !== '/' ? [real] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A run's sandbox for one process, and the environment it gets: what `startInGroup` takes. */
@@ -153,7 +176,7 @@ export function processSandbox(
       ...(needs.readOnly ?? []),
     ],
     homeBinds: (needs.home ?? []).map((path) => (isAbsolute(path) ? path : join(home, path))),
-    hide: [...HOME_SECRETS.map((path) => join(home, path)), ...sandbox.hide],
+    hide: [...HOME_SECRETS.map((path) => join(home, path)), ...otherHome(home), ...sandbox.hide],
     bwrap: bwrapProgram(baseEnv),
     ...(needs.writesWorkspace && git.planted.length > 0 ? { removeIfMade: git.planted } : {}),
   };

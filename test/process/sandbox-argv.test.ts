@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isWithin, type SandboxSpec, sandboxArgv } from '../../src/process/sandbox-argv.js';
+import { isWithin, SANDBOX_USER, type SandboxSpec, sandboxArgv } from '../../src/process/sandbox-argv.js';
 import { startInGroup } from '../../src/process/start-in-group.js';
 import { cleanEnv, until } from '../support/processes.js';
 import { NO_SANDBOX_PLATFORM, processesHolding, tempDir } from '../support/sandbox.js';
@@ -65,11 +65,12 @@ describe('sandboxArgv', () => {
     const paths = layout();
     const argv = sandboxArgv(['node', 'agent.mjs', '--flag'], specOf(paths));
 
-    expect(argv.slice(0, 13)).toEqual([
+    expect(argv.slice(0, 13 + SANDBOX_USER.length)).toEqual([
       'bwrap',
       '--unshare-all',
       '--share-net',
       '--as-pid-1',
+      ...SANDBOX_USER,
       '--ro-bind',
       '/',
       '/',
@@ -265,5 +266,12 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)("the sandbox's PID 1, run by 
     expect(exit).toMatchObject({ code: 0, groupGone: true });
     expect(existsSync(join(paths.workspace, 'daemon'))).toBe(true);
     await until(() => processesHolding(token).length === 0, 'the daemon to be gone');
+  });
+});
+
+describe('who the command is inside the sandbox', () => {
+  it('has no capability, and started by root is an ordinary user (so it cannot unmount what hides the home)', () => {
+    expect(SANDBOX_USER.slice(0, 2)).toEqual(['--cap-drop', 'ALL']);
+    expect(SANDBOX_USER.includes('--uid')).toBe(process.getuid?.() === 0);
   });
 });

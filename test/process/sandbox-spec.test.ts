@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RalphSandbox } from '../../src/contract/sandbox.js';
-import { foldersNamedBy, processSandbox } from '../../src/process/sandbox-spec.js';
+import { foldersNamedBy, HOME_SECRETS, processSandbox } from '../../src/process/sandbox-spec.js';
 import { startInGroup } from '../../src/process/start-in-group.js';
 import { commitLeftovers } from '../../src/workspace/git-commit.js';
 import { gitIn, tempRepo } from '../support/git-repo.js';
@@ -45,7 +46,9 @@ describe('processSandbox', () => {
       writable: [workspace, '/tmp/round-1'],
       readOnly: ['/tmp/round-1/owner.json'],
       homeBinds: ['/home/me/.claude', '/etc/agent.json'],
-      hide: ['/home/me/.ralph'],
+      // The home's secrets are hidden again under any bind, before what the run hides itself.
+      // The home the system knows (this user's, not /home/me) is hidden too.
+      hide: [...HOME_SECRETS.map((path) => `/home/me/${path}`), userInfo().homedir, '/home/me/.ralph'],
       bwrap: '/opt/bwrap',
     });
     expect(env).toEqual({ HOME: '/home/me', PATH: '/bin', ANTHROPIC_API_KEY: 'k', MY_SETTING: 'm' });
@@ -62,11 +65,13 @@ describe('processSandbox', () => {
     expect(spec.readOnly).toEqual([workspace]);
   });
 
-  it("keeps a repository's own .git writable with it, but its config and hooks read-only", () => {
+  it("binds a repository's own .git over itself (it cannot be renamed away), its config and hooks read-only", () => {
     const repo = tempRepo();
     const { spec } = processSandbox(sandbox, { cwd: repo, writesWorkspace: true }, { HOME: '/home/me' });
-    expect(spec.writable).toEqual([repo]);
+    expect(spec.writable).toEqual([repo, join(repo, '.git')]);
     expect(spec.readOnly).toEqual(protectionOf(join(repo, '.git')));
+    // A commondir it plants would point git elsewhere: gone once the process is.
+    expect(spec.removeIfMade).toEqual([join(repo, '.git', 'commondir')]);
   });
 
   it("writes a worktree's git folder and what a commit writes of the common one; the rest is read-only", () => {
@@ -159,6 +164,23 @@ describe.skipIf(NO_SANDBOX_PLATFORM !== undefined)('a sandboxed agent in a git w
 
     expect(run.code, run.err).toBe(0);
     expect(gitIn(repo, 'log', '--format=%s', '-1', 'task')).toBe('sandboxed work');
+  });
+
+  it('commits on its branch in a worktree of a bare clone, which has no logs folder yet (a fleet worker’s)', async () => {
+    const bare = join(tempDir('ralph-spec-bare-'), 'clone.git');
+    gitIn(tempDir('ralph-spec-at-'), 'clone', '--quiet', '--bare', tempRepo(), bare);
+    const worktree = join(tempDir('ralph-spec-wt-'), 'task');
+    gitIn(bare, 'worktree', 'add', '--quiet', '-b', 'task', worktree);
+    writeFileSync(join(worktree, 'work.txt'), 'done\n');
+
+    const run = await inSandbox(
+      worktree,
+      tempDir('ralph-spec-home-'),
+      'git add work.txt && git -c user.name=agent -c user.email=agent@localhost commit --quiet -m "sandboxed work"',
+    );
+
+    expect(run.code, run.err).toBe(0);
+    expect(gitIn(bare, 'log', '--format=%s', '-1', 'task')).toBe('sandboxed work');
   });
 
   it("plants nothing that ralph's own git, run outside the sandbox afterwards, would run", async () => {
