@@ -128,11 +128,27 @@ export function claudeUsageLimit({ stdout }: CommandOutputs): UsageLimit | null 
   return claudeLimitOf(said);
 }
 
-/** What ralph's sandbox binds in for it: Claude Code's config and session state (`~/.claude`, `~/.claude.json`, or CLAUDE_CONFIG_DIR) and its Anthropic settings. */
+/**
+ * What ralph's sandbox binds in for it: Claude Code's config and session state (`~/.claude`, `~/.claude.json`, or
+ * CLAUDE_CONFIG_DIR), its Anthropic settings, the user's opt-outs (DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING,
+ * DISABLE_AUTOUPDATER and the rest of its DISABLE_* switches, DO_NOT_TRACK: dropped, a sandboxed Claude Code would
+ * send the telemetry the user turned off), and its limits, Vertex AI's regions.
+ */
 const CLAUDE_SANDBOX_NEEDS: CommandSandboxNeeds = {
   home: ['.claude', '.claude.json'],
   folderVars: ['CLAUDE_CONFIG_DIR'],
-  env: ['ANTHROPIC_*', 'CLAUDE_*'],
+  env: [
+    'ANTHROPIC_*',
+    'CLAUDE_*',
+    'DISABLE_*',
+    'DO_NOT_TRACK',
+    'MAX_THINKING_TOKENS',
+    'BASH_DEFAULT_TIMEOUT_MS',
+    'BASH_MAX_TIMEOUT_MS',
+    'BASH_MAX_OUTPUT_LENGTH',
+    'CLOUD_ML_REGION',
+    'VERTEX_REGION_*',
+  ],
 };
 
 /**

@@ -92,11 +92,13 @@ export async function readDroidUsage({ stdout }: CommandOutputs): Promise<RalphU
   });
 }
 
-/** What ralph's sandbox binds in for it: Droid's config and credentials (`~/.factory`) and its Factory settings. */
-const DROID_SANDBOX_NEEDS: CommandSandboxNeeds = {
-  home: ['.factory'],
-  env: ['FACTORY_*'],
-};
+/**
+ * What ralph's sandbox binds in for it: the user's Droid folder (`~/.factory`, or `.factory` in their own
+ * FACTORY_HOME_OVERRIDE), which holds the sign-in files each round's home links to, and its Factory settings.
+ */
+function droidSandboxNeeds(userFactoryDir: string): CommandSandboxNeeds {
+  return { home: [userFactoryDir], env: ['FACTORY_*'] };
+}
 
 /**
  * Droid, Factory's CLI, as a fresh child per round (verified with @factory/cli 0.225.1, whose linux-x64 program is
@@ -119,7 +121,7 @@ export function droidProvider(options: DroidProviderOptions = {}): SubagentProvi
   );
   return commandProvider({
     name: 'droid',
-    sandboxNeeds: DROID_SANDBOX_NEEDS,
+    sandboxNeeds: droidSandboxNeeds(userFactoryDir),
     command: [options.path ?? 'droid'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => ({

@@ -73,11 +73,26 @@ export async function readGeminiUsage({ stdout }: CommandOutputs): Promise<Ralph
   return total;
 }
 
-/** What ralph's sandbox binds in for it: Gemini CLI's credentials (`~/.gemini`; its round home is in the round's folder) and its Google settings. */
-const GEMINI_SANDBOX_NEEDS: CommandSandboxNeeds = {
-  home: ['.gemini'],
-  env: ['GEMINI_*', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_*', 'GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION'],
-};
+/**
+ * What ralph's sandbox binds in for it: the user's Gemini CLI folder (`~/.gemini`, or `.gemini` in their own
+ * GEMINI_CLI_HOME), which holds the auth files each round's home links to (the round's home is in the round's folder),
+ * and its Google settings: the key, a gateway's base URL (GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL: without it
+ * gemini would send the key to Google's own endpoint), Vertex AI's project and location.
+ */
+function geminiSandboxNeeds(userGeminiDir: string): CommandSandboxNeeds {
+  return {
+    home: [userGeminiDir],
+    env: [
+      'GEMINI_*',
+      'GOOGLE_API_KEY',
+      'GOOGLE_GENAI_*',
+      'GOOGLE_GEMINI_BASE_URL',
+      'GOOGLE_VERTEX_BASE_URL',
+      'GOOGLE_CLOUD_PROJECT',
+      'GOOGLE_CLOUD_LOCATION',
+    ],
+  };
+}
 
 /**
  * Gemini CLI as a fresh child per round (verified with gemini-cli 0.61.0). It has no schema flag: the model reports
@@ -107,7 +122,7 @@ export function geminiProvider(options: GeminiProviderOptions = {}): SubagentPro
   );
   return commandProvider({
     name: 'gemini',
-    sandboxNeeds: GEMINI_SANDBOX_NEEDS,
+    sandboxNeeds: geminiSandboxNeeds(userGeminiDir),
     command: [options.path ?? 'gemini'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => ({

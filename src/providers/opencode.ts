@@ -69,11 +69,17 @@ export async function readOpencodeUsage({ stdout }: CommandOutputs): Promise<Ral
   return total;
 }
 
-/** What ralph's sandbox binds in for it: opencode's config and credentials (`~/.config/opencode`, `~/.local/share/opencode`) and its providers' keys. */
-const OPENCODE_SANDBOX_NEEDS: CommandSandboxNeeds = {
-  home: ['.config/opencode', '.local/share/opencode'],
-  env: ['OPENCODE_*', 'ANTHROPIC_*', 'OPENAI_*', 'OPENROUTER_*', 'GEMINI_*'],
-};
+/**
+ * What ralph's sandbox binds in for it: opencode's config and credentials (`opencode` in the user's XDG_CONFIG_HOME
+ * and XDG_DATA_HOME, by default `~/.config/opencode` and `~/.local/share/opencode`), XDG_CONFIG_HOME itself (the round
+ * sets the other two), and its providers' keys.
+ */
+function opencodeSandboxNeeds(userConfigDir: string, userDataDir: string): CommandSandboxNeeds {
+  return {
+    home: [join(userConfigDir, 'opencode'), join(userDataDir, 'opencode')],
+    env: ['OPENCODE_*', 'XDG_CONFIG_HOME', 'ANTHROPIC_*', 'OPENAI_*', 'OPENROUTER_*', 'GEMINI_*'],
+  };
+}
 
 /**
  * OpenCode as a fresh child per round (verified with opencode-ai 1.18.33). It has no schema flag: the model reports
@@ -92,10 +98,11 @@ const OPENCODE_SANDBOX_NEEDS: CommandSandboxNeeds = {
  */
 export function opencodeProvider(options: OpencodeProviderOptions = {}): SubagentProvider {
   const env = { ...(options.baseEnv ?? process.env), ...options.env };
+  const userConfigDir = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
   const userDataDir = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
   return commandProvider({
     name: 'opencode',
-    sandboxNeeds: OPENCODE_SANDBOX_NEEDS,
+    sandboxNeeds: opencodeSandboxNeeds(userConfigDir, userDataDir),
     command: [options.path ?? 'opencode'],
     ...passThrough(options),
     roundEnv: ({ request, reportFile }) => roundEnv(userDataDir, request, reportFile, options.readOnly),

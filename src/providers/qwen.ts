@@ -39,10 +39,28 @@ export function qwenFailureStderr({ stdout, stderr }: CommandOutputs): string {
   return stderr.trim() === '' ? line : `${stderr.trimEnd()}\n${line}`;
 }
 
-/** What ralph's sandbox binds in for it: Qwen Code's settings and credentials (`~/.qwen`) and its OpenAI-compatible settings. */
+/**
+ * What ralph's sandbox binds in for it: Qwen Code's settings and credentials (`~/.qwen`, or the folder QWEN_HOME
+ * names) and the variables of each auth type it reads a key, base URL and model from (qwen-code 0.15.10's
+ * AUTH_ENV_MAPPINGS: `openai`, `anthropic`, `gemini`, `vertex-ai`); a provider of the user's settings whose `envKey`
+ * is another name needs `--sandbox-env`.
+ */
 const QWEN_SANDBOX_NEEDS: CommandSandboxNeeds = {
   home: ['.qwen'],
-  env: ['OPENAI_*', 'QWEN_*', 'DASHSCOPE_*'],
+  folderVars: ['QWEN_HOME'],
+  env: [
+    'OPENAI_*',
+    'QWEN_*',
+    'DASHSCOPE_*',
+    'ANTHROPIC_*',
+    'GEMINI_API_KEY',
+    'GEMINI_MODEL',
+    'GOOGLE_API_KEY',
+    'GOOGLE_MODEL',
+    'GOOGLE_GENAI_*',
+    'GOOGLE_CLOUD_PROJECT',
+    'GOOGLE_CLOUD_LOCATION',
+  ],
 };
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RalphReport } from '../../../src/index.js';
+import { OWN_PID_NAMESPACE } from '../support/peer-pid.js';
 import { call, inOrder, say } from '../support/responses-server.js';
 import { codexWorld, outputText, reportText, toolOutputs } from './harness.js';
 
@@ -36,6 +37,11 @@ describe('ralph run --agent codex --sandbox: codex runs its own bubblewrap sandb
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout).result).toEqual({ status: 'complete', rounds: 1, report: completeReport });
     expect(readFileSync(join(world.workspace, 'note.txt'), 'utf8')).toBe('written in the sandbox\n');
+    // Every model request came from inside the sandbox: a PID namespace other than this test's.
+    expect(world.server.callerNamespaces.length).toBeGreaterThan(0);
+    expect(
+      world.server.callerNamespaces.filter((ns) => ns === undefined || ns === OWN_PID_NAMESPACE),
+    ).toEqual([]);
     // CODEX_HOME lies in /tmp, so codex got a TMPDIR in the round's folder and made its helper aliases: its
     // sandbox re-entered `codex-linux-sandbox` (by that name, where the system's bubblewrap lacks --argv0).
     expect(out.stderr).not.toContain('could not create PATH aliases');

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { peerPid, processArgv } from './peer-pid.js';
+import { callerNamespaces, peerPid, processArgv } from './peer-pid.js';
 
 /** A content block of an Anthropic Messages request, loosely typed: tests read what they need. */
 export interface MessageBlock {
@@ -85,6 +85,8 @@ export interface AnthropicServer {
   pendingTurns(): number;
   /** Requests to /v1/messages that no turn matched while every turn was used or none matched. */
   unmatched: MessagesRequest[];
+  /** The PID namespace of the sender of every request (see callerNamespaces). */
+  callerNamespaces: (string | undefined)[];
   /** Resolves with the first request a `hold` turn holds open, once it has arrived. */
   held: Promise<LoggedRequest>;
   close(): Promise<void>;
@@ -348,6 +350,7 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end('{}');
   });
+  const namespaces = callerNamespaces(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -358,6 +361,7 @@ export async function startAnthropicServer(turns: Turn[]): Promise<AnthropicServ
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    callerNamespaces: namespaces,
     unmatched,
     held,
     turnRequests: () =>

@@ -1,4 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
+import { callerNamespaces } from './peer-pid.js';
 import {
   callWaiters,
   closeScriptedServer,
@@ -54,6 +55,8 @@ export interface ChatServer {
   calls: ChatRequestBody[];
   /** The Authorization header of each of those requests. */
   authorizations: (string | undefined)[];
+  /** The PID namespace of the sender of every request (see callerNamespaces). */
+  callerNamespaces: (string | undefined)[];
   /** Resolves when the n-th (1-based) chat completions request has arrived. */
   waitForCalls(count: number): Promise<void>;
   close(): Promise<void>;
@@ -180,11 +183,13 @@ export async function startChatServer(script: ChatScript): Promise<ChatServer> {
     res.end(`${frames.join('')}data: [DONE]\n\n`);
   });
 
+  const namespaces = callerNamespaces(server);
   const port = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     calls,
     authorizations,
+    callerNamespaces: namespaces,
     waitForCalls: (count) => waiters.waitFor(count, calls.length),
     close: () => closeScriptedServer(server, held),
   };

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { ChatReply } from './chat-server.js';
+import { callerNamespaces } from './peer-pid.js';
 import {
   callWaiters,
   closeScriptedServer,
@@ -49,6 +50,8 @@ export interface GeminiServer {
   turns: GeminiCall[];
   /** Every other model request (side requests). */
   sideCalls: GeminiCall[];
+  /** The PID namespace of the sender of every request (see callerNamespaces). */
+  callerNamespaces: (string | undefined)[];
   /** Resolves when the n-th (1-based) agent turn has arrived. */
   waitForTurns(count: number): Promise<void>;
   close(): Promise<void>;
@@ -135,11 +138,13 @@ export async function startGeminiServer(script: GeminiScript): Promise<GeminiSer
     res.end(`data: ${JSON.stringify(responseOf(reply))}\n\n`);
   });
 
+  const namespaces = callerNamespaces(server);
   const port = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     turns,
     sideCalls,
+    callerNamespaces: namespaces,
     waitForTurns: (count) => waiters.waitFor(count, turns.length),
     close: () => closeScriptedServer(server, held),
   };

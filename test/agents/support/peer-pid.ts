@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tcpSockets } from '../../support/tcp-sockets.js';
 
 /** The socket inode of the loopback TCP connection from `clientPort` to `serverPort`. */
@@ -46,4 +48,31 @@ export function processArgv(pid: number | undefined): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The PID namespace of a live process (`pid:[…]`), or undefined when it is gone or cannot be told. */
+export function pidNamespaceOf(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's PID namespace: a caller in another one runs in a sandbox (ralph's `--sandbox`). */
+export const OWN_PID_NAMESPACE = readlinkSync('/proc/self/ns/pid');
+
+/**
+ * The PID namespace of the process that sent each request `server` receives, in arrival order, read as the request
+ * arrives (while its sender surely still holds the connection); undefined where it could not be told.
+ */
+export function callerNamespaces(server: Server): (string | undefined)[] {
+  const namespaces: (string | undefined)[] = [];
+  server.on('request', (req) => {
+    const { port } = server.address() as AddressInfo;
+    const client = req.socket.remotePort;
+    namespaces.push(pidNamespaceOf(client === undefined ? undefined : peerPid(client, port)));
+  });
+  return namespaces;
 }

@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { peerPid, processArgv } from './peer-pid.js';
+import { callerNamespaces, peerPid, processArgv } from './peer-pid.js';
 import {
   callWaiters,
   closeScriptedServer,
@@ -71,6 +71,8 @@ export interface ResponsesServer {
   responsesCalls(): ResponsesRequestBody[];
   /** The body of the n-th (0-based) responses call; throws when there was none. */
   responsesCall(index: number): ResponsesRequestBody;
+  /** The PID namespace of the sender of every request (see callerNamespaces). */
+  callerNamespaces: (string | undefined)[];
   /** Resolves when the n-th (1-based) responses call has arrived. */
   waitForCalls(count: number): Promise<void>;
   close(): Promise<void>;
@@ -201,6 +203,7 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
     }
   });
 
+  const namespaces = callerNamespaces(server);
   const port = await listenOnLoopback(server);
   serverPort = port;
 
@@ -211,6 +214,7 @@ export async function startResponsesServer(script: Script): Promise<ResponsesSer
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    callerNamespaces: namespaces,
     responsesCalls,
     responsesCall: (index) => {
       const body = responsesCalls()[index];
