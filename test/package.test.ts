@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning } from './support/processes.js';
+import { NO_SANDBOX_PLATFORM } from './support/sandbox.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -189,6 +190,34 @@ describe('the package as published', () => {
       '2 files, 6 lines\nhello.txt: 1 line\nnotes/plan.md: 5 lines\n',
     );
   });
+
+  it.skipIf(NO_SANDBOX_PLATFORM !== undefined)(
+    'runs the example agent with --sandbox --sandbox-network none from the installed package (in a temporary folder)',
+    async () => {
+      const workspace = join(dir, 'sandboxed-workspace');
+      await cp(join(dir, 'node_modules/ralph-machine/examples/demo-workspace'), workspace, {
+        recursive: true,
+      });
+      const { stdout } = await run(
+        join(dir, 'node_modules', '.bin', 'ralph'),
+        [
+          'run',
+          'Finish every task in TASKS.md',
+          '--agent',
+          'example',
+          '--cwd',
+          workspace,
+          '--json',
+          '--sandbox',
+          '--sandbox-network',
+          'none',
+        ],
+        { cwd: dir, env: { ...process.env, RALPH_DEPTH: '' } },
+      );
+      expect(JSON.parse(stdout)).toMatchObject({ result: { status: 'complete', rounds: 3 } });
+      expect(await readFile(join(workspace, 'hello.txt'), 'utf8')).toBe('Hello from a fresh Ralph round!\n');
+    },
+  );
 
   it('finds the example agent relative to the installed package, not the working tree', async () => {
     const script = `

@@ -36,14 +36,13 @@ const PRIVATE_TEMP = ['/tmp', '/var/tmp'];
  * /tmp): bound read-only over it, it would take the writing away.
  */
 function tempFoldersOf(programs: readonly string[], writable: readonly string[]): string[] {
-  return programs.flatMap((path) =>
-    isAbsolute(path) &&
-    PRIVATE_TEMP.some((dir) => isWithin(path, dir)) &&
-    !writable.some((dir) => isWithin(path, resolve(dir))) &&
-    statSync(path, { throwIfNoEntry: false })?.isFile()
-      ? [dirname(path)]
-      : [],
-  );
+  return programs.flatMap((path) => {
+    if (!isAbsolute(path) || !PRIVATE_TEMP.some((dir) => isWithin(path, dir))) return [];
+    if (writable.some((dir) => isWithin(path, resolve(dir)))) return [];
+    const stat = statSync(path, { throwIfNoEntry: false });
+    // A file with its folder (a script imports its neighbours); a folder as it is (ralph's package installed there).
+    return stat?.isFile() ? [dirname(path)] : stat?.isDirectory() ? [path] : [];
+  });
 }
 
 /** What one process of a run needs of the sandbox besides the run's settings. */
