@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { RalphError } from '../contract/errors.js';
 import { sandboxBwrapMissing, sandboxCannotStart, sandboxLinuxOnly } from '../contract/sandbox-messages.js';
-import { SANDBOX_USER } from './sandbox-argv.js';
+import { sandboxArgv } from './sandbox-argv.js';
 
 /** The bubblewrap program ralph runs: `RALPH_BWRAP` when the operator names one, else `bwrap` on PATH. */
 export function bwrapProgram(env: NodeJS.ProcessEnv = process.env): string {
@@ -13,30 +13,23 @@ const checked = new Map<string, Promise<string | null>>();
 
 /** Starts one empty sandbox, as a round would, and says why it could not, or null when it could. */
 function probe(program: string): Promise<string | null> {
-  const argv = [
-    '--unshare-all',
-    '--as-pid-1',
-    ...SANDBOX_USER,
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-  ];
+  // The very command line a round's start is, around a command that does nothing: what works here works there.
+  const [, ...argv] = sandboxArgv(['/bin/true'], {
+    network: 'keep',
+    home: '/',
+    writable: [],
+    readOnly: [],
+    homeBinds: [],
+    hide: [],
+    cwd: '/',
+  });
   return new Promise((resolve) => {
-    execFile(
-      program,
-      [...argv, '--', '/bin/sh', '-c', 'exit 0'],
-      { timeout: 30_000 },
-      (error, _out, stderr) => {
-        if (error === null) return resolve(null);
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(sandboxBwrapMissing(program));
-        const said = String(stderr).trim().split('\n').at(-1) || error.message;
-        resolve(sandboxCannotStart(said));
-      },
-    );
+    execFile(program, argv, { timeout: 30_000 }, (error, _out, stderr) => {
+      if (error === null) return resolve(null);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return resolve(sandboxBwrapMissing(program));
+      const said = String(stderr).trim().split('\n').at(-1) || error.message;
+      resolve(sandboxCannotStart(said));
+    });
   });
 }
 
