@@ -1,10 +1,10 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { RalphConfigInput } from '../contract/config.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
 import { fleetSandboxAskRefused } from '../contract/fleet-sandbox-messages.js';
 import { type RalphSandbox, sandboxSchema } from '../contract/sandbox.js';
 import { sandboxProblem } from '../process/sandbox-check.js';
+import { ralphStateFolder } from '../process/sandbox-spec.js';
 import { FleetError } from './database.js';
 import { sandboxedRounds } from './durable-provider.js';
 
@@ -25,9 +25,6 @@ export interface WorkerSandbox {
   hide: readonly string[];
 }
 
-/** Ralph's state folder of the worker's user (`~/.ralph`: its default state folder, its recordings). */
-const ralphHome = (): string => join(homedir(), '.ralph');
-
 /** The worker's sandbox as its options give it: its own, and everything any sandbox of its runs hides. */
 export function workerSandbox(
   own: RalphSandbox | undefined,
@@ -35,7 +32,7 @@ export function workerSandbox(
 ): WorkerSandbox {
   const hide = [
     ...(own?.hide ?? []),
-    ralphHome(),
+    ralphStateFolder(),
     resolve(stateDir),
     ...privatePaths.map((path) => resolve(path)),
   ];

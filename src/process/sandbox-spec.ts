@@ -27,6 +27,9 @@ export const HOME_SECRETS: readonly string[] = [
   '.ralph',
 ];
 
+/** Ralph's own state folder of this user (`~/.ralph`: recordings, a worker's clones): hidden from every sandbox. */
+export const ralphStateFolder = (): string => join(homedir(), '.ralph');
+
 /** The private folders of the sandbox: a program there (a script in a temp folder) is bound in with its folder. */
 const PRIVATE_TEMP = ['/tmp', '/var/tmp'];
 

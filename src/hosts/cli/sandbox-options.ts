@@ -1,8 +1,8 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { RalphError } from '../../contract/errors.js';
 import type { RalphSandbox } from '../../contract/sandbox.js';
+import { ralphStateFolder } from '../../process/sandbox-spec.js';
 
 /** The sandbox options of `ralph run`, `resume`, `batch`, `mcp` and `worker`. */
 export interface SandboxOptions {
@@ -53,11 +53,6 @@ export function addSandboxOptions(command: Command): Command {
 export const SANDBOX_SETTING_WITHOUT_SANDBOX =
   'ralph: --sandbox-network, --sandbox-env and --sandbox-hide set up the sandbox, which is off: add --sandbox';
 
-/** What ralph keeps of its own that no sandboxed process may see, besides what a command adds (its recording). */
-export function ralphOwnPaths(): string[] {
-  return [join(homedir(), '.ralph')];
-}
-
 /**
  * The deployment config's `sandbox` the options ask for (absent without `--sandbox`), hiding `hide` (a recording,
  * a URL file) and ralph's own state besides. Refused when a sandbox setting comes without `--sandbox`.
@@ -73,7 +68,7 @@ export function sandboxConfig(options: SandboxOptions, hide: readonly (string | 
     network: options.sandboxNetwork ?? 'keep',
     env: options.sandboxEnv ?? [],
     hide: [
-      ...ralphOwnPaths(),
+      ralphStateFolder(),
       ...[...hide, ...(options.sandboxHide ?? [])].flatMap((path) =>
         path === undefined ? [] : [resolve(path)],
       ),
