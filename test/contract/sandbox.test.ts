@@ -46,6 +46,10 @@ describe('the config’s sandbox', () => {
       true,
     );
     expect(sandboxSchema.safeParse({ hide: [`/${'x'.repeat(4_095)}`] }).success).toBe(true);
+    expect(sandboxSchema.parse({ network: 'keep' }).network).toBe('keep');
+    expect(sandboxSchema.safeParse({ env: ['A-B'] }).error?.issues[0]?.message).toBe(
+      'an environment variable name, or a prefix ending in *',
+    );
   });
 
   it('passes the search path, the user, the locale, the terminal, the time zone, proxies and certificates, no more', () => {
