@@ -1,3 +1,10 @@
+export {
+  type AnswerDelivery,
+  type AnswerInbox,
+  createAnswerInbox,
+  firstAnswer,
+  notWaiting,
+} from './actors/answer-inbox.js';
 export { createChildRoundActors } from './actors/child-round.js';
 export {
   createRalphEngine,

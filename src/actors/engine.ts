@@ -1,5 +1,13 @@
 import { nanoid } from 'nanoid';
-import { type Actor, createActor, type InspectionEvent, type Observer, toObserver } from 'xstate';
+import {
+  type Actor,
+  createActor,
+  fromPromise,
+  type InspectionEvent,
+  type Observer,
+  toObserver,
+} from 'xstate';
+import type { AnswerOutcome, AnswerSource, RalphQuestion } from '../contract/answers.js';
 import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
 import type { RalphConfig } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
@@ -18,6 +26,7 @@ import { createRunRecorder, type RunRecorder } from '../inspect/recorder.js';
 import { openRecordingFile, type RecordingFile } from '../inspect/recording-file.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { type RalphMachineInput, type RalphResumePoint, ralphMachine } from '../machines/ralph.machine.js';
+import { type AnswerDelivery, createAnswerInbox, firstAnswer, notWaiting } from './answer-inbox.js';
 import { createRoundActors, type RunChildren, runChildren } from './child-round.js';
 import { createEvaluatorActors, type RunEvaluators, runEvaluators } from './evaluator-round.js';
 import { evaluatorWorkspaceWatch } from './evaluator-watch.js';
@@ -43,6 +52,11 @@ export interface RalphRunRequest {
   /** The evaluator provider `config.evaluator` names, resolved from the registry (undefined: not registered). */
   evaluator?: SubagentProvider | undefined;
   onProgress?: (event: RalphProgressEvent) => void;
+  /**
+   * Where a run that asks (`config.waitForAnswersMs`) takes a person's answer from, besides its handle's `answer`:
+   * a terminal, a file, a page, a durable message. Absent: only the handle's.
+   */
+  answers?: AnswerSource;
 }
 
 /** A started run. */
@@ -58,6 +72,10 @@ export interface RalphRun {
   actor: Actor<typeof ralphMachine> | null;
   /** What the run's rounds said they used so far, summed; null while none said anything. */
   usage(): RalphUsage | null;
+  /** Answers the question the run waits on (`config.waitForAnswersMs`); nothing happens when it does not wait. */
+  answer(text: string, by?: string): AnswerDelivery;
+  /** Tells the run that waits for an answer that none will come: it ends blocked now. */
+  giveUp(by?: string): AnswerDelivery;
 }
 
 /** How one run is started. */
@@ -153,6 +171,7 @@ export function guardRailsOf(config: RalphConfig): GuardRails {
     // Only when set, so that the machine input of a run without it is the one it always was.
     ...(config.maxCostUsd === undefined ? {} : { maxCostUsd: config.maxCostUsd }),
     ...(config.waitOnLimits === true ? { waitOnLimits: true } : {}),
+    ...(config.waitForAnswersMs === undefined ? {} : { waitForAnswersMs: config.waitForAnswersMs }),
   };
 }
 
@@ -201,6 +220,12 @@ export function machineInputOf(
   };
 }
 
+/** The handle's answers of a run that never started, so never waits. */
+function neverWaits(runId: string): Pick<RalphRun, 'answer' | 'giveUp'> {
+  const refused = (): AnswerDelivery => ({ delivered: false, problem: notWaiting(runId) });
+  return { answer: refused, giveUp: refused };
+}
+
 /** Creates the engine that runs the ralph machine, one actor per run. */
 export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine {
   const maxTotalAgents = options.maxTotalAgents ?? DEFAULT_MAX_ROUNDS;
@@ -212,11 +237,17 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
   // One provided machine for all of the engine's runs; each run's actors find its children here by runId.
   const runs = new Map<string, RunChildren>();
   const evaluations = new Map<string, RunEvaluators>();
+  // Each run's answers: its host's sources raced with the engine's own inbox, which its handle answers through.
+  const inbox = createAnswerInbox();
+  const answerSources = new Map<string, AnswerSource>();
   const machine = ralphMachine.provide({
     actors: {
       ...createRoundActors((runId) => runs.get(runId)),
       ...createGuardRailActors(options.journal),
       ...createEvaluatorActors((runId) => evaluations.get(runId), evaluatorWorkspaceWatch),
+      awaitAnswer: fromPromise<AnswerOutcome, RalphQuestion>(({ input, signal }) =>
+        (answerSources.get(input.runId) ?? inbox.source)(input, signal),
+      ),
     },
   });
 
@@ -227,7 +258,15 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       const result = Promise.reject(
         new RalphError({ code: 'cancelled', message: WORKFLOW_CANCELLED }, { runId }),
       );
-      return { runId, result, cancel() {}, dispose() {}, actor: null, usage: () => null };
+      return {
+        runId,
+        result,
+        cancel() {},
+        dispose() {},
+        actor: null,
+        usage: () => null,
+        ...neverWaits(runId),
+      };
     }
 
     let recording: ReturnType<typeof recorderFor> | undefined;
@@ -243,6 +282,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
           dispose() {},
           actor: null,
           usage: () => null,
+          ...neverWaits(runId),
         };
       }
     }
@@ -258,6 +298,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
             },
           };
 
+    if (request.answers !== undefined) answerSources.set(runId, firstAnswer([request.answers, inbox.source]));
     runs.set(runId, runChildren(request.provider, request.config.terminationGraceMs, request.config.sandbox));
     if (request.config.evaluator !== undefined)
       evaluations.set(
@@ -311,6 +352,7 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
     const forget = () => {
       runs.delete(runId);
       evaluations.delete(runId);
+      answerSources.delete(runId);
     };
     result.then(forget, forget);
 
@@ -345,6 +387,8 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
       },
       actor,
       usage: () => actor.getSnapshot().context.usage,
+      answer: (text, by) => inbox.answer(runId, text, by),
+      giveUp: (by) => inbox.giveUp(runId, by),
     };
   }
 

@@ -72,6 +72,12 @@ export const configSchema = z.strictObject({
    */
   waitOnLimits: z.boolean().optional(),
   /**
+   * A round that reports `blocked` does not end the run: the run waits this long for a person's answer (`--ask`,
+   * `--wait-for-answers`), then the next round gets the blocked report and the answer; unanswered, it ends blocked.
+   * Absent: a blocked report ends the run, as in the reference (ms).
+   */
+  waitForAnswersMs: durationMs.optional(),
+  /**
    * An independent evaluator: when a round reports complete (and any verify command passed), one fresh child of
    * this registered provider checks the workspace and must accept before the run completes; a rejection hands its
    * findings to the next round. Absent: the worker's report decides, as in the reference.

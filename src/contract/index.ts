@@ -1,3 +1,5 @@
+export * from './answer-messages.js';
+export * from './answers.js';
 export * from './call.js';
 export * from './config.js';
 export * from './duration.js';

@@ -1,3 +1,4 @@
+import type { RalphQuestionEnding } from './answers.js';
 import type { RalphSandbox } from './sandbox.js';
 import type { RalphUsage } from './usage.js';
 
@@ -114,6 +115,8 @@ export interface RalphEnvelope {
     verifiedBy?: string[];
     /** Set only when an independent evaluator gave a verdict in the run: the last one. */
     evaluation?: RalphEvaluation;
+    /** Set only on a blocked run that waited for a person's answer that did not come (`--ask`): why it ended. */
+    question?: RalphQuestionEnding;
   };
 }
 
@@ -189,6 +192,8 @@ export interface GuardRails {
   maxCostUsd?: number | null;
   /** A round that hit a usage limit waits for its reset and runs again (absent or false: it fails the run). */
   waitOnLimits?: boolean;
+  /** A blocked round waits this long for a person's answer before the run ends blocked (ms; absent: it ends at once). */
+  waitForAnswersMs?: number;
   /**
    * What the run spent of `maxWallTimeMs` before this process took it up (ms): a fleet run taken over by another
    * worker, whose budget runs from the run's start. Absent: none.
@@ -264,4 +269,24 @@ export type GuardRailProgressEvent =
       maxRounds: number;
       idleRounds: number;
       maxIdleRounds: number;
-    };
+    }
+  /** A blocked round's question, put to a person (`--ask`): the blocker, and how long the run waits. */
+  | {
+      type: 'question-asked';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      question: string;
+      waitMs: number;
+    }
+  /** A person answered: the next round starts with the blocked report and the answer. */
+  | {
+      type: 'question-answered';
+      runId: string;
+      round: number;
+      maxRounds: number;
+      answer: string;
+      by?: string;
+    }
+  /** The run stops waiting without an answer and ends blocked. */
+  | (RalphQuestionEnding & { type: 'question-unanswered'; runId: string; maxRounds: number });

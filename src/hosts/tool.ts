@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { createRalphEngine, type RalphEngine, type RalphStartOptions } from '../actors/engine.js';
+import type { AnswerSource } from '../contract/answers.js';
 import {
   callArgsSchema,
   callJsonSchema,
@@ -40,6 +41,11 @@ export interface RalphExec {
    * rounds of a failed run included); not called when no round said anything.
    */
   onUsage?: (total: RalphUsage) => void;
+  /**
+   * Where a run that asks (`waitForAnswersMs` in the config) takes a person's answer from: a terminal, a file, a page,
+   * an MCP tool (see `createAnswerInbox`). Absent: no answer can come, and the wait runs out.
+   */
+  answers?: AnswerSource;
 }
 
 /** What `createRalphTool` needs besides the config. */
@@ -118,6 +124,7 @@ export function createRalphTool(config: RalphConfigInput, deps: RalphToolDeps): 
           ? {}
           : { evaluator: deps.providers.get(normalized.evaluator.provider) }),
         ...(exec.onProgress === undefined ? {} : { onProgress: exec.onProgress }),
+        ...(exec.answers === undefined ? {} : { answers: exec.answers }),
       },
       {
         ...(exec.signal === undefined ? {} : { signal: exec.signal }),

@@ -1,4 +1,6 @@
+import type { RalphQuestion } from '../contract/answers.js';
 import { objectiveOf, requestedMaxRoundsOf } from '../contract/call.js';
+import { MAX_DURATION_MS } from '../contract/duration.js';
 import type { RalphFailure } from '../contract/errors.js';
 import { renderEvaluatorPrompt } from '../contract/evaluator-prompt.js';
 import { verdictJsonSchemaCopy } from '../contract/evaluator-verdict.js';
@@ -206,7 +208,7 @@ export const failed = (
 export const settled = (
   context: RalphContext,
   status: RalphResultStatus,
-  added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy'> = {},
+  added: Pick<RalphEnvelope['result'], 'limit' | 'verifiedBy' | 'question'> = {},
 ): { outcome: RalphOutput } => {
   const evaluation = lastEvaluationOf(context);
   return {
@@ -257,3 +259,18 @@ export const uncountedRoundsOf = (context: RalphContext): readonly number[] =>
 /** The accepted report a settled or handed-off run carries (only an accepted report is ever the handoff). */
 export const handoffOf = (context: RalphContext): RalphReport =>
   context.handoff ?? machineFault('no report was accepted yet');
+
+/** How long a blocked round waits for an answer (ms); a finite delay even where asking is off (never taken there). */
+export function answerWaitOf(context: RalphContext): number {
+  return context.call.guardRails.waitForAnswersMs ?? MAX_DURATION_MS;
+}
+
+/** What `awaitAnswer` is given: the blocked round's question, while the handoff is its report. */
+export const questionOf = ({ context }: { context: RalphContext }): RalphQuestion => ({
+  runId: context.runId,
+  round: context.round,
+  maxRounds: context.maxRounds,
+  question: handoffOf(context).blocker ?? '',
+  report: handoffOf(context),
+  waitMs: answerWaitOf(context),
+});

@@ -1,9 +1,11 @@
+import { errorText } from '../contract/error-text.js';
 import { usageOfFailure } from '../contract/usage.js';
 import {
   childRequestOf,
   evaluatorRequestOf,
   fingerprintRequestOf,
   initialContext,
+  questionOf,
   roundRefOf,
   verifyRequestOf,
 } from './ralph.context.js';
@@ -59,6 +61,11 @@ export * from './ralph.types.js';
  *   last rejection). CANCEL, the round timeout and the time limit stop an evaluator as they stop a round
  *   (`cancelling.evaluator`, `stoppingEvaluator`); its usage counts toward the cost budget; a resume point taken
  *   while it ran evaluates again (`isResumingEvaluation`).
+ * - Asking (`guardRails.waitForAnswersMs`, `--ask`): a blocked report within the round cap and the budgets goes to
+ *   `awaitingAnswer` instead of ending the run; `awaitAnswer` resolves with a person's answer, which starts the next
+ *   round through `nextRound` (the blocked report and the answer as its handoff), or a give-up; a give-up, the
+ *   wait's own timer (`answerWait`), the time limit or a source that fails end the run blocked, saying why
+ *   (`result.question`). A resume point taken while it waited waits again (`isResumingQuestion`).
  * - Idle: `fingerprinting` fingerprints the workspace before round 1 and after every round that leaves work
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
@@ -177,6 +184,11 @@ export const ralphMachine = ralphSetup.createMachine({
         {
           guard: 'isResumingEvaluation',
           target: 'running.evaluating',
+          actions: ['acceptCall', 'restoreProgress'],
+        },
+        {
+          guard: 'isResumingQuestion',
+          target: 'running.awaitingAnswer',
           actions: ['acceptCall', 'restoreProgress'],
         },
         { guard: 'isResuming', target: 'running.round', actions: ['acceptCall', 'restoreProgress'] },
@@ -302,6 +314,7 @@ export const ralphMachine = ralphSetup.createMachine({
                   target: '#ralph.complete',
                   actions: { type: 'settle', params: { status: 'complete' } },
                 },
+                { guard: 'blockedWaitsForAnswer', target: '#ralph.running.awaitingAnswer' },
                 {
                   guard: 'reportIsBlocked',
                   target: '#ralph.blocked',
@@ -534,6 +547,50 @@ export const ralphMachine = ralphSetup.createMachine({
             { guard: 'timeRanOutBeforeAnyReport', target: '#ralph.failed', actions: 'failTimeRanOutWaiting' },
             { guard: 'timeBudgetIsSpent', target: '#ralph.budgetLimited', actions: 'settleTimeLimited' },
           ],
+        },
+        awaitingAnswer: {
+          description:
+            "A round reported blocked and the run asks a person (--ask): waits, bounded, for an answer; an answer starts the next round with the blocked report and the answer as its handoff. No child runs here, so CANCEL ends the run at once; no answer in time, a person's give-up or the time limit end it blocked, as in the reference.",
+          entry: 'announceQuestion',
+          invoke: {
+            id: 'awaitAnswer',
+            src: 'awaitAnswer',
+            input: questionOf,
+            onDone: [
+              {
+                guard: { type: 'personAnswered', params: ({ event }) => event.output },
+                target: 'nextRound',
+                actions: { type: 'acceptAnswer', params: ({ event }) => event.output },
+              },
+              {
+                target: '#ralph.blocked',
+                actions: {
+                  type: 'settleUnanswered',
+                  params: ({ event }) => ({
+                    reason: event.output.kind === 'give-up' ? 'given-up' : 'timed-out',
+                  }),
+                },
+              },
+            ],
+            onError: {
+              target: '#ralph.blocked',
+              actions: {
+                type: 'settleUnanswered',
+                params: ({ event }) => ({ reason: 'unavailable', detail: errorText(event.error) }),
+              },
+            },
+          },
+          after: {
+            answerWait: {
+              target: '#ralph.blocked',
+              actions: { type: 'settleUnanswered', params: { reason: 'timed-out' } },
+            },
+          },
+          always: {
+            guard: 'timeBudgetIsSpent',
+            target: '#ralph.blocked',
+            actions: { type: 'settleUnanswered', params: { reason: 'time-limit' } },
+          },
         },
       },
     },

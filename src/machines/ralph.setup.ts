@@ -1,4 +1,10 @@
 import { emit, enqueueActions, fromPromise, setup } from 'xstate';
+import {
+  type AnswerOutcome,
+  answeredHandoff,
+  type RalphQuestion,
+  type UnansweredReason,
+} from '../contract/answers.js';
 import { isNonEmptyObjective, isValidMaxRounds } from '../contract/call.js';
 import { formatDuration, MAX_DURATION_MS } from '../contract/duration.js';
 import { errorText } from '../contract/error-text.js';
@@ -35,6 +41,7 @@ import { verifyFailureHandoff } from '../contract/verify-handoff.js';
 import { assignContext } from './context-assign.js';
 import { limitWaitMs } from './limit-wait.js';
 import {
+  answerWaitOf,
   costBudgetOf,
   evaluationOf,
   evaluatorOf,
@@ -138,6 +145,8 @@ export const ralphSetup = setup({
     awaitVerdict: fromPromise<EvaluationOutcome, RoundRef>(notProvided('awaitVerdict')),
     /** Settles once a stopped evaluator has stopped. */
     awaitEvaluatorStopped: fromPromise<void, RoundRef>(notProvided('awaitEvaluatorStopped')),
+    /** Resolves with a person's answer to a blocked round's question (or that the source's own wait ran out). */
+    awaitAnswer: fromPromise<AnswerOutcome, RalphQuestion>(notProvided('awaitAnswer')),
   },
   guards: {
     objectiveIsEmpty: ({ context }) => !isNonEmptyObjective(context.call.objectiveInput),
@@ -164,12 +173,25 @@ export const ralphSetup = setup({
       context.call.evaluator.sandbox !== true,
     resumePointIsInvalid: ({ context }) => resumePointProblem(context) !== undefined,
     isResumingEvaluation: ({ context }) => context.call.resumeFrom?.evaluating === true,
+    isResumingQuestion: ({ context }) => context.call.resumeFrom?.awaitingAnswer === true,
     isResuming: ({ context }) => context.call.resumeFrom !== null,
     reportIsMissing: ({ context }) => context.review?.verdict === 'missing',
     reportIsMalformed: ({ context }) => context.review?.verdict === 'malformed',
     reportExceedsHandoffCap: ({ context }) => context.review?.verdict === 'oversized',
     reportIsComplete: ({ context }) => acceptedStatusOf(context) === 'complete',
     reportIsBlocked: ({ context }) => acceptedStatusOf(context) === 'blocked',
+    // Only where an answer could start a round: at the round cap, or once a budget is spent, blocked ends the run.
+    blockedWaitsForAnswer: ({ context }) => {
+      if (context.call.guardRails.waitForAnswersMs === undefined || acceptedStatusOf(context) !== 'blocked')
+        return false;
+      const budget = costBudgetOf(context);
+      return (
+        context.round < context.maxRounds &&
+        !context.outOfTime &&
+        (budget === null || spentUsdOf(context) < budget)
+      );
+    },
+    personAnswered: (_, outcome: AnswerOutcome) => outcome.kind === 'answer',
     roundCapReached: ({ context }) => context.round >= context.maxRounds,
     roundTimeoutIsSet: ({ context }) => context.call.guardRails.roundTimeoutMs !== null,
     wallClockIsRunning: ({ context }) => context.call.guardRails.maxWallTimeMs !== null && !context.outOfTime,
@@ -524,6 +546,42 @@ export const ralphSetup = setup({
         },
       }),
     ),
+    announceQuestion: emit(({ context }) => ({
+      type: 'question-asked' as const,
+      ...progressOf(context),
+      question: handoffOf(context).blocker ?? '',
+      waitMs: answerWaitOf(context),
+    })),
+    // The person's answer becomes the next round's handoff, with the blocked report, labelled as a person's words.
+    acceptAnswer: enqueueActions(({ context, enqueue }, outcome: AnswerOutcome) => {
+      if (outcome.kind !== 'answer') return;
+      enqueue.emit({
+        type: 'question-answered' as const,
+        ...progressOf(context),
+        answer: outcome.text,
+        ...(outcome.by === undefined ? {} : { by: outcome.by }),
+      });
+      enqueue.assign({
+        handoff: answeredHandoff(handoffOf(context), outcome.text, context.call.maxHandoffChars),
+      });
+    }),
+    settleUnanswered: enqueueActions(
+      ({ context, enqueue }, params: { reason: UnansweredReason; detail?: string }) => {
+        const question = {
+          round: context.round,
+          reason: params.reason,
+          waitMs: answerWaitOf(context),
+          ...(params.detail === undefined ? {} : { detail: params.detail }),
+        };
+        enqueue.emit({
+          type: 'question-unanswered' as const,
+          runId: context.runId,
+          maxRounds: context.maxRounds,
+          ...question,
+        });
+        enqueue.assign(settled(context, 'blocked', { question }));
+      },
+    ),
     // Only a started round can be cancelled: validating never waits.
     settleCancelled: assignContext(({ context }) =>
       failed(context, { code: 'cancelled', message: WORKFLOW_CANCELLED }),
@@ -540,6 +598,7 @@ export const ralphSetup = setup({
       return maxWallTimeMs === null ? MAX_DURATION_MS : Math.max(0, maxWallTimeMs - (spentWallTimeMs ?? 0));
     },
     limitWait: ({ context }) => context.limitWaitMs ?? MAX_DURATION_MS,
+    answerWait: ({ context }) => answerWaitOf(context),
   },
 });
 

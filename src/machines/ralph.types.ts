@@ -74,6 +74,11 @@ export interface RalphResumePoint {
    * by evaluating it again, with a fresh evaluator. Absent: it picks up with round `round + 1`.
    */
   evaluating?: boolean;
+  /**
+   * The run stopped while it waited for a person's answer to the blocker `round` reported (the handoff): it picks up
+   * by waiting again (`--ask`). Absent: it picks up with round `round + 1`.
+   */
+  awaitingAnswer?: boolean;
 }
 
 /** Every guard rail off. */

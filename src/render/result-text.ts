@@ -1,3 +1,4 @@
+import { unansweredLine } from '../contract/answer-messages.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
 import {
   evaluatedCompleteLabel,
@@ -44,7 +45,8 @@ export function resultLabel(envelope: RalphEnvelope): string {
  * while the final report is the round before's. Undefined when there is nothing to add.
  */
 export function resultNote(envelope: RalphEnvelope): string | undefined {
-  const { limit, evaluation, status, rounds } = envelope.result;
+  const { limit, evaluation, status, rounds, question } = envelope.result;
+  if (question !== undefined) return unansweredLine(question);
   if (limit?.kind === 'time' && limit.unevaluatedRound !== undefined)
     return unevaluatedRoundLine(limit.unevaluatedRound);
   if (status === 'budget-limited' && evaluation?.verdict === 'reject' && evaluation.round === rounds)

@@ -1,4 +1,5 @@
 import { type AnyActorRef, createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
+import type { AnswerOutcome, RalphQuestion } from '../../src/contract/answers.js';
 import type {
   ChildRequest,
   GuardRails,
@@ -43,6 +44,8 @@ export interface RunScript {
   fingerprints?: string[];
   verifies?: VerifyOutcome[];
   verdicts?: ScriptedVerdict[];
+  /** What each wait for a person's answer gives, in order: an outcome, a failure, or nothing ever. */
+  answers?: (AnswerOutcome | { fails: unknown } | 'hangs')[];
 }
 
 /** An evaluator provider as the machine is told of it: registered, structured, fresh, reporting cost. */
@@ -105,6 +108,8 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
   const fingerprints = [...(script.fingerprints ?? [])];
   const verifies = [...(script.verifies ?? [])];
   const verdicts = [...(script.verdicts ?? [])];
+  const answers = [...(script.answers ?? [])];
+  const questions: RalphQuestion[] = [];
   let current: ScriptedRound | undefined;
   let evaluation: ScriptedVerdict | undefined;
   const actors = {
@@ -140,6 +145,13 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
       };
     }),
     awaitEvaluatorStopped: fromPromise<void, RoundRef>(async () => {}),
+    awaitAnswer: fromPromise<AnswerOutcome, RalphQuestion>(async ({ input: question }) => {
+      questions.push(question);
+      const answer = nextOf(answers, 'answers');
+      if (answer === 'hangs') return never();
+      if ('fails' in answer) throw answer.fails;
+      return answer;
+    }),
   };
   const clock = new SimulatedClock();
   for (const name of unprovided) delete actors[name as keyof typeof actors];
@@ -157,7 +169,7 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
   /** Waits until the run is in the state at this path (`running.waitingForLimit`). */
   const reaches = (path: string) =>
     waitFor(actor as AnyActorRef, (snapshot) => snapshot.matches(path) || snapshot.status !== 'active');
-  return { actor, clock, events, outcome, reaches };
+  return { actor, clock, events, outcome, reaches, questions };
 }
 
 /** The progress events of one type a run emitted, in order. */
