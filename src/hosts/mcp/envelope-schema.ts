@@ -96,6 +96,19 @@ export const envelopeJsonSchema = Object.freeze({
           required: ['evaluator', 'round', 'verdict', 'findings', 'evidence', 'evaluatorsStarted'],
           additionalProperties: false,
         },
+        question: {
+          type: 'object',
+          description:
+            "Only on a blocked run that asked a person (a deployment with answers on) and got no answer: the blocked round, why it ended without one, and how long it was to wait.",
+          properties: {
+            round: { type: 'integer', minimum: 1 },
+            reason: { type: 'string', enum: ['timed-out', 'given-up', 'time-limit', 'unavailable'] },
+            waitMs: { type: 'integer', minimum: 1 },
+            detail: { type: 'string', description: 'Only when the answer could not be awaited: why.' },
+          },
+          required: ['round', 'reason', 'waitMs'],
+          additionalProperties: false,
+        },
       },
       required: ['status', 'rounds', 'report'],
       additionalProperties: false,
