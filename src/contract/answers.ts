@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { RalphReport } from './types.js';
 
+export type { RalphQuestionEnding, UnansweredReason } from './types.js';
+
 /** How long `--ask` waits for a person's answer when no duration is given: one day. */
 export const DEFAULT_ANSWER_WAIT_MS = 86_400_000;
 
@@ -44,20 +46,6 @@ export interface RalphQuestion {
  * message): resolves with the first answer given to this question; stops waiting when `signal` aborts.
  */
 export type AnswerSource = (question: RalphQuestion, signal: AbortSignal) => Promise<AnswerOutcome>;
-
-/** Why a run that waited for an answer ended blocked without one. */
-export type UnansweredReason = 'timed-out' | 'given-up' | 'time-limit' | 'unavailable';
-
-/** What a blocked envelope carries when its run waited for an answer that did not come. */
-export interface RalphQuestionEnding {
-  /** The round whose blocker was the question. */
-  round: number;
-  reason: UnansweredReason;
-  /** How long the run was to wait for the answer (ms). */
-  waitMs: number;
-  /** Set when the answer source failed (`unavailable`): why. */
-  detail?: string;
-}
 
 /** An answer as it crosses a boundary (a file, a database row, an HTTP body, an MCP call): checked where it is used. */
 export const personAnswerSchema = z.discriminatedUnion('kind', [

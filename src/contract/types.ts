@@ -1,4 +1,3 @@
-import type { RalphQuestionEnding } from './answers.js';
 import type { RalphSandbox } from './sandbox.js';
 import type { RalphUsage } from './usage.js';
 
@@ -290,3 +289,17 @@ export type GuardRailProgressEvent =
     }
   /** The run stops waiting without an answer and ends blocked. */
   | (RalphQuestionEnding & { type: 'question-unanswered'; runId: string; maxRounds: number });
+
+/** Why a run that waited for an answer ended blocked without one. */
+export type UnansweredReason = 'timed-out' | 'given-up' | 'time-limit' | 'unavailable';
+
+/** What a blocked envelope carries when its run waited for an answer that did not come. */
+export interface RalphQuestionEnding {
+  /** The round whose blocker was the question. */
+  round: number;
+  reason: UnansweredReason;
+  /** How long the run was to wait for the answer (ms). */
+  waitMs: number;
+  /** Set when the answer source failed (`unavailable`): why. */
+  detail?: string;
+}

@@ -99,7 +99,7 @@ export const envelopeJsonSchema = Object.freeze({
         question: {
           type: 'object',
           description:
-            "Only on a blocked run that asked a person (a deployment with answers on) and got no answer: the blocked round, why it ended without one, and how long it was to wait.",
+            'Only on a blocked run that asked a person (a deployment with answers on) and got no answer: the blocked round, why it ended without one, and how long it was to wait.',
           properties: {
             round: { type: 'integer', minimum: 1 },
             reason: { type: 'string', enum: ['timed-out', 'given-up', 'time-limit', 'unavailable'] },
