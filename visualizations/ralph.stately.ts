@@ -99,6 +99,11 @@ export const machine = createMachine({
           guard: 'isResumingEvaluation',
           actions: ['acceptCall', 'restoreProgress'],
         },
+        {
+          target: '#ralph.running.awaitingAnswer',
+          guard: 'isResumingQuestion',
+          actions: ['acceptCall', 'restoreProgress'],
+        },
         { target: '#ralph.running.round', guard: 'isResuming', actions: ['acceptCall', 'restoreProgress'] },
         { target: '#ralph.running.fingerprinting', guard: 'idleWatchIsOn', actions: 'acceptCall' },
         { target: '#ralph.running.round', actions: 'acceptCall' },
@@ -183,6 +188,7 @@ export const machine = createMachine({
                   guard: 'reportIsComplete',
                   actions: { type: 'settle', params: { status: 'complete' } },
                 },
+                { target: '#ralph.running.awaitingAnswer', guard: 'blockedWaitsForAnswer' },
                 {
                   target: '#ralph.blocked',
                   guard: 'reportIsBlocked',
@@ -353,6 +359,30 @@ export const machine = createMachine({
             { target: '#ralph.failed', guard: 'timeRanOutBeforeAnyReport', actions: 'failTimeRanOutWaiting' },
             { target: '#ralph.budgetLimited', guard: 'timeBudgetIsSpent', actions: 'settleTimeLimited' },
           ],
+        },
+        awaitingAnswer: {
+          description: 'A round reported blocked and the run asks a person (--ask): waits, bounded, for an answer; an answer starts the next round with the blocked report and the answer as its handoff. No child runs here, so CANCEL ends the run at once; no answer in time, a person\'s give-up or the time limit end it blocked, as in the reference.',
+          entry: 'announceQuestion',
+          invoke: {
+            id: 'awaitAnswer',
+            src: 'awaitAnswer',
+            onDone: [
+              { target: 'nextRound', guard: 'personAnswered', actions: 'acceptAnswer' },
+              { target: '#ralph.blocked', actions: 'settleUnanswered' },
+            ],
+            onError: { target: '#ralph.blocked', actions: 'settleUnanswered' },
+          },
+          after: {
+            answerWait: {
+              target: '#ralph.blocked',
+              actions: { type: 'settleUnanswered', params: { reason: 'timed-out' } },
+            },
+          },
+          always: {
+            target: '#ralph.blocked',
+            guard: 'timeBudgetIsSpent',
+            actions: { type: 'settleUnanswered', params: { reason: 'time-limit' } },
+          },
         },
       },
     },

@@ -67,6 +67,15 @@ export function answerTextProblem(text: string): string | undefined {
 
 const sizeOf = (report: RalphReport): number => JSON.stringify(report).length;
 
+/**
+ * The first `units` UTF-16 units of `text`, less a high surrogate left at the end: half a character would be escaped
+ * to six characters in the JSON handoff (and reach the agent as no character at all).
+ */
+const cut = (text: string, units: number): string => {
+  const kept = text.slice(0, Math.max(0, units));
+  return /[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept;
+};
+
 /** The handoff with the blocker and as much of the answer as `answer` gives. */
 function handoffWith(report: RalphReport, blocker: string, answer: string): RalphReport {
   return {
@@ -91,13 +100,15 @@ export function answeredHandoff(report: RalphReport, answer: string, maxHandoffC
   let kept = answer;
   let over = sizeOf(full) - maxHandoffChars;
   while (over > 0 && kept.length > 0) {
-    kept = kept.slice(0, Math.max(0, kept.length - Math.ceil(over / 6)));
+    kept = cut(kept, kept.length - Math.ceil(over / 6));
     over = sizeOf(handoffWith(report, blocker, `${kept}…`)) - maxHandoffChars;
   }
   if (over <= 0) return handoffWith(report, blocker, `${kept}…`);
-  const bare = handoffWith({ ...report, evidence: [] }, blocker.slice(0, 200), '…');
+  const bare = handoffWith({ ...report, evidence: [] }, cut(blocker, 200), '…');
   const room = maxHandoffChars - sizeOf(bare);
-  return room >= 0
-    ? bare
-    : { ...bare, summary: report.summary.slice(0, Math.max(1, report.summary.length + room - 1)) };
+  if (room >= 0) return bare;
+  // Cut from the summary's first non-blank character, whole characters, keeping one: a summary the rules accept.
+  const summary = report.summary.trimStart();
+  const first = (summary.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+  return { ...bare, summary: cut(summary, Math.max(first, summary.length + room - 1)) };
 }

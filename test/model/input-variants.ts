@@ -583,6 +583,111 @@ export const EVALUATOR_CALLS: readonly InputVariant[] = [
   ),
 ];
 
+/** How long the model's runs that ask wait for an answer: 1h, short beside the model's time limit (2h). */
+export const ANSWER_WAIT_MS = 3_600_000;
+/** The blocked report a run was waiting on when it stopped (the handoff of an `awaitingAnswer` point). */
+export const BLOCKED_HANDOFF = {
+  status: 'blocked' as const,
+  summary: 'Round 1 found no database to migrate',
+  evidence: ['psql: connection refused'],
+  nextSteps: [],
+  blocker: 'Which database should the migration target?',
+};
+const asks = (overrides: Partial<RalphConfigInput> = {}) =>
+  config({ waitForAnswersMs: ANSWER_WAIT_MS, ...overrides });
+
+/** A call at cap 2 with --ask, resumed from a point taken while round 1's blocker waited, with `changes` made to it. */
+const stoppedWhileAsking = (
+  name: string,
+  changes: Partial<RalphResumePoint>,
+  problem: string,
+  askConfig: RalphConfig = asks(),
+): InputVariant =>
+  refused(
+    name,
+    {
+      args: { objective: 'o', maxRounds: 2 },
+      config: askConfig,
+      resume: { round: 1, handoff: BLOCKED_HANDOFF, agentsStarted: 1, awaitingAnswer: true, ...changes },
+    },
+    resumeRefusal(problem),
+  );
+
+/** Every problem of a resume point taken while a blocked round waited for an answer (`awaitingAnswer`). */
+export const REFUSED_ASK_CALLS: readonly InputVariant[] = [
+  stoppedWhileAsking(
+    'a waiting resume point without --ask',
+    {},
+    "it stopped while round 1's blocker waited for an answer: resume it with --ask",
+    config(),
+  ),
+  stoppedWhileAsking(
+    'a waiting resume point at the round cap',
+    { round: 2, agentsStarted: 2 },
+    'its blocked round (2) must be a whole number from 1 to below the round cap 2',
+  ),
+  stoppedWhileAsking(
+    'a waiting resume point before any round',
+    { round: 0, agentsStarted: 0 },
+    'its blocked round (0) must be a whole number from 1 to below the round cap 2',
+  ),
+  stoppedWhileAsking(
+    'a waiting resume point with fewer children than rounds',
+    { agentsStarted: 0 },
+    'its children started (0) must be a whole number of at least its finished rounds',
+  ),
+  stoppedWhileAsking(
+    'a waiting resume point whose report is not blocked',
+    { handoff: RESUMED_HANDOFF },
+    'the report whose blocker waited for an answer is not a blocked report the rules accept',
+  ),
+];
+
+/**
+ * Accepted calls that ask a person (`--ask`, waiting 1h): alone at cap 2 (a blocked round 1 waits, a blocked round 2
+ * at the cap ends the run), at cap 3 (an answered round may block and wait again), with the time limit (it runs out
+ * while the run waits), with a cost limit the first round spends (blocked then ends the run, as without --ask), and
+ * resumed while it waited.
+ */
+export const ASK_CALLS: readonly InputVariant[] = [
+  call(
+    'cap 2 and --ask',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 2 }, config: asks() },
+    { cap: 2 },
+  ),
+  call(
+    'cap 3 and --ask',
+    { args: { objective: 'Port the parser to Rust', maxRounds: 3 }, config: asks() },
+    { cap: 3 },
+  ),
+  call(
+    'cap 2, --ask and a time limit of 2h',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: asks({ maxWallTimeMs: 7_200_000 }),
+    },
+    { cap: 2 },
+  ),
+  call(
+    'cap 2, --ask and a cost limit of $1 (every round says it cost $1)',
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: asks({ maxCostUsd: 1 }),
+      provider: REPORTS_COST,
+    },
+    { cap: 2 },
+  ),
+  call(
+    "cap 2 and --ask, resumed while round 1's blocker waited for an answer",
+    {
+      args: { objective: 'Port the parser to Rust', maxRounds: 2 },
+      config: asks(),
+      resume: { round: 1, handoff: BLOCKED_HANDOFF, agentsStarted: 1, awaitingAnswer: true },
+    },
+    { cap: 2 },
+  ),
+];
+
 /** The machine input of a call, mapped by the engine's own mapping (with the evaluator the variant declares). */
 export function machineInputFor(
   variant: InputVariant,

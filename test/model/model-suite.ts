@@ -5,14 +5,17 @@ export {
   rootTransitionKeys,
   stateNodeIds,
   stateNodesOf,
+  transitionKey,
   transitionKeys,
 } from './coverage.js';
 export {
   ACCEPTED_CALLS,
+  ASK_CALLS,
   declaredProvider,
   EVALUATOR_CALLS,
   GUARD_RAIL_CALLS,
   machineInputFor,
+  REFUSED_ASK_CALLS,
   REFUSED_CALLS,
   REFUSED_EVALUATOR_CALLS,
 } from './input-variants.js';

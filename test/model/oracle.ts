@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { AnswerOutcome, RalphQuestionEnding, UnansweredReason } from '../../src/contract/answers.js';
 import type { RalphFailure } from '../../src/contract/errors.js';
 import type { EvaluatorVerdict } from '../../src/contract/evaluator-verdict.js';
 import type {
@@ -13,6 +14,7 @@ import type { RalphUsage } from '../../src/contract/usage.js';
 import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { EVALUATOR_NAME, type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
 import {
+  ANSWER_OUTCOMES,
   EVALUATOR_USAGE,
   EVENT,
   type ModelEvent,
@@ -39,6 +41,8 @@ export interface Expected {
   rounds: { round: number; handoff: RalphReport | null }[];
   /** What each evaluator was handed: the round whose completion it checks, and that round's report. */
   evaluations: { round: number; report: RalphReport }[];
+  /** What each wait for a person's answer was asked (`--ask`): the blocked round and its report. */
+  questions: { round: number; report: RalphReport }[];
   /** A child still runs when the run settles: it ignored its abort past the cancel deadline. */
   abandoned: boolean;
   /** What the run's context holds at the end. */
@@ -67,6 +71,8 @@ export interface OfferContext {
   fingerprinted: boolean;
   /** The run has an evaluator (its rounds are offered fewer reports: see `reportVariantsOf`). */
   evaluated: boolean;
+  /** The run asks a person when a round is blocked (--ask; its rounds are offered fewer reports too). */
+  asks: boolean;
   /** An evaluator rejected a completion before (its next ones are offered fewer verdicts: `verdictVariantsOf`). */
   rejectedBefore: boolean;
 }
@@ -93,7 +99,7 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
     case 'running.round.awaitingReport':
       return [
         'CANCEL',
-        ...reportVariantsOf(rails.evaluated).map((v) => `report: ${v.name}`),
+        ...reportVariantsOf(rails.evaluated || rails.asks).map((v) => `report: ${v.name}`),
         ...(rails.limitOffered ? [`report: ${USAGE_LIMIT_VARIANT}`] : []),
         'child fails',
         ...timeout,
@@ -123,6 +129,14 @@ export function expectedOffers(state: string, rails: OfferContext): string[] {
       return ['evaluator stops', 'evaluator stop fails', 'evaluator stop deadline passes', ...clock];
     case 'cancelling.verifyCommand':
       return ['verify stops', 'verify stop fails', 'cancel deadline passes', ...clock];
+    case 'running.awaitingAnswer':
+      return [
+        'CANCEL',
+        ...ANSWER_OUTCOMES.map((a) => `answer: ${a.name}`),
+        'the answer source fails',
+        'the answer wait runs out',
+        ...clock,
+      ];
     case 'running.fingerprinting':
       return [
         'CANCEL',
@@ -156,6 +170,7 @@ export function expectedTags(state: string): string[] {
     case 'cancelling.verifyCommand':
     case 'running.fingerprinting':
     case 'running.waitingForLimit':
+    case 'running.awaitingAnswer':
       return [];
     case 'complete':
     case 'blocked':
@@ -206,6 +221,29 @@ const verifyFailureHandoff = (
   blocker: null,
 });
 
+// Asking is ralph's own (the reference ends a blocked run): the answered handoff's labels, from contract/answers.ts.
+const BLOCKER_LABEL = 'The previous round was blocked:';
+const ANSWER_LABEL = "A person's answer to the blocker (a person wrote this, not an agent):";
+/**
+ * The handoff after a person answered a blocked round: its report as continue, the blocker and the answer (labelled)
+ * its next steps; an answer the handoff cap cannot hold is cut to its longest start that fits, marked with `…`.
+ */
+function answeredHandoff(report: RalphReport, answer: string, cap: number): RalphReport {
+  const labelled = (text: string): RalphReport => ({
+    ...report,
+    status: 'continue',
+    blocker: null,
+    nextSteps: [`${BLOCKER_LABEL} ${report.blocker}`, `${ANSWER_LABEL} ${text}`],
+  });
+  const fits = (handoff: RalphReport) => JSON.stringify(handoff).length <= cap;
+  if (fits(labelled(answer))) return labelled(answer);
+  for (let kept = answer.length - 1; kept >= 0; kept -= 1) {
+    const cut = labelled(`${answer.slice(0, kept)}…`);
+    if (fits(cut)) return cut;
+  }
+  throw new Error('the model has no answer whose labels alone are over the handoff cap');
+}
+
 // The evaluator's texts are ralph's own (contract/evaluator-messages.ts), spelled out here for the model's names.
 /** The handoff after a completion an evaluator rejected: the report as continue, the findings its next steps. */
 const rejectionHandoff = (report: RalphReport, verdict: EvaluatorVerdict): RalphReport => ({
@@ -240,6 +278,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   const progress: RalphProgressEvent[] = [];
   const rounds: Expected['rounds'] = [];
   const evaluations: Expected['evaluations'] = [];
+  const questions: Expected['questions'] = [];
   if ('refusal' in variant.expected) {
     const failure: RalphFailure = { code: 'refused', message: variant.expected.refusal };
     const context = {
@@ -257,6 +296,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
       progress,
       rounds,
       evaluations,
+      questions,
       abandoned: false,
       context,
     };
@@ -283,7 +323,8 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     | 'waitingForLimit'
     | 'evaluating'
     | 'cancellingEvaluator'
-    | 'stoppingEvaluator';
+    | 'stoppingEvaluator'
+    | 'awaitingAnswer';
   let phase: Phase = 'round';
   let outOfTime = false;
   let stopReason: 'round-timeout' | 'time-limit' | null = null;
@@ -344,6 +385,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     progress,
     rounds,
     evaluations,
+    questions,
     abandoned,
     context: context(),
   });
@@ -353,7 +395,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     state: EndState,
     status: RalphResultStatus,
     report: RalphReport,
-    extra: { limit?: RalphLimit; verifiedBy?: string[] } = {},
+    extra: { limit?: RalphLimit; verifiedBy?: string[]; question?: RalphQuestionEnding } = {},
     abandoned = false,
   ) =>
     end(
@@ -401,6 +443,59 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     settled('budgetLimited', 'budget-limited', handoff as RalphReport, {
       limit: { kind: 'cost', maxCostUsd: rails.maxCostUsd as number, spentUsd: spent.costUsd },
     });
+  /**
+   * A blocked report: with --ask, within the round cap, the time and the cost budget, the run asks a person and waits;
+   * else (and always without --ask) the run ends blocked, as in the reference.
+   */
+  const blocked = (report: RalphReport): Expected | null => {
+    if (rails.waitForAnswersMs === undefined || round >= cap || outOfTime || costSpent())
+      return settled('blocked', 'blocked', report);
+    ask();
+    return null;
+  };
+  /** The run puts the blocker of the round it is in to a person and waits. */
+  const ask = () => {
+    const report = handoff as RalphReport;
+    questions.push({ round, report });
+    progress.push({
+      type: 'question-asked',
+      runId,
+      round,
+      maxRounds: cap,
+      question: String(report.blocker),
+      waitMs: rails.waitForAnswersMs as number,
+    });
+    phase = 'awaitingAnswer';
+  };
+  /** The run stops waiting without an answer, and ends blocked saying why. */
+  const unanswered = (reason: UnansweredReason, detail?: string): Expected => {
+    const question: RalphQuestionEnding = {
+      round,
+      reason,
+      waitMs: rails.waitForAnswersMs as number,
+      ...(detail === undefined ? {} : { detail }),
+    };
+    progress.push({ type: 'question-unanswered', runId, maxRounds: cap, ...question });
+    return settled('blocked', 'blocked', handoff as RalphReport, { question });
+  };
+  /** A person answered: the next round (within the budgets) starts with the blocked report and the answer. */
+  const answered = (outcome: AnswerOutcome): Expected | null => {
+    if (outcome.kind === 'give-up') return unanswered('given-up');
+    if (outcome.kind === 'timed-out') return unanswered('timed-out');
+    progress.push({
+      type: 'question-answered',
+      runId,
+      round,
+      maxRounds: cap,
+      answer: outcome.text,
+      ...(outcome.by === undefined ? {} : { by: outcome.by }),
+    });
+    handoff = answeredHandoff(handoff as RalphReport, outcome.text, maxHandoffChars);
+    expect(JSON.stringify(handoff).length, 'the handoff after an answer fits the cap').toBeLessThanOrEqual(
+      maxHandoffChars,
+    );
+    return gate();
+  };
   /** A reported completion goes to the evaluator: one fresh evaluator is asked to check it. */
   const evaluate = () => {
     evaluations.push({ round, report: handoff as RalphReport });
@@ -528,6 +623,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
   };
 
   if (variant.resume?.evaluating === true) evaluate();
+  else if (variant.resume?.awaitingAnswer === true) ask();
   else if (rails.maxIdleRounds !== undefined) phase = 'fingerprinting';
   else beginRound();
   for (const event of events) {
@@ -625,7 +721,11 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           break;
         }
         if (verdict.status === 'complete') return settled('complete', 'complete', report);
-        if (verdict.status === 'blocked') return settled('blocked', 'blocked', report);
+        if (verdict.status === 'blocked') {
+          const next = blocked(report);
+          if (next !== null) return next;
+          break;
+        }
         const next = afterRound(true);
         if (next !== null) return next;
         break;
@@ -637,8 +737,10 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         phase = 'round';
         break;
       case EVENT.cancel:
-        if (phase === 'fingerprinting' || phase === 'waitingForLimit') return cancelled(false);
-        // (A cast: TypeScript narrows `phase` as if the closures that set it never ran.)
+        // No child runs while the run fingerprints, waits for a limit or for an answer: it ends at once.
+        // (Casts: TypeScript narrows `phase` as if the closures that set it never ran.)
+        if (['fingerprinting', 'waitingForLimit', 'awaitingAnswer'].includes(phase as Phase))
+          return cancelled(false);
         if ((phase as Phase) === 'evaluating') phase = 'cancellingEvaluator';
         else phase = phase === 'verifying' ? 'cancellingVerify' : 'cancelling';
         break;
@@ -670,6 +772,7 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
           stopReason = 'time-limit';
           phase = 'stoppingEvaluator';
         }
+        if ((phase as Phase) === 'awaitingAnswer') return unanswered('time-limit');
         if (phase === 'waitingForLimit') {
           if (handoff !== null) return timeLimited(false, true);
           const detail = `the ${duration(rails.maxWallTimeMs as number)} time limit ran out while round ${round} waited for a usage limit to reset, before any round had reported`;
@@ -785,6 +888,15 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
         return phase === 'stoppingEvaluator' ? evaluatorStopped(false) : cancelled(false);
       case EVENT.evaluatorStopDeadline:
         return evaluatorStopped(true);
+      case EVENT.answered: {
+        const next = answered(event.output as AnswerOutcome);
+        if (next !== null) return next;
+        break;
+      }
+      case EVENT.answerSourceFailed:
+        return unanswered('unavailable', String(event.error));
+      case EVENT.answerWaitOver:
+        return unanswered('timed-out');
       default:
         throw new Error(`the oracle does not know the event ${event.type}`);
     }

@@ -1,5 +1,6 @@
 import { type ActorLogic, type AnyMachineSnapshot, fromPromise, type SnapshotFrom } from 'xstate';
 import { serializeSnapshot, TestModel, type TestPath } from 'xstate/graph';
+import type { AnswerOutcome, RalphQuestion } from '../../src/contract/answers.js';
 import type { ChildRequest, VerifyOutcome } from '../../src/contract/types.js';
 import type { RalphUsage } from '../../src/contract/usage.js';
 import { stateKey } from '../../src/inspect/recording-format.js';
@@ -68,6 +69,10 @@ export const EVENT = {
   // The evaluation's own round timer, timed from its start, and the deadline of the evaluator it stopped.
   evaluationTimedOut: 'xstate.after.roundTimeout.ralph.running.evaluating',
   evaluatorStopDeadline: 'xstate.after.cancelDeadline.ralph.stoppingEvaluator',
+  // Asking a person (--ask): the answer source resolves or fails, or the wait's own timer passes.
+  answered: 'xstate.done.actor.awaitAnswer',
+  answerSourceFailed: 'xstate.error.actor.awaitAnswer',
+  answerWaitOver: 'xstate.after.answerWait.ralph.running.awaitingAnswer',
 } as const;
 
 /** The variant name of a round that ended on a usage limit (a done event whose outcome carries the limit). */
@@ -128,8 +133,9 @@ export const EVALUATOR_START_ERROR = 'spawn mock-evaluator ENOENT';
 export const EVALUATOR_ERROR = 'evaluator exited with code 1';
 
 /**
- * The reports a round's child hands back in a run with an evaluator: one of each kind (every report variant is
- * walked in the runs without one, and the review does not depend on the evaluator), so that the model stays small.
+ * The reports a round's child hands back in a run with an evaluator or one that asks (--ask): one of each kind (every
+ * report variant is walked in the runs without either, and the review depends on neither), so that the model stays
+ * small.
  */
 const EVALUATED_RUN_REPORTS = new Set([
   'continue',
@@ -140,9 +146,9 @@ const EVALUATED_RUN_REPORTS = new Set([
   'complete one over the handoff cap',
 ]);
 
-/** The report variants a round's child may hand back in the run of `snapshot`. */
-export const reportVariantsOf = (evaluated: boolean): readonly ReportVariant[] =>
-  evaluated ? REPORT_VARIANTS.filter((v) => EVALUATED_RUN_REPORTS.has(v.name)) : REPORT_VARIANTS;
+/** The report variants a round's child may hand back in a run (`fewer`: one with an evaluator or that asks). */
+export const reportVariantsOf = (fewer: boolean): readonly ReportVariant[] =>
+  fewer ? REPORT_VARIANTS.filter((v) => EVALUATED_RUN_REPORTS.has(v.name)) : REPORT_VARIANTS;
 
 /**
  * The verdicts an evaluator may give: every variant while no completion was rejected yet; once one was, only the
@@ -163,7 +169,10 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
       output: { childId: childIdOf(snapshot.context.round) } satisfies ChildStarted,
     },
     { type: EVENT.startFailed, error: START_ERROR },
-    ...reportVariantsOf(snapshot.context.evaluation !== undefined).map((v) => ({
+    ...reportVariantsOf(
+      snapshot.context.evaluation !== undefined ||
+        snapshot.context.call.guardRails.waitForAnswersMs !== undefined,
+    ).map((v) => ({
       type: EVENT.reported,
       output: { output: v.output, usage: ROUND_USAGE } satisfies RoundOutcome,
       variant: v.name,
@@ -198,8 +207,31 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
     { type: EVENT.fingerprinted, output: fingerprintAfter(snapshot.context.round), variant: 'changed' },
     { type: EVENT.fingerprintFailed, error: FINGERPRINT_ERROR },
     ...(snapshot.context.evaluation === undefined ? [] : evaluatorEvents(snapshot)),
+    ...(snapshot.context.call.guardRails.waitForAnswersMs === undefined ? [] : answerEvents()),
   ];
 }
+
+/** What an answer source that cannot put the question to a person fails with. */
+export const ANSWER_SOURCE_ERROR = 'the answer folder could not be written: EACCES';
+/** The answer of the model's short answer: it fits the handoff cap whole. */
+export const SHORT_ANSWER = 'Use the mirror at registry.example.com';
+/** An answer too long for the handoff cap: the handoff keeps what fits of it. */
+export const LONG_ANSWER = `Use the mirror; ${'the proxy settings are in the wiki page on networking. '.repeat(8)}`;
+
+/** The ways an answer source settles in the model, by name: a person's answer (two), a give-up, its own timeout. */
+export const ANSWER_OUTCOMES: readonly { name: string; outcome: AnswerOutcome }[] = [
+  { name: 'a short answer', outcome: { kind: 'answer', text: SHORT_ANSWER, by: 'terminal' } },
+  { name: 'an answer over what the handoff holds', outcome: { kind: 'answer', text: LONG_ANSWER } },
+  { name: 'a give-up', outcome: { kind: 'give-up', by: 'terminal' } },
+  { name: "the source's own wait runs out", outcome: { kind: 'timed-out' } },
+];
+
+/** The answer events a run that asks is offered while it waits. */
+const answerEvents = (): ModelEvent[] => [
+  ...ANSWER_OUTCOMES.map((a) => ({ type: EVENT.answered, output: a.outcome, variant: a.name })),
+  { type: EVENT.answerSourceFailed, error: ANSWER_SOURCE_ERROR },
+  { type: EVENT.answerWaitOver },
+];
 
 /** The evaluator's events a run with an evaluator is offered. */
 function evaluatorEvents(snapshot: RalphSnapshot): ModelEvent[] {
@@ -241,6 +273,7 @@ export const modelMachine = ralphMachine.provide({
     startEvaluator: neverSettles<ChildStarted, ChildRequest>(),
     awaitVerdict: neverSettles<EvaluationOutcome, RoundRef>(),
     awaitEvaluatorStopped: neverSettles<void, RoundRef>(),
+    awaitAnswer: neverSettles<AnswerOutcome, RalphQuestion>(),
   },
 });
 
@@ -349,6 +382,12 @@ export function describeEvent(event: ModelEvent): string {
       return 'evaluation times out';
     case EVENT.evaluatorStopDeadline:
       return 'evaluator stop deadline passes';
+    case EVENT.answered:
+      return `answer: ${event.variant}`;
+    case EVENT.answerSourceFailed:
+      return 'the answer source fails';
+    case EVENT.answerWaitOver:
+      return 'the answer wait runs out';
     default:
       return event.type;
   }

@@ -3,7 +3,8 @@ import { buildOrFail, loadOrFail } from './load.js';
 
 // Every path of the model, for every call: each refused call, accepted calls at round caps 1, 2 and 3, accepted
 // calls with the guard rails on, and calls with an independent evaluator (refused, alone, with each guard rail, and
-// resumed while it evaluated).
+// resumed while it evaluated), and calls that ask a person when a round is blocked (refused resume points, alone,
+// with the time limit and the cost budget, and resumed while a question waited).
 // Each path is replayed against the real machine and bridge; the last test checks that the replays together
 // went through every state node and every transition of the machine.
 const suite = await loadOrFail('the machine and its model', () => import('./model-suite.js'));
@@ -18,6 +19,8 @@ if (suite !== null) {
     ...suite.GUARD_RAIL_CALLS,
     ...suite.REFUSED_EVALUATOR_CALLS,
     ...suite.EVALUATOR_CALLS,
+    ...suite.REFUSED_ASK_CALLS,
+    ...suite.ASK_CALLS,
   ];
   for (const variant of calls) {
     const paths = buildOrFail(`the model of a call with ${variant.name} can be walked`, () =>

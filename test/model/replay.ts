@@ -13,6 +13,7 @@ import {
   runEvaluators,
   type WorkspaceWatch,
 } from '../../src/actors/evaluator-round.js';
+import type { AnswerOutcome, RalphQuestion } from '../../src/contract/answers.js';
 import { renderEvaluatorPrompt } from '../../src/contract/evaluator-prompt.js';
 import { verdictJsonSchema } from '../../src/contract/evaluator-verdict.js';
 import { renderRoundPrompt } from '../../src/contract/prompt.js';
@@ -132,6 +133,36 @@ function drivenGuardRails() {
   };
 }
 
+/** One wait for a person's answer as the replay drives it: the question it was asked, its abort, how it settles. */
+interface DrivenAnswer {
+  question: RalphQuestion;
+  signal: AbortSignal;
+  outcome: Pending<AnswerOutcome>;
+  /** The path settled it (an answer, a give-up, the source's own timeout or its failure). */
+  settledByPath: boolean;
+}
+
+/**
+ * The answer source, driven by the replay: each question waits until the path answers it, gives up, times out or
+ * fails. (The engine's sources, a terminal, a folder, a page, a durable message, are tested where they are.)
+ */
+function drivenAnswers() {
+  const asked: DrivenAnswer[] = [];
+  return {
+    asked,
+    latest: () => {
+      const wait = asked.at(-1);
+      if (wait === undefined) throw new Error('no question was ever asked');
+      return wait;
+    },
+    awaitAnswer: fromPromise<AnswerOutcome, RalphQuestion>(({ input, signal }) => {
+      const wait: DrivenAnswer = { question: input, signal, outcome: pending(), settledByPath: false };
+      asked.push(wait);
+      return wait.outcome.promise;
+    }),
+  };
+}
+
 /**
  * The workspace as the evaluator actors see it, driven by the replay: a snapshot is taken at once, and what differs
  * after an evaluator is what the path's verdict says it changed (the real watch, a per-file snapshot, is tested on
@@ -191,6 +222,7 @@ function expectStep(real: RalphSnapshot, model: RalphSnapshot, agentsReallyStart
     wallClockRunning: guardRails.maxWallTimeMs !== null && !outOfTime,
     fingerprinted: fingerprint !== null,
     evaluated: real.context.evaluation !== undefined,
+    asks: guardRails.waitForAnswersMs !== undefined,
     rejectedBefore: (real.context.evaluation?.last ?? null) !== null,
   };
   expect(next.sort(), `${where}: what can happen next`).toEqual(
@@ -206,9 +238,19 @@ function expectRenderedText(envelope: RalphEnvelope, maxResultChars: number) {
   expect(text.length).toBeLessThanOrEqual(maxResultChars);
   expect(text).toContain(JSON.stringify(report, null, 2));
   expect(text).toContain(`Rounds: ${rounds}`);
-  const { limit, verifiedBy, evaluation } = envelope.result;
+  const { limit, verifiedBy, evaluation, question } = envelope.result;
   const [label, note] = text.split('\n');
-  if (limit?.kind === 'time' && limit.unevaluatedRound !== undefined)
+  if (question !== undefined) {
+    // A run that asked and got no answer says why it ended blocked (contract/answer-messages.ts, spelled out here).
+    const blocker = `round ${question.round}'s blocker`;
+    const why = {
+      'timed-out': `Nobody answered ${blocker} within 1h; the run ended blocked.`,
+      'given-up': `A person chose not to answer ${blocker}; the run ended blocked.`,
+      'time-limit': `The run's time limit ran out while it waited for an answer to ${blocker}; the run ended blocked.`,
+      unavailable: `Round ${question.round}'s blocker could not be put to a person (${question.detail}); the run ended blocked.`,
+    };
+    expect(note).toBe(why[question.reason]);
+  } else if (limit?.kind === 'time' && limit.unevaluatedRound !== undefined)
     expect(note).toBe(
       `Round ${limit.unevaluatedRound} reported the objective complete, but the time ran out before the evaluator gave its verdict: the completion was not accepted.`,
     );
@@ -276,6 +318,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
   const hostStopsFail = path.steps.some((step) => step.event.type === EVENT.stopFailed);
   const hostEvaluatorStopsFail = path.steps.some((step) => step.event.type === EVENT.evaluatorStopFailed);
   const driven = drivenGuardRails();
+  const answers = drivenAnswers();
   const actors = {
     ...(hostStopsFail
       ? { ...bridge, awaitChildStopped: hostStop(bridge.awaitChildStopped, () => stopFailure) }
@@ -287,6 +330,7 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         }
       : evaluatorBridge),
     ...driven.actors,
+    awaitAnswer: answers.awaitAnswer,
   };
   /** Children (rounds' and evaluators') whose start or run is still pending. */
   const running = () => (provider?.running ?? 0) + (evaluator?.running ?? 0);
@@ -329,7 +373,9 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         const from = stateKey(actor.getSnapshot().value);
         actor.send({ type: 'CANCEL' });
         await settle();
-        if (from === 'running.verifying')
+        if (from === 'running.awaitingAnswer')
+          expect(answers.latest().signal.aborted, `${where}: the wait for an answer was stopped`).toBe(true);
+        else if (from === 'running.verifying')
           expect(driven.latestVerify().signal.aborted, `${where}: the verify command was stopped`).toBe(true);
         else if (from.startsWith('running.evaluating.'))
           expect(judge().children.at(-1)?.signal.aborted, `${where}: the evaluator was aborted`).toBe(true);
@@ -438,6 +484,19 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       case EVENT.evaluatorStopDeadline:
         await passTimer(input.terminationGraceMs + KILL_MARGIN_MS, 'stoppingEvaluator', where);
         return;
+      case EVENT.answered:
+        answers.latest().settledByPath = true;
+        answers.latest().outcome.resolve(event.output as AnswerOutcome);
+        return;
+      case EVENT.answerSourceFailed:
+        answers.latest().settledByPath = true;
+        answers.latest().outcome.reject(new Error(String(event.error)));
+        return;
+      case EVENT.answerWaitOver:
+        await passTimer(input.guardRails?.waitForAnswersMs as number, 'running.awaitingAnswer', where);
+        // The run stopped waiting on its own timer: the source is told to stop too.
+        expect(answers.latest().signal.aborted, `${where}: the answer source was stopped`).toBe(true);
+        return;
       default:
         throw new Error(`${where}: the replay does not know the event ${event.type}`);
     }
@@ -509,6 +568,37 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
       );
       expect(c.terminationGraceMs).toBe(variant.config.terminationGraceMs);
     }
+    expect(
+      answers.asked.map((wait) => wait.question),
+      'what each wait for an answer was asked',
+    ).toEqual(
+      expected.questions.map(({ round, report }) => ({
+        runId: MODEL_RUN_ID,
+        round,
+        maxRounds: end.context.maxRounds,
+        question: report.blocker,
+        report,
+        waitMs: variant.config.waitForAnswersMs,
+      })),
+    );
+    if (variant.config.waitForAnswersMs === undefined) {
+      // A run without --ask is the reference's: no key of asking in its input, its context or its envelope.
+      expect(Object.keys(input.guardRails ?? {}), 'the guard rails of a run without --ask').not.toContain(
+        'waitForAnswersMs',
+      );
+      if (end.output?.ok === true)
+        expect(Object.keys(end.output.envelope.result), 'its envelope').not.toContain('question');
+      expect(
+        progress.filter((event) => event.type.startsWith('question-')),
+        'its progress events',
+      ).toEqual([]);
+    }
+    // Nothing waits for an answer once the run has settled: each wait was settled by its source, or told to stop.
+    for (const wait of answers.asked)
+      expect(
+        wait.settledByPath || wait.signal.aborted || end.status === 'active',
+        'a wait left after the run settled',
+      ).toBe(true);
     // The workspace is read where the run works, before each evaluator and after each verdict.
     expect(new Set(watch.snapshots), 'where the evaluator watch looked').toEqual(
       new Set(watch.snapshots.length === 0 ? [] : [CALLER.cwd]),

@@ -38,6 +38,7 @@ if (suite !== null && xstate !== null) {
       'ralph.running.fingerprinting',
       'ralph.running.nextRound',
       'ralph.running.waitingForLimit',
+      'ralph.running.awaitingAnswer',
       'ralph.stoppingRound',
       'ralph.roundStopped',
       'ralph.stoppingEvaluator',
@@ -87,9 +88,11 @@ if (suite !== null && xstate !== null) {
       'ralph.validating on always #15 [resumePointIsInvalid] → ralph.rejected',
       // A run that stopped while its evaluator checked a completion picks up by evaluating it again.
       'ralph.validating on always #16 [isResumingEvaluation] → ralph.running.evaluating',
-      'ralph.validating on always #17 [isResuming] → ralph.running.round',
-      'ralph.validating on always #18 [idleWatchIsOn] → ralph.running.fingerprinting',
-      'ralph.validating on always #19 → ralph.running.round',
+      // A run that stopped while a blocked round's question waited for an answer picks up by waiting again.
+      'ralph.validating on always #17 [isResumingQuestion] → ralph.running.awaitingAnswer',
+      'ralph.validating on always #18 [isResuming] → ralph.running.round',
+      'ralph.validating on always #19 [idleWatchIsOn] → ralph.running.fingerprinting',
+      'ralph.validating on always #20 → ralph.running.round',
       // CANCEL is written once for the run, and again only where something runs that must stop first.
       'ralph.running on CANCEL #0 → ralph.cancelled',
       // One round timer, and one check of the time limit, for the whole round: its start and its report.
@@ -110,11 +113,13 @@ if (suite !== null && xstate !== null) {
       'ralph.running.reviewingReport.accepted on always #0 [completionNeedsVerifying] → ralph.running.verifying',
       'ralph.running.reviewingReport.accepted on always #1 [completionNeedsEvaluating] → ralph.running.evaluating',
       'ralph.running.reviewingReport.accepted on always #2 [reportIsComplete] → ralph.complete',
-      'ralph.running.reviewingReport.accepted on always #3 [reportIsBlocked] → ralph.blocked',
-      'ralph.running.reviewingReport.accepted on always #4 [roundCapReached] → ralph.budgetLimited',
-      'ralph.running.reviewingReport.accepted on always #5 [costBudgetIsSpent] → ralph.budgetLimited',
-      'ralph.running.reviewingReport.accepted on always #6 [idleWatchIsOn] → ralph.running.fingerprinting',
-      'ralph.running.reviewingReport.accepted on always #7 → ralph.running.round',
+      // With --ask a blocked report within the round cap and the budgets waits for an answer; else it ends the run.
+      'ralph.running.reviewingReport.accepted on always #3 [blockedWaitsForAnswer] → ralph.running.awaitingAnswer',
+      'ralph.running.reviewingReport.accepted on always #4 [reportIsBlocked] → ralph.blocked',
+      'ralph.running.reviewingReport.accepted on always #5 [roundCapReached] → ralph.budgetLimited',
+      'ralph.running.reviewingReport.accepted on always #6 [costBudgetIsSpent] → ralph.budgetLimited',
+      'ralph.running.reviewingReport.accepted on always #7 [idleWatchIsOn] → ralph.running.fingerprinting',
+      'ralph.running.reviewingReport.accepted on always #8 → ralph.running.round',
       'ralph.running.verifying on CANCEL #0 → ralph.cancelling.verifyCommand',
       // A passed command confirms a completion only where no evaluator is to check it next.
       'ralph.running.verifying on done:runVerify #0 [verifyPassedAndNeedsEvaluating] → ralph.running.evaluating',
@@ -152,6 +157,12 @@ if (suite !== null && xstate !== null) {
       'ralph.running.waitingForLimit on after:limitWait #0 → ralph.running.round',
       'ralph.running.waitingForLimit on always #0 [timeRanOutBeforeAnyReport] → ralph.failed',
       'ralph.running.waitingForLimit on always #1 [timeBudgetIsSpent] → ralph.budgetLimited',
+      // An answer starts the next round through the gate; anything else ends the run blocked, saying why.
+      'ralph.running.awaitingAnswer on done:awaitAnswer #0 [personAnswered] → ralph.running.nextRound',
+      'ralph.running.awaitingAnswer on done:awaitAnswer #1 → ralph.blocked',
+      'ralph.running.awaitingAnswer on error:awaitAnswer #0 → ralph.blocked',
+      'ralph.running.awaitingAnswer on after:answerWait #0 → ralph.blocked',
+      'ralph.running.awaitingAnswer on always #0 [timeBudgetIsSpent] → ralph.blocked',
       'ralph.stoppingRound on done:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on error:awaitChildStopped #0 → ralph.roundStopped',
       'ralph.stoppingRound on after:cancelDeadline #0 → ralph.roundStopped',
@@ -185,6 +196,7 @@ if (suite !== null && xstate !== null) {
       { state: 'running.evaluating.starting', id: 'startEvaluator', src: 'startEvaluator' },
       { state: 'running.evaluating.awaitingVerdict', id: 'awaitVerdict', src: 'awaitVerdict' },
       { state: 'running.fingerprinting', id: 'fingerprintWorkspace', src: 'fingerprintWorkspace' },
+      { state: 'running.awaitingAnswer', id: 'awaitAnswer', src: 'awaitAnswer' },
       { state: 'stoppingRound', id: 'awaitChildStopped', src: 'awaitChildStopped' },
       { state: 'stoppingEvaluator', id: 'awaitEvaluatorStopped', src: 'awaitEvaluatorStopped' },
       { state: 'cancelling.child', id: 'awaitChildStopped', src: 'awaitChildStopped' },
@@ -233,6 +245,11 @@ if (suite !== null && xstate !== null) {
       ],
       'running.nextRound': [],
       'running.waitingForLimit': ['xstate.after.limitWait.ralph.running.waitingForLimit'],
+      'running.awaitingAnswer': [
+        'xstate.done.actor.awaitAnswer',
+        'xstate.error.actor.awaitAnswer',
+        'xstate.after.answerWait.ralph.running.awaitingAnswer',
+      ],
       stoppingRound: [
         'xstate.done.actor.awaitChildStopped',
         'xstate.error.actor.awaitChildStopped',
@@ -302,6 +319,8 @@ if (suite !== null && xstate !== null) {
       'running.fingerprinting': [],
       'running.nextRound': [],
       'running.waitingForLimit': [],
+      // No child runs while a question waits: a host may drop the run's process (its resume point waits again).
+      'running.awaitingAnswer': [],
       stoppingRound: ['childRunning'],
       roundStopped: [],
       stoppingEvaluator: ['childRunning'],
@@ -390,7 +409,7 @@ if (suite !== null && xstate !== null) {
     expect(reviewing.always).toBeUndefined();
     const { checking, accepted } = reviewing.states;
     expect(checking?.always?.length).toBe(4);
-    expect(accepted?.always?.length).toBe(8);
+    expect(accepted?.always?.length).toBe(9);
     // An accepted report is accepted and announced once, on the way into `accepted`, whatever follows it.
     const actionName = (a: unknown) => (typeof a === 'string' ? a : (a as { type: string }).type);
     expect(checking?.always?.map((t) => t.actions.map(actionName))).toEqual([
@@ -442,6 +461,29 @@ if (suite !== null && xstate !== null) {
       'beginEvaluation',
       'announceEvaluatorStarted',
     ]);
+  });
+
+  test('a question is announced on the way into awaitingAnswer; an answer is handed on once, every other ending settles blocked saying why', () => {
+    const awaiting = ralphMachine.root.states.running?.states.awaitingAnswer;
+    if (awaiting === undefined) throw new Error('the awaitingAnswer state is missing');
+    const actionName = (a: unknown) => (typeof a === 'string' ? a : (a as { type: string }).type);
+    // Its own entry (the wait timer's scheduling, XState's, aside): the question, announced once.
+    expect(awaiting.entry.map(actionName).filter((name) => !name.startsWith('xstate.'))).toEqual([
+      'announceQuestion',
+    ]);
+    const transitions = [...[...awaiting.transitions.values()].flat(), ...(awaiting.always ?? [])];
+    expect(transitions.map((t) => [suite.transitionKey(t), t.actions.map(actionName)])).toEqual([
+      [
+        'ralph.running.awaitingAnswer on done:awaitAnswer #0 [personAnswered] → ralph.running.nextRound',
+        ['acceptAnswer'],
+      ],
+      ['ralph.running.awaitingAnswer on done:awaitAnswer #1 → ralph.blocked', ['settleUnanswered']],
+      ['ralph.running.awaitingAnswer on error:awaitAnswer #0 → ralph.blocked', ['settleUnanswered']],
+      ['ralph.running.awaitingAnswer on after:answerWait #0 → ralph.blocked', ['settleUnanswered']],
+      ['ralph.running.awaitingAnswer on always #0 [timeBudgetIsSpent] → ralph.blocked', ['settleUnanswered']],
+    ]);
+    // CANCEL is running's own: no child runs while a question waits, so nothing must stop first.
+    expect(awaiting.transitions.has('CANCEL')).toBe(false);
   });
 
   test('a host that runs the machine without its actors gets a workflow failure that says what is missing', async () => {
