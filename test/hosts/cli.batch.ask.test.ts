@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { describe, expect, test } from 'vitest';
+import { leaveAnswer, readQuestion } from '../../src/hosts/answer-folder.js';
+import { ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { batchScene } from '../support/batch-scene.js';
+import { gitIn, tempFolder } from '../support/git-repo.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
+const ASK_AGENT = quote([process.execPath, fixture('ask-agent.mjs')]);
+const QUESTION = 'Which database should the migration target?';
+
+/** A scene whose first task asks (its own agent, so --trust-tasks) and whose others just write a file; a temp HOME. */
+function askScene(others: string[]) {
+  const scene = batchScene([
+    { id: 'asker', objective: `ask ${QUESTION}`, agent: ASK_AGENT },
+    ...others.map((id) => ({ id, objective: `write ${id}.txt from ${id}` })),
+  ]);
+  const home = tempFolder('ralph-batch-home-');
+  return { ...scene, home, stateDir: join(home, '.ralph'), env: { ...scene.env, HOME: home } };
+}
+
+/** The last status the batch's recording gives each task. */
+function recordedStatuses(recording: string): Record<string, string> {
+  if (!existsSync(recording)) return {};
+  const last: Record<string, string> = {};
+  for (const line of readFileSync(recording, 'utf8').split('\n').filter(Boolean)) {
+    const parsed = JSON.parse(line) as { kind?: string; id?: string; status?: string };
+    if (parsed.kind === 'task' && parsed.id !== undefined && parsed.status !== undefined)
+      last[parsed.id] = parsed.status;
+  }
+  return last;
+}
+
+/** The run ids that wait for an answer under the temp HOME's ~/.ralph/asks. */
+const waitingRuns = (stateDir: string): string[] => {
+  const asks = join(stateDir, 'asks');
+  return existsSync(asks) ? readdirSync(asks).filter((id) => readQuestion(id, stateDir) !== undefined) : [];
+};
+
+/** The batch id the first progress line names, and its recording in the repository. */
+const batchOf = (stderr: string, repo: string) => {
+  const id = /batch (\S+): \d+ task/.exec(stderr)?.[1];
+  return id === undefined
+    ? undefined
+    : { id, recording: join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl') };
+};
+
+describe('ralph batch --ask', () => {
+  test('a blocked task waits without its slot: the others land meanwhile, then an answer lets it finish and land', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene(['b', 'c']);
+    // One slot: b and c can run only once the asking task gave it back.
+    const batch = spawnRalph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--parallel', '1', '--ask'],
+      { cwd: repo, env },
+    );
+    const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
+    const statuses = await waitUntil(() => {
+      const now = recordedStatuses(recording);
+      return now.b === 'landed' && now.c === 'landed' ? now : undefined;
+    }, 'b and c to land');
+    expect(statuses.asker).toBe('awaiting-answer');
+    const [runId] = await waitUntil(() => {
+      const runs = waitingRuns(stateDir);
+      return runs.length === 1 ? runs : undefined;
+    }, 'the question');
+    const stderr = batch.stderrSoFar();
+    expect(stderr).toContain(`ralph batch: asker: Round 1 is blocked and asks: ${QUESTION}`);
+    expect(stderr).toContain(`ralph batch: asker: run ${runId} waits up to 1d for an answer`);
+    expect(stderr).toContain(`ralph batch: asker: Answer with: ralph answer ${runId} "your answer"`);
+
+    const status = await ralph(['status', id], { cwd: repo, env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`batch ${id} on ralph/batch-${id}: running`);
+    expect(status.stdout).toMatch(
+      new RegExp(`^asker: waiting for an answer: run ${runId}, round 1, asked`, 'm'),
+    );
+    expect(status.stdout).toContain(`  Round 1 is blocked and asks: ${QUESTION}`);
+    expect(status.stdout).toContain(`  Answer with: ralph answer ${runId} "your answer"`);
+    expect(status.stdout).toMatch(/^b: landed on /m);
+
+    leaveAnswer(runId as string, { kind: 'answer', text: 'postgres 16', by: 'test' }, stateDir);
+    const done = await batch.finished;
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(done.stderr).toContain("ralph batch: asker: round 1's blocker was answered (by test)");
+    expect(done.stdout).toMatch(/^asker: landed$/m);
+    const target = `ralph/batch-${id}`;
+    expect(gitIn(repo, 'show', `${target}:answer.txt`)).toBe('postgres 16');
+    expect(gitIn(repo, 'show', `${target}:b.txt`)).toBe('from b');
+    expect(waitingRuns(stateDir)).toEqual([]);
+    const after = await ralph(['status', id], { cwd: repo, env });
+    expect(after.stdout).toContain(`batch ${id} on ${target}: settled`);
+    expect(after.stdout).toMatch(/^asker: landed on /m);
+  });
+
+  test('unanswered until --wait-for-answers runs out: the task ends blocked and the batch says why', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene(['b']);
+    const done = await ralph(
+      ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--wait-for-answers', '1s'],
+      { cwd: repo, env },
+    );
+    expect(done.code, done.stdout + done.stderr).toBe(1);
+    expect(done.stdout).toContain(
+      `asker: failed: blocked: ${QUESTION} (Nobody answered round 1's blocker within 1s; the run ended blocked.)`,
+    );
+    expect(done.stdout).toMatch(/^b: landed$/m);
+    expect(waitingRuns(stateDir)).toEqual([]);
+  });
+});
