@@ -96,6 +96,48 @@ describe('ralph batch --ask', () => {
     expect(after.stdout).toMatch(/^asker: landed on /m);
   });
 
+  test('a batch killed while a task waits: ralph status says it stopped, with the question and how to go on', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene([]);
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'];
+    const batch = spawnRalph(args, { cwd: repo, env });
+    const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
+    const [runId] = await waitUntil(() => {
+      const runs = waitingRuns(stateDir);
+      return runs.length === 1 ? runs : undefined;
+    }, 'the question');
+    batch.child.kill('SIGKILL');
+    await batch.finished;
+
+    const status = await ralph(['status', recording], { cwd: repo, env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`batch ${id} on ralph/batch-${id}: stopped before it settled`);
+    expect(status.stdout).toContain(
+      `asker: run ${runId} was waiting for an answer to round 1's blocker when its batch stopped`,
+    );
+    expect(status.stdout).toContain(`  Round 1 is blocked and asks: ${QUESTION}`);
+  });
+
+  // Needs the resume point of a run recording that rested in running.awaitingAnswer (resumePointOf, which refuses it
+  // on main as this lands: "no round boundary"); until then the resumed task's run starts again from round 1.
+  test.skip('a batch killed while a task waits takes the answer left meanwhile when it resumes', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene([]);
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'];
+    const batch = spawnRalph(args, { cwd: repo, env });
+    const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
+    const [runId] = await waitUntil(() => {
+      const runs = waitingRuns(stateDir);
+      return runs.length === 1 ? runs : undefined;
+    }, 'the question');
+    batch.child.kill('SIGKILL');
+    await batch.finished;
+    leaveAnswer(runId as string, { kind: 'answer', text: 'sqlite' }, stateDir);
+    const resumed = await ralph([...args, '--resume', recording], { cwd: repo, env });
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^asker: landed$/m);
+    expect(gitIn(repo, 'show', `ralph/batch-${id}:answer.txt`)).toBe('sqlite');
+    expect(waitingRuns(stateDir)).toEqual([]);
+  });
+
   test('unanswered until --wait-for-answers runs out: the task ends blocked and the batch says why', async () => {
     const { repo, tasksFile, env, stateDir } = askScene(['b']);
     const done = await ralph(

@@ -27,7 +27,7 @@ async function recordingOf(id: string): Promise<string | null> {
   return existsSync(path) ? path : null;
 }
 
-/** Every waiting question of this user's local runs, by the run recording it names. */
+/** Every waiting question of this user's local runs, by the run recording it names: the latest asked of each. */
 function questionsByRecording(): Map<string, QuestionFile> {
   const found = new Map<string, QuestionFile>();
   let runIds: string[] = [];
@@ -43,7 +43,11 @@ function questionsByRecording(): Map<string, QuestionFile> {
     } catch {
       continue;
     }
-    if (question?.recording !== undefined) found.set(resolve(question.recording), question);
+    if (question?.recording === undefined) continue;
+    // A run that was killed waiting and then run anew leaves its old question behind: the newer one is the task's.
+    const key = resolve(question.recording);
+    const known = found.get(key);
+    if (known === undefined || known.askedAt < question.askedAt) found.set(key, question);
   }
   return found;
 }
@@ -73,7 +77,7 @@ function taskStates(recording: BatchRecording, folder: string): TaskState[] {
 }
 
 /** A task's lines: its status, or its question with how to answer it (or that its batch stopped meanwhile). */
-function taskLines(task: TaskState, target: string, now: number): string[] {
+function taskLines(task: TaskState, target: string, now: number, batchRuns: boolean): string[] {
   const { question } = task;
   if (question === undefined) {
     const entry = {
@@ -87,7 +91,7 @@ function taskLines(task: TaskState, target: string, now: number): string[] {
     return [stripControlToLine(`${task.id}: ${line}`)];
   }
   const asked = stripControlToLine(questionText(question.round, question.question));
-  if (!processIsAlive(question.pid))
+  if (!batchRuns || !processIsAlive(question.pid))
     return [
       stripControlToLine(`${task.id}: ${statusOrphanedLine(question.runId, question.round)}`),
       `  ${asked}`,
@@ -101,11 +105,10 @@ function taskLines(task: TaskState, target: string, now: number): string[] {
   ];
 }
 
-/** The batch's first line: whether it settled, still runs, or stopped before it settled. */
-function batchLine(recording: BatchRecording, path: string): string {
+/** The batch's first line: whether it settled, still runs (`pid`), or stopped before it settled. */
+function batchLine(recording: BatchRecording, path: string, pid: number | undefined): string {
   const { batchId, target } = recording.header;
   if (recording.settled !== null) return `batch ${batchId} on ${target}: settled`;
-  const pid = recordedHostRuns(recording.process);
   return pid === undefined
     ? `batch ${batchId} on ${target}: stopped before it settled; go on with: ralph batch <tasks> --resume ${path}`
     : `batch ${batchId} on ${target}: running (process ${pid})`;
@@ -131,9 +134,10 @@ export async function localBatchStatus(id: string, json: boolean): Promise<numbe
     return EXIT.complete;
   }
   const now = Date.now();
+  const pid = recording.settled === null ? recordedHostRuns(recording.process) : undefined;
   const lines = [
-    batchLine(recording, path),
-    ...tasks.flatMap((task) => taskLines(task, recording.header.target, now)),
+    batchLine(recording, path, pid),
+    ...tasks.flatMap((task) => taskLines(task, recording.header.target, now, pid !== undefined)),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.complete;
