@@ -49,6 +49,27 @@ const batchOf = (stderr: string, repo: string) => {
     : { id, recording: join(repo, '.git', 'ralph', 'batches', id, 'batch.jsonl') };
 };
 
+/** Waits until one run waits for an answer; its id. */
+const theQuestion = async (stateDir: string): Promise<string> =>
+  (
+    await waitUntil(() => {
+      const runs = waitingRuns(stateDir);
+      return runs.length === 1 ? runs : undefined;
+    }, 'the question')
+  )[0] as string;
+
+/** A one-task batch whose task asks, SIGKILLed once its question waits: what a resume needs, and the run that waits. */
+async function killedWhileWaiting() {
+  const { repo, tasksFile, env, stateDir } = askScene([]);
+  const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'];
+  const batch = spawnRalph(args, { cwd: repo, env });
+  const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
+  const runId = await theQuestion(stateDir);
+  batch.child.kill('SIGKILL');
+  await batch.finished;
+  return { repo, env, stateDir, args, id, recording, runId };
+}
+
 describe('ralph batch --ask', () => {
   test('a blocked task waits without its slot: the others land meanwhile, then an answer lets it finish and land', async () => {
     const { repo, tasksFile, env, stateDir } = askScene(['b', 'c']);
@@ -63,10 +84,7 @@ describe('ralph batch --ask', () => {
       return now.b === 'landed' && now.c === 'landed' ? now : undefined;
     }, 'b and c to land');
     expect(statuses.asker).toBe('awaiting-answer');
-    const [runId] = await waitUntil(() => {
-      const runs = waitingRuns(stateDir);
-      return runs.length === 1 ? runs : undefined;
-    }, 'the question');
+    const runId = await theQuestion(stateDir);
     const stderr = batch.stderrSoFar();
     expect(stderr).toContain(`ralph batch: asker: Round 1 is blocked and asks: ${QUESTION}`);
     expect(stderr).toContain(`ralph batch: asker: run ${runId} waits up to 1d for an answer`);
@@ -82,7 +100,7 @@ describe('ralph batch --ask', () => {
     expect(status.stdout).toContain(`  Answer with: ralph answer ${runId} "your answer"`);
     expect(status.stdout).toMatch(/^b: landed on /m);
 
-    leaveAnswer(runId as string, { kind: 'answer', text: 'postgres 16', by: 'test' }, stateDir);
+    leaveAnswer(runId, { kind: 'answer', text: 'postgres 16', by: 'test' }, stateDir);
     const done = await batch.finished;
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(done.stderr).toContain("ralph batch: asker: round 1's blocker was answered (by test)");
@@ -97,17 +115,7 @@ describe('ralph batch --ask', () => {
   });
 
   test('a batch killed while a task waits: ralph status says it stopped, with the question and how to go on', async () => {
-    const { repo, tasksFile, env, stateDir } = askScene([]);
-    const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'];
-    const batch = spawnRalph(args, { cwd: repo, env });
-    const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
-    const [runId] = await waitUntil(() => {
-      const runs = waitingRuns(stateDir);
-      return runs.length === 1 ? runs : undefined;
-    }, 'the question');
-    batch.child.kill('SIGKILL');
-    await batch.finished;
-
+    const { repo, env, id, recording, runId } = await killedWhileWaiting();
     const status = await ralph(['status', recording], { cwd: repo, env });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`batch ${id} on ralph/batch-${id}: stopped before it settled`);
@@ -120,17 +128,8 @@ describe('ralph batch --ask', () => {
   // Needs the resume point of a run recording that rested in running.awaitingAnswer (resumePointOf, which refuses it
   // on main as this lands: "no round boundary"); until then the resumed task's run starts again from round 1.
   test.skip('a batch killed while a task waits takes the answer left meanwhile when it resumes', async () => {
-    const { repo, tasksFile, env, stateDir } = askScene([]);
-    const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'];
-    const batch = spawnRalph(args, { cwd: repo, env });
-    const { id, recording } = await waitUntil(() => batchOf(batch.stderrSoFar(), repo), 'the batch to start');
-    const [runId] = await waitUntil(() => {
-      const runs = waitingRuns(stateDir);
-      return runs.length === 1 ? runs : undefined;
-    }, 'the question');
-    batch.child.kill('SIGKILL');
-    await batch.finished;
-    leaveAnswer(runId as string, { kind: 'answer', text: 'sqlite' }, stateDir);
+    const { repo, env, stateDir, args, id, recording, runId } = await killedWhileWaiting();
+    leaveAnswer(runId, { kind: 'answer', text: 'sqlite' }, stateDir);
     const resumed = await ralph([...args, '--resume', recording], { cwd: repo, env });
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/^asker: landed$/m);
