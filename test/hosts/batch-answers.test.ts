@@ -5,6 +5,7 @@ import { answerWaitOf, SlotGate, taskAnswerSource } from '../../src/hosts/cli/ba
 import { statusLine } from '../../src/hosts/cli/batch-output.js';
 import { batchSummaryLine } from '../../src/hosts/cli/batch-progress.js';
 import type { TaskAnswerEvent, TaskStatus } from '../../src/machines/batch-types.js';
+import { taskOutcome } from '../../src/visualize/batch-outcome.js';
 
 const question = (waitMs = 60_000): RalphQuestion => ({
   runId: 'run-1',
@@ -122,6 +123,17 @@ describe("the batch's lines", () => {
     expect(batchSummaryLine(tasks('answered', 'awaiting-answer', 'awaiting-answer'), null)).toBe(
       'ralph batch: 0 running · 2 waiting for an answer · 1 answered, waiting for a slot',
     );
+  });
+
+  test("the batch's page says a task waits for an answer (its question), or for a slot after one", () => {
+    expect(taskOutcome('awaiting-answer', 'Which database?', 'main', null)).toEqual({
+      label: 'Waiting for an answer: Which database?',
+      tone: 'live',
+    });
+    expect(taskOutcome('answered', null, 'main', null)).toEqual({
+      label: 'Answered, waiting for a parallel slot',
+      tone: 'live',
+    });
   });
 
   test("a task's status line while it waits for an answer, or for a slot after one", () => {
