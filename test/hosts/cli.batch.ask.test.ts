@@ -1,12 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
 import { leaveAnswer, readQuestion } from '../../src/hosts/answer-folder.js';
-import { ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { CLI, ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn, tempFolder } from '../support/git-repo.js';
+import { hasScript } from '../support/terminal.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
@@ -149,5 +151,23 @@ describe('ralph batch --ask', () => {
     );
     expect(done.stdout).toMatch(/^b: landed$/m);
     expect(waitingRuns(stateDir)).toEqual([]);
+  });
+
+  test.skipIf(!hasScript)('in a terminal the live line counts the task waiting for an answer', () => {
+    const { repo, tasksFile, env } = askScene(['b']);
+    const args = ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--parallel', '1'];
+    const { stdout: screen, status } = spawnSync(
+      'script',
+      [
+        '-qfec',
+        quote([process.execPath, CLI, ...args, '--wait-for-answers', '1s', '--cwd', repo]),
+        '/dev/null',
+      ],
+      { encoding: 'utf8', env: { ...env, TERM: 'xterm' } },
+    );
+    expect(status, screen).toBe(1);
+    // The asking task gave its one slot to b: one running, one waiting for an answer, drawn below the question.
+    expect(screen).toContain(`\r\x1b[2Kralph batch: asker: Round 1 is blocked and asks: ${QUESTION}`);
+    expect(screen).toContain('\r\x1b[2Kralph batch: 1 running · 1 waiting for an answer');
   });
 });
