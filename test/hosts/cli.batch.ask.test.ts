@@ -139,6 +139,34 @@ describe('ralph batch --ask', () => {
     expect(waitingRuns(stateDir)).toEqual([]);
   });
 
+  test('given up on, the task ends blocked at once and says a person chose not to answer', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene([]);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'], {
+      cwd: repo,
+      env,
+    });
+    leaveAnswer(await theQuestion(stateDir), { kind: 'give-up' }, stateDir);
+    const done = await batch.finished;
+    expect(done.code, done.stdout + done.stderr).toBe(1);
+    expect(done.stdout).toContain(
+      `asker: failed: blocked: ${QUESTION} (A person chose not to answer round 1's blocker; the run ended blocked.)`,
+    );
+  });
+
+  test('cancelled while a task waits: the batch ends at once, the task cancelled and its question gone', async () => {
+    const { repo, tasksFile, env, stateDir } = askScene([]);
+    const batch = spawnRalph(['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask'], {
+      cwd: repo,
+      env,
+    });
+    await theQuestion(stateDir);
+    batch.child.kill('SIGINT');
+    const done = await batch.finished;
+    expect(done.code, done.stdout + done.stderr).toBe(130);
+    expect(done.stdout).toMatch(/^asker: cancelled/m);
+    expect(waitingRuns(stateDir)).toEqual([]);
+  });
+
   test('unanswered until --wait-for-answers runs out: the task ends blocked and the batch says why', async () => {
     const { repo, tasksFile, env, stateDir } = askScene(['b']);
     const done = await ralph(
