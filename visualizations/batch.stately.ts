@@ -11,13 +11,16 @@ export const machine = createMachine({
   description: 'Many Ralph loops in parallel git worktrees, at most N at once, each landing on the target through a verified merge queue.',
   states: {
     running: {
-      description: 'Loops start while fewer than N run and a task is ready (its after tasks landed); finished loops join the merge queue.',
+      description: 'Loops start while fewer than N run and a task is ready (its after tasks landed); finished loops join the merge queue. A loop waiting for an answer holds no slot.',
       invoke: { id: 'mergeQueue', src: 'mergeQueue' },
       on: {
         'TASK.SETTLED': [
           { guard: 'loopCompleted', actions: ['stopRunActor', 'markQueued', 'enqueueMerge'] },
           { actions: ['stopRunActor', 'markEnded'] },
         ],
+        'TASK.ASKED': { guard: 'taskIs', actions: 'markAwaitingAnswer' },
+        'TASK.ANSWERED': { guard: 'taskIs', actions: 'markAnswered' },
+        'TASK.RESUMED': { guard: 'taskIs', actions: 'markRunning' },
         'MERGE.LANDED': { actions: 'markLanded' },
         'MERGE.NEEDS_REVIEW': { actions: 'markNeedsReview' },
         CANCEL: {
@@ -28,6 +31,7 @@ export const machine = createMachine({
       always: [
         { target: 'settled', guard: 'allTasksSettled' },
         { guard: 'hasUnreachableTask', actions: 'skipUnreachable' },
+        { guard: 'canResumeAnsweredTask', actions: ['grantSlot', 'markAnsweredRunning'] },
         { guard: 'canStartTask', actions: ['spawnNextTask', 'markNextRunning'] },
       ],
     },

@@ -12,9 +12,22 @@ const SETTLED: ReadonlySet<TaskStatus> = new Set([
 /** True when a task has ended one way or another. */
 export const isSettled = (task: TaskEntry): boolean => SETTLED.has(task.status);
 
-/** How many tasks have a loop going. */
+/** How many tasks have a loop going that holds a parallel slot (one waiting for a person's answer holds none). */
 export const runningCount = (tasks: readonly TaskEntry[]): number =>
   tasks.filter((task) => task.status === 'running').length;
+
+/** Statuses of a task whose loop (its run actor) is alive: running, or waiting for a person's answer or a slot. */
+const LIVE: ReadonlySet<TaskStatus> = new Set(['running', 'awaiting-answer', 'answered']);
+
+/** True when a task's loop is alive, slot or not: what a cancel must stop and wait for. */
+export const hasLiveLoop = (task: TaskEntry): boolean => LIVE.has(task.status);
+
+/** How many tasks have a loop alive, holding a slot or not. */
+export const liveLoopCount = (tasks: readonly TaskEntry[]): number => tasks.filter(hasLiveLoop).length;
+
+/** The first task whose loop got its answer and waits for a parallel slot: it goes before any task not started. */
+export const nextAnsweredTask = (tasks: readonly TaskEntry[]): TaskEntry | undefined =>
+  tasks.find((task) => task.status === 'answered');
 
 const statusOf = (tasks: readonly TaskEntry[], id: string): TaskStatus | undefined =>
   tasks.find((task) => task.id === id)?.status;

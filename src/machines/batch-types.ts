@@ -4,6 +4,10 @@
 export type TaskStatus =
   | 'waiting'
   | 'running'
+  /** Its loop is blocked and waits for a person's answer (`--ask`): it holds no parallel slot meanwhile. */
+  | 'awaiting-answer'
+  /** Its loop got an answer and goes on once a parallel slot is free. */
+  | 'answered'
   | 'queued'
   | 'landed'
   | 'needs-review'
@@ -64,9 +68,20 @@ export type MergeReport =
   | { type: 'MERGE.LANDED'; taskId: string; head: string }
   | { type: 'MERGE.NEEDS_REVIEW'; taskId: string; note: string; files: string[] };
 
+/** What a task's loop says while it waits for a person (`--ask`): it asked (the question), it got its answer. */
+export type TaskAnswerEvent =
+  | { type: 'TASK.ASKED'; taskId: string; question: string }
+  | { type: 'TASK.ANSWERED'; taskId: string }
+  /** It went on without a slot: no slot freed before its answer wait would have run out (see batch-answers.ts). */
+  | { type: 'TASK.RESUMED'; taskId: string };
+
+/** What the batch tells a run actor: stop, or go on now that it has a parallel slot again (after an answer). */
+export type RunTaskEvent = { type: 'CANCEL' } | { type: 'SLOT' };
+
 /** Events the batch machine takes: its run actors' and merge queue's reports, and the user's cancel. */
 export type BatchEvent =
   | { type: 'TASK.SETTLED'; taskId: string; outcome: TaskOutcome }
+  | TaskAnswerEvent
   | MergeReport
   | { type: 'CANCEL'; reason?: string };
 

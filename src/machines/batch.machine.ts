@@ -1,13 +1,24 @@
 import { assign, enqueueActions, fromCallback, sendTo, setup, spawnChild, stopChild } from 'xstate';
 import {
+  hasLiveLoop,
   isSettled,
+  liveLoopCount,
+  nextAnsweredTask,
   nextReadyTask,
   runActorId,
   runningCount,
   unreachableTask,
   updateTask,
 } from './batch-policy.js';
-import type { BatchEvent, MergeItem, RunTaskInput, TaskEntry, TaskOutcome } from './batch-types.js';
+import type {
+  BatchEvent,
+  MergeItem,
+  RunTaskEvent,
+  RunTaskInput,
+  TaskEntry,
+  TaskOutcome,
+  TaskStatus,
+} from './batch-types.js';
 import { mergeQueueMachine } from './merge-queue.machine.js';
 
 /** What a batch is started with: its tasks (ids and order), how many loops may run at once, the queue's gate. */
@@ -67,17 +78,25 @@ export const batchMachine = setup({
     output: {} as BatchOutput,
   },
   actors: {
-    /** One task's Ralph loop in its worktree; reports TASK.SETTLED once its run has settled, takes CANCEL. */
-    runTask: fromCallback<{ type: 'CANCEL' }, RunTaskInput>(notProvided()),
+    /**
+     * One task's Ralph loop in its worktree; reports TASK.SETTLED once its run has settled, and with `--ask`
+     * TASK.ASKED / TASK.ANSWERED while it waits for a person; takes CANCEL, and SLOT once it may go on after an answer.
+     */
+    runTask: fromCallback<RunTaskEvent, RunTaskInput>(notProvided()),
     mergeQueue: mergeQueueMachine,
   },
   guards: {
     canStartTask: ({ context }) =>
       runningCount(context.tasks) < context.parallel && nextReadyTask(context.tasks) !== undefined,
+    // An answered task takes the first free slot, before any task not started yet: its loop is half done.
+    canResumeAnsweredTask: ({ context }) =>
+      runningCount(context.tasks) < context.parallel && nextAnsweredTask(context.tasks) !== undefined,
     hasUnreachableTask: ({ context }) => unreachableTask(context.tasks) !== undefined,
+    taskIs: ({ context }, params: { taskId: string; status: TaskStatus }) =>
+      context.tasks.some((task) => task.id === params.taskId && task.status === params.status),
     allTasksSettled: ({ context }) => context.tasks.every(isSettled),
     loopCompleted: (_, params: { outcome: TaskOutcome }) => params.outcome.kind === 'completed',
-    noLoopRunning: ({ context }) => runningCount(context.tasks) === 0,
+    noLoopRunning: ({ context }) => liveLoopCount(context.tasks) === 0,
   },
   actions: {
     // These three run only on the transition whose guard (canStartTask, hasUnreachableTask) found their task.
@@ -91,6 +110,26 @@ export const batchMachine = setup({
     markNextRunning: assign({
       tasks: ({ context }) =>
         updateTask(context.tasks, nextReadyTask(context.tasks)!.id, { status: 'running' }),
+    }),
+    // These two run only on the transition whose guard (canResumeAnsweredTask) found their task.
+    grantSlot: sendTo(({ context }) => runActorId(nextAnsweredTask(context.tasks)!.id), {
+      type: 'SLOT',
+    } satisfies RunTaskEvent),
+    markAnsweredRunning: assign({
+      tasks: ({ context }) =>
+        updateTask(context.tasks, nextAnsweredTask(context.tasks)!.id, { status: 'running', note: null }),
+    }),
+    markAwaitingAnswer: assign({
+      tasks: ({ context }, params: { taskId: string; question: string }) =>
+        updateTask(context.tasks, params.taskId, { status: 'awaiting-answer', note: params.question }),
+    }),
+    markAnswered: assign({
+      tasks: ({ context }, params: { taskId: string }) =>
+        updateTask(context.tasks, params.taskId, { status: 'answered', note: null }),
+    }),
+    markRunning: assign({
+      tasks: ({ context }, params: { taskId: string }) =>
+        updateTask(context.tasks, params.taskId, { status: 'running', note: null }),
     }),
     skipUnreachable: assign({
       tasks: ({ context }) =>
@@ -136,7 +175,7 @@ export const batchMachine = setup({
     }),
     cancelRunningLoops: enqueueActions(({ context, enqueue }) => {
       for (const task of context.tasks)
-        if (task.status === 'running') enqueue.sendTo(runActorId(task.id), { type: 'CANCEL' });
+        if (hasLiveLoop(task)) enqueue.sendTo(runActorId(task.id), { type: 'CANCEL' });
     }),
     cancelUnstarted: assign({
       tasks: ({ context }) =>
@@ -170,7 +209,7 @@ export const batchMachine = setup({
   states: {
     running: {
       description:
-        'Loops start while fewer than N run and a task is ready (its after tasks landed); finished loops join the merge queue.',
+        'Loops start while fewer than N run and a task is ready (its after tasks landed); finished loops join the merge queue. A loop waiting for an answer holds no slot.',
       invoke: {
         id: 'mergeQueue',
         src: 'mergeQueue',
@@ -186,6 +225,7 @@ export const batchMachine = setup({
       always: [
         { guard: 'allTasksSettled', target: 'settled' },
         { guard: 'hasUnreachableTask', actions: 'skipUnreachable' },
+        { guard: 'canResumeAnsweredTask', actions: ['grantSlot', 'markAnsweredRunning'] },
         { guard: 'canStartTask', actions: ['spawnNextTask', 'markNextRunning'] },
       ],
       on: {
@@ -208,6 +248,31 @@ export const batchMachine = setup({
             ],
           },
         ],
+        // A loop waiting for a person's answer gives its slot back; answered, it waits for one (canResumeAnsweredTask).
+        'TASK.ASKED': {
+          guard: {
+            type: 'taskIs',
+            params: ({ event }) => ({ taskId: event.taskId, status: 'running' as const }),
+          },
+          actions: {
+            type: 'markAwaitingAnswer',
+            params: ({ event }) => ({ taskId: event.taskId, question: event.question }),
+          },
+        },
+        'TASK.ANSWERED': {
+          guard: {
+            type: 'taskIs',
+            params: ({ event }) => ({ taskId: event.taskId, status: 'awaiting-answer' as const }),
+          },
+          actions: { type: 'markAnswered', params: ({ event }) => ({ taskId: event.taskId }) },
+        },
+        'TASK.RESUMED': {
+          guard: {
+            type: 'taskIs',
+            params: ({ event }) => ({ taskId: event.taskId, status: 'answered' as const }),
+          },
+          actions: { type: 'markRunning', params: ({ event }) => ({ taskId: event.taskId }) },
+        },
         'MERGE.LANDED': {
           actions: { type: 'markLanded', params: ({ event }) => ({ taskId: event.taskId }) },
         },

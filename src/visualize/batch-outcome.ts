@@ -51,6 +51,11 @@ export function taskOutcome(
       return { label: withReason('Skipped', note), tone: 'muted' };
     case 'cancelled':
       return { label: withReason('Cancelled', note), tone: 'muted' };
+    // A batch that asks (`--ask`): the note is the question its task's run waits on.
+    case 'awaiting-answer':
+      return { label: withReason('Waiting for an answer', note), tone: 'live' };
+    case 'answered':
+      return { label: 'Answered, waiting for a parallel slot', tone: 'live' };
     default:
       return { label: `Not settled: ${status} when the recording ends`, tone: 'live' };
   }

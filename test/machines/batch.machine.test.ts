@@ -5,6 +5,7 @@ import type {
   BatchEvent,
   MergeItem,
   MergeQueueEvent,
+  RunTaskEvent,
   RunTaskInput,
   TaskOutcome,
 } from '../../src/machines/batch-types.js';
@@ -21,7 +22,7 @@ class Loops {
   readonly stopped: string[] = [];
   private readonly settle = new Map<string, (outcome: TaskOutcome) => void>();
 
-  readonly logic = fromCallback<{ type: 'CANCEL' }, RunTaskInput>(({ input, sendBack, receive }) => {
+  readonly logic = fromCallback<RunTaskEvent, RunTaskInput>(({ input, sendBack, receive }) => {
     this.started.push(input);
     this.settle.set(input.taskId, (outcome) =>
       sendBack({ type: 'TASK.SETTLED', taskId: input.taskId, outcome } satisfies BatchEvent),

@@ -16,7 +16,9 @@ import type {
   MergeItem,
   MergeReport,
   ResolveOutcome,
+  RunTaskEvent,
   RunTaskInput,
+  TaskAnswerEvent,
   TaskEntry,
   TaskOutcome,
 } from '../../src/machines/batch-types.js';
@@ -91,19 +93,31 @@ export function scriptedMergeQueue(scripts: Record<string, MergeScript>, log: st
 export class ScriptedLoops {
   readonly started: RunTaskInput[] = [];
   readonly cancelled: string[] = [];
+  /** The loops the batch gave a slot back after their answer (SLOT), in order. */
+  readonly slots: string[] = [];
   private readonly settle = new Map<string, (outcome: TaskOutcome) => void>();
+  private readonly senders = new Map<string, (event: TaskAnswerEvent) => void>();
   /** The most loops alive at once. */
   maxAlive = 0;
 
-  readonly logic = fromCallback<{ type: 'CANCEL' }, RunTaskInput>(({ input, sendBack, receive }) => {
+  readonly logic = fromCallback<RunTaskEvent, RunTaskInput>(({ input, sendBack, receive }) => {
     this.started.push(input);
     this.settle.set(input.taskId, (outcome) => {
       this.settle.delete(input.taskId);
       sendBack({ type: 'TASK.SETTLED', taskId: input.taskId, outcome } satisfies BatchEvent);
     });
+    this.senders.set(input.taskId, sendBack);
     this.maxAlive = Math.max(this.maxAlive, this.settle.size);
-    receive(() => this.cancelled.push(input.taskId));
+    receive((event) => (event.type === 'SLOT' ? this.slots : this.cancelled).push(input.taskId));
   });
+
+  /** A running loop says what its run does while it waits for a person (TASK.ASKED, .ANSWERED, .RESUMED). */
+  tell(event: TaskAnswerEvent): void {
+    const send = this.senders.get(event.taskId);
+    if (send === undefined || !this.settle.has(event.taskId))
+      throw new Error(`no loop of ${event.taskId} is running`);
+    send(event);
+  }
 
   /** Settles a running loop. */
   finish(taskId: string, outcome: TaskOutcome): void {

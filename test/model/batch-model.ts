@@ -39,6 +39,7 @@ export interface ModelEvent {
   error?: string;
   /** The name of the payload, when one event type carries several. */
   variant?: string;
+  question?: string;
 }
 
 type AnySnapshot = SnapshotFrom<typeof batchMachine> | SnapshotFrom<typeof mergeQueueMachine>;
@@ -71,12 +72,25 @@ const LOOP_ENDS: [string, TaskOutcome][] = [
   ['cancelled', { kind: 'cancelled' }],
 ];
 
-/** The events the batch model offers: the host's CANCEL, each running loop's ends, each queued task's merge. */
+/** How a loop that waits for a person (or for a slot after its answer) ends: unanswered, or cancelled. */
+const WAITING_LOOP_ENDS = LOOP_ENDS.filter(([variant]) => variant === 'blocked' || variant === 'cancelled');
+
+/**
+ * The events the batch model offers: the host's CANCEL, each running loop's ends and question, each waiting loop's
+ * answer (or its end unanswered), each answered loop's going on without a slot, each queued task's merge.
+ */
 function batchEvents(snapshot: SnapshotFrom<typeof batchMachine>): ModelEvent[] {
   const events: ModelEvent[] = [{ type: 'CANCEL', reason: 'interrupted' }];
   for (const task of snapshot.context.tasks) {
-    if (task.status === 'running')
+    if (task.status === 'running') {
       for (const [variant, outcome] of LOOP_ENDS)
+        events.push({ type: 'TASK.SETTLED', taskId: task.id, outcome, variant });
+      events.push({ type: 'TASK.ASKED', taskId: task.id, question: 'which key?' });
+    }
+    if (task.status === 'awaiting-answer') events.push({ type: 'TASK.ANSWERED', taskId: task.id });
+    if (task.status === 'answered') events.push({ type: 'TASK.RESUMED', taskId: task.id });
+    if (task.status === 'awaiting-answer' || task.status === 'answered')
+      for (const [variant, outcome] of WAITING_LOOP_ENDS)
         events.push({ type: 'TASK.SETTLED', taskId: task.id, outcome, variant });
     if (task.status === 'queued') {
       events.push({ type: 'MERGE.LANDED', taskId: task.id, head: `landed-${task.id}` });
@@ -206,14 +220,33 @@ export async function replayBatchPath(
     },
   );
   actor.start();
+  let before = actor.getSnapshot();
   for (const step of path.steps) {
     const { event } = step;
     const running = loops.running();
+    const slotsBefore = loops.slots.length;
     if (event.type === 'TASK.SETTLED') loops.finish(event.taskId as string, event.outcome as TaskOutcome);
+    else if (event.type === 'TASK.ASKED')
+      loops.tell({ type: 'TASK.ASKED', taskId: event.taskId as string, question: event.question as string });
+    else if (event.type === 'TASK.ANSWERED' || event.type === 'TASK.RESUMED')
+      loops.tell({ type: event.type, taskId: event.taskId as string });
     else if (event.type === 'MERGE.LANDED' || event.type === 'MERGE.NEEDS_REVIEW')
       queue.send(event as MergeReport);
     else if (event.type === 'CANCEL') actor.send({ type: 'CANCEL', reason: event.reason as string });
     await reach(actor, step.state, describeEvent(event));
+    // An answered task the batch gave a slot (answered → running, not by its own TASK.RESUMED) was told SLOT.
+    const granted = actor
+      .getSnapshot()
+      .context.tasks.filter(
+        (task) =>
+          task.status === 'running' &&
+          before.context.tasks.find((t) => t.id === task.id)?.status === 'answered' &&
+          event.type !== 'TASK.RESUMED',
+      )
+      .map((task) => task.id);
+    if (loops.slots.slice(slotsBefore).join() !== granted.join())
+      throw new Error(`the slots given back were ${loops.slots.slice(slotsBefore)}, not ${granted}`);
+    before = actor.getSnapshot();
     if (event.type === 'CANCEL')
       for (const id of running)
         if (!loops.cancelled.includes(id)) throw new Error(`${id} was not told to cancel`);

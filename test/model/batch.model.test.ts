@@ -148,6 +148,64 @@ describe('the batch machine', () => {
     expect(again.output?.tasks[0]).toMatchObject({ status: 'needs-review', conflicts: ['same.txt'] });
   });
 
+  test('a loop waiting for an answer holds no slot; answered, it takes the next free one before tasks not started', async () => {
+    const { actor, loops, taken } = startBatch([{ id: 'a' }, { id: 'b' }, { id: 'c' }], { parallel: 1 });
+    expect(loops.running()).toEqual(['a']);
+    loops.tell({ type: 'TASK.ASKED', taskId: 'a', question: 'which key?' });
+    expect(actor.getSnapshot().context.tasks[0]).toMatchObject({
+      status: 'awaiting-answer',
+      note: 'which key?',
+    });
+    expect(loops.running()).toEqual(['a', 'b']);
+    loops.tell({ type: 'TASK.ANSWERED', taskId: 'a' });
+    expect(actor.getSnapshot().context.tasks[0]?.status).toBe('answered');
+    expect(loops.slots).toEqual([]);
+    loops.finish('b', completed('b'));
+    // b's slot goes to a, not to c, which has not started.
+    expect(loops.slots).toEqual(['a']);
+    expect(loops.running()).toEqual(['a']);
+    expect(actor.getSnapshot().context.tasks[0]).toMatchObject({ status: 'running', note: null });
+    loops.tell({ type: 'TASK.ASKED', taskId: 'a', question: 'and the region?' });
+    expect(loops.running()).toEqual(['a', 'c']);
+    loops.tell({ type: 'TASK.ANSWERED', taskId: 'a' });
+    // No slot freed before its wait would have run out: it went on beyond --parallel.
+    loops.tell({ type: 'TASK.RESUMED', taskId: 'a' });
+    const statuses = actor.getSnapshot().context.tasks.map((t) => t.status);
+    expect([statuses[0], statuses[2]]).toEqual(['running', 'running']);
+    loops.finish('a', completed('a'));
+    loops.finish('c', completed('c'));
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output?.tasks.map((t) => t.status)).toEqual(['landed', 'landed', 'landed']);
+    expect(loops.maxAlive).toBe(2);
+    tally(taken);
+  });
+
+  test('cancel reaches a loop that waits for an answer, and the batch ends once it settled', async () => {
+    const { actor, loops, taken } = startBatch([{ id: 'a' }, { id: 'b' }], { parallel: 1 });
+    loops.tell({ type: 'TASK.ASKED', taskId: 'a', question: 'which key?' });
+    loops.tell({ type: 'TASK.ANSWERED', taskId: 'a' });
+    actor.send({ type: 'CANCEL', reason: 'interrupted' });
+    expect(loops.cancelled.sort()).toEqual(['a', 'b']);
+    loops.finish('b', { kind: 'cancelled' });
+    expect(actor.getSnapshot().value).toBe('cancelling');
+    loops.finish('a', { kind: 'cancelled' });
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output?.tasks.map((t) => t.status)).toEqual(['cancelled', 'cancelled']);
+    tally(taken);
+  });
+
+  test('a loop waiting for an answer that ends unanswered fails its task as blocked', async () => {
+    const { actor, loops, taken } = startBatch([{ id: 'a' }]);
+    loops.tell({ type: 'TASK.ASKED', taskId: 'a', question: 'which key?' });
+    loops.finish('a', { kind: 'ended', runId: 'r', status: 'blocked', note: 'which key? (nobody answered)' });
+    const done = await waitFor(actor, (s) => s.status === 'done');
+    expect(done.output?.tasks[0]).toMatchObject({
+      status: 'failed',
+      note: 'blocked: which key? (nobody answered)',
+    });
+    tally(taken);
+  });
+
   test('a loop cancelled on its own (its run settled cancelled) is a cancelled task', async () => {
     const { actor, loops, taken } = startBatch([{ id: 'a' }]);
     loops.finish('a', { kind: 'cancelled' });

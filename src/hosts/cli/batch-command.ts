@@ -9,12 +9,13 @@ import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
-import type { TaskEntry } from '../../machines/batch-types.js';
+import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
 import { GitError } from '../../workspace/git-command.js';
 import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
+import { answerWaitOf } from './batch-answers.js';
 import { cleanIfAsked } from './batch-clean.js';
 import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
@@ -39,6 +40,9 @@ import { progressOptionsFor } from './progress.js';
 import { trapBatchInterrupts } from './signals.js';
 import { readTasksFile } from './tasks-file.js';
 import { tasksAsTrusted } from './tasks-trust.js';
+
+/** Statuses a task's change to goes unsaid here: a start, a loop going on, a question (said by its loop). */
+const QUIET: ReadonlySet<TaskStatus> = new Set(['waiting', 'running', 'awaiting-answer']);
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
 export const DEFAULT_PARALLEL = 2;
@@ -160,6 +164,7 @@ export async function batchCommand(
         ? DEFAULT_VERIFY_TIMEOUT_MS
         : parseDuration(options.verifyTimeout, '--verify-timeout');
     const graceMs = graceOf(options.graceMs);
+    const waitForAnswersMs = answerWaitOf(options);
 
     const session = await openBatch(
       tasks,
@@ -219,6 +224,7 @@ export async function batchCommand(
       hide,
       say: (taskId, text) => say(`${taskId}: ${text}`),
       ...(traced === undefined ? {} : { tracing: traced }),
+      ...(waitForAnswersMs === undefined ? {} : { waitForAnswersMs }),
       onUsage: (_taskId, usage) => {
         if (usage.costUsd !== undefined) spentUsd = (spentUsd ?? 0) + usage.costUsd;
         if (batchCostUsd !== null && spentUsd !== null && spentUsd >= batchCostUsd)
@@ -259,7 +265,8 @@ export async function batchCommand(
         seen.set(task.id, task.status);
         recordTask(task);
         const line = statusLine(task, session.target);
-        if (task.status !== 'waiting' && task.status !== 'running') say(`${task.id}: ${line}`);
+        // A task that asks says its question itself, with its run id (batch-answers.ts).
+        if (!QUIET.has(task.status)) say(`${task.id}: ${line}`);
         if (task.status === 'needs-review') {
           say(
             `${task.id}: ${landHint(taskBranch(batchId, task.id), landCommandLine(batchId, task.id, options.cwd))}`,

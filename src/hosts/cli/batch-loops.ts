@@ -2,18 +2,21 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromCallback } from 'xstate';
 import { taskWorktree } from '../../actors/merge-steps.js';
+import { unansweredLine } from '../../contract/answer-messages.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphEnvelope } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
-import type { RunTaskInput, TaskOutcome } from '../../machines/batch-types.js';
+import type { RunTaskEvent, RunTaskInput, TaskAnswerEvent, TaskOutcome } from '../../machines/batch-types.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { commitTaskLeftovers } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
 import { taskCommitMessage, taskTrailerValue } from '../../workspace/task-commit-message.js';
+import { answerFolderSource } from '../answer-folder.js';
 import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import { SlotGate, taskAnswerSource } from './batch-answers.js';
 import { priorRun } from './batch-resume.js';
 import type { BatchTracing } from './batch-tracing.js';
 import { createCliTool } from './cli-tool.js';
@@ -44,6 +47,14 @@ export interface LoopSetup {
   onUsage(taskId: string, usage: RalphUsage): void;
   /** The batch's trace, when the environment asks for traces: each task's run is traced under it. */
   tracing?: Pick<BatchTracing, 'runTracer'>;
+  /** With `--ask`: how long a task's blocked loop waits for a person's answer (ms), its slot free meanwhile. */
+  waitForAnswersMs?: number;
+}
+
+/** A task's loop's line to its batch machine while it waits for a person: its events, and the slot it gets back. */
+interface AnswerLine {
+  gate: SlotGate;
+  send(event: TaskAnswerEvent): void;
 }
 
 /** The options of one task's loop: the batch's, with the task's own agent and verify command in their place. */
@@ -91,11 +102,20 @@ export function endedNote(envelope: RalphEnvelope): string {
   const { report, evaluation, rounds, status } = envelope.result;
   if (status === 'budget-limited' && evaluation?.verdict === 'reject' && evaluation.round === rounds)
     return `the evaluator ${evaluation.evaluator} rejected the completion reported in round ${rounds}: ${evaluation.findings.join('; ')}`;
-  return report.blocker ?? report.summary;
+  const why = report.blocker ?? report.summary;
+  // A loop that waited for a person and got no answer says so: the blocker alone reads as if nobody was asked.
+  return envelope.result.question === undefined
+    ? why
+    : `${why} (${unansweredLine(envelope.result.question)})`;
 }
 
 /** Runs one task's loop to its end in a new worktree; resolves with how it ended. */
-async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSignal): Promise<TaskOutcome> {
+async function runLoop(
+  setup: LoopSetup,
+  input: RunTaskInput,
+  signal: AbortSignal,
+  line: AnswerLine,
+): Promise<TaskOutcome> {
   const task = setup.tasks.get(input.taskId) as BatchTask;
   const worktree = taskWorktree(setup.folder, task.id);
   // A task that comes after others starts where they landed: the target's head now.
@@ -121,7 +141,17 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
     agentId: `batch:${setup.batchId}:${task.id}`,
     ...(tracer === undefined ? {} : { traceProvider: tracer.traceProvider }),
     hide: setup.hide,
+    ...(setup.waitForAnswersMs === undefined ? {} : { waitForAnswersMs: setup.waitForAnswersMs }),
   });
+  const recording = runRecordingPath(setup.folder, task.id);
+  // The question waits in ~/.ralph/asks/<run id>/ naming the task's run recording: `ralph status <batch>` finds it so.
+  const answers =
+    setup.waitForAnswersMs === undefined
+      ? undefined
+      : taskAnswerSource(task.id, answerFolderSource({ recording }), line.gate, {
+          send: line.send,
+          say: (text) => setup.say(task.id, text),
+        });
   const maxRounds =
     task.maxRounds ?? (options.maxRounds === undefined ? undefined : parseNumberOption(options.maxRounds));
   mkdirSync(join(setup.folder, 'runs'), { recursive: true });
@@ -144,7 +174,8 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
         : {}),
       agent,
       signal,
-      record: runRecordingPath(setup.folder, task.id),
+      record: recording,
+      ...(answers === undefined ? {} : { answers }),
       onProgress: (event) => {
         tracer?.onProgress(event);
         runId = event.runId;
@@ -176,13 +207,15 @@ async function runLoop(setup: LoopSetup, input: RunTaskInput, signal: AbortSigna
 /**
  * The batch's run actor: one task's Ralph loop (the tool, so the run machine unchanged) in its own worktree on its
  * own branch. It reports TASK.SETTLED once the run has settled and its leftovers are committed; CANCEL aborts the
- * run, which settles only once its agent has stopped.
+ * run, which settles only once its agent has stopped. With `--ask` it reports TASK.ASKED and TASK.ANSWERED while
+ * its run waits for a person, and takes SLOT when it may go on (batch-answers.ts).
  */
 export function runTaskActor(setup: LoopSetup) {
-  return fromCallback<{ type: 'CANCEL' }, RunTaskInput>(({ input, sendBack, receive }) => {
+  return fromCallback<RunTaskEvent, RunTaskInput>(({ input, sendBack, receive }) => {
     const controller = new AbortController();
-    receive(() => controller.abort());
-    runLoop(setup, input, controller.signal)
+    const gate = new SlotGate();
+    receive((event) => (event.type === 'SLOT' ? gate.grant() : controller.abort()));
+    runLoop(setup, input, controller.signal, { gate, send: sendBack })
       .catch(
         (error: unknown): TaskOutcome => ({
           kind: 'ended',

@@ -1,4 +1,5 @@
 import type { AgentOptions } from './agent-options.js';
+import type { AskOptions } from './batch-answers.js';
 import type { CleanOptions } from './batch-clean.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
@@ -9,6 +10,7 @@ import type { TasksTrustOptions } from './tasks-trust.js';
 /** The options of `ralph batch`. */
 export interface BatchOptions
   extends AgentOptions,
+    AskOptions,
     GuardRailOptions,
     EvaluatorOptions,
     SandboxOptions,

@@ -1,4 +1,5 @@
 import { taskWorktree } from '../../actors/merge-steps.js';
+import { WAITING_FOR_ANSWER_WORDS, waitsForSlotLine } from '../../contract/batch-answer-messages.js';
 import type { BatchOutput } from '../../machines/batch.machine.js';
 import type { TaskEntry } from '../../machines/batch-types.js';
 import { stripControl, stripControlToLine } from '../../render/terminal-text.js';
@@ -21,6 +22,10 @@ export function statusLine(task: TaskEntry, target: string): string {
       return `skipped: ${note}`;
     case 'cancelled':
       return 'cancelled';
+    case 'awaiting-answer':
+      return `${WAITING_FOR_ANSWER_WORDS}: ${note}`;
+    case 'answered':
+      return waitsForSlotLine();
     case 'running':
     case 'waiting':
       return task.status;

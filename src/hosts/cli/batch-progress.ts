@@ -1,3 +1,4 @@
+import { ANSWERED_WORDS, WAITING_FOR_ANSWER_WORDS } from '../../contract/batch-answer-messages.js';
 import { costText } from '../../contract/usage.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
 import { CLEAR_LINE, type ProgressOptions } from './progress.js';
@@ -15,6 +16,8 @@ export interface BatchProgress {
 /** The summary's words for each status, in the order they are shown. */
 const SHOWN: [TaskStatus, string][] = [
   ['running', 'running'],
+  ['awaiting-answer', WAITING_FOR_ANSWER_WORDS],
+  ['answered', ANSWERED_WORDS],
   ['waiting', 'waiting'],
   ['queued', 'queued'],
   ['landed', 'landed'],
@@ -25,7 +28,7 @@ const SHOWN: [TaskStatus, string][] = [
 ];
 
 /**
- * The live summary line: `ralph batch: 3 running · 2 queued · 4 landed · 1 needs review · $0.42`. Running always
+ * The live summary line: `ralph batch: 3 running · 1 waiting for an answer · 2 queued · 4 landed · 1 needs review · $0.42`. Running always
  * shows; other statuses only when some task has them; the cost once an agent said what it spent.
  */
 export function batchSummaryLine(

@@ -78,6 +78,7 @@ export function createCliTool(
     deploymentMaxRounds,
     traceProvider,
     hide,
+    waitForAnswersMs,
   }: {
     agentId: string;
     /** Paths of this command's own that a sandboxed process must not see (its recording). */
@@ -85,6 +86,8 @@ export function createCliTool(
     deploymentMaxRounds?: string;
     /** Wraps the provider so that its children are traced (a `ralph run` whose environment asks for traces). */
     traceProvider?: (provider: SubagentProvider) => SubagentProvider;
+    /** With `--ask`: how long a blocked run waits for a person's answer (ms). */
+    waitForAnswersMs?: number;
   },
 ): CliTool {
   const provider = providerFor(options);
@@ -106,6 +109,7 @@ export function createCliTool(
         ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
         ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
         ...guardRails,
+        ...(waitForAnswersMs === undefined ? {} : { waitForAnswersMs }),
         ...(evaluator === undefined ? {} : { evaluator: { provider: evaluator.name } }),
         ...sandbox,
       },

@@ -175,8 +175,8 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
 
   program
     .command('status')
-    .description("print a fleet run's state, worker and rounds done")
-    .argument('<id>', 'the run id (or batch id) ralph submit printed')
+    .description("print a fleet run's state, worker and rounds done (or a local batch's tasks and questions)")
+    .argument('<id>', 'a run or batch id ralph submit printed, or a ralph batch id or its batch.jsonl')
     .option('--json', 'print the status as JSON')
     .option(...DATABASE_URL)
     .option(...DATABASE_URL_FILE)

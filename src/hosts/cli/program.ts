@@ -81,6 +81,7 @@ Examples:
   $ ralph batch --rollback 20261201-1522-a1b2c3 --repo git@host:team/app.git
   $ ralph batch --clean --dry-run
   $ ralph batch --clean 20261201-1522-a1b2c3 --force
+  $ ralph batch TASKS.md --agent claude --ask    # a blocked task waits for: ralph answer <run-id> "text"
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
@@ -367,7 +368,12 @@ export async function runCli(argv: string[]): Promise<number> {
                 '--force',
                 'with --clean: remove work that did not land, and batches that did not settle, too',
               )
-              .option('--dry-run', 'with --clean: say what would be removed, and remove nothing'),
+              .option('--dry-run', 'with --clean: say what would be removed, and remove nothing')
+              .option(
+                '--ask',
+                "a task whose round reports blocked waits (up to 24h) for a person's answer (ralph answer), its parallel slot free meanwhile",
+              )
+              .option('--wait-for-answers <duration>', 'like --ask, waiting at most this long (e.g. 2h)'),
           ),
         ),
       ),

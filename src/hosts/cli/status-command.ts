@@ -21,8 +21,14 @@ export function statusLine(status: FleetRunStatus): string {
   return stripControlToLine(`${status.runId} ${status.state}${worker}, ${rounds}${spent}${error}`);
 }
 
-/** `ralph status <id>`: prints the run's status line (or JSON); exit 0, or 1 when there is no such run. */
-export function statusCommand(id: string, options: FleetOptions & { json?: boolean }): Promise<number> {
+/**
+ * `ralph status <id>`: prints the run's status line (or JSON); exit 0, or 1 when there is no such run. A local batch
+ * (`ralph batch`'s id in this repository, or its batch.jsonl) is read from its recording, no fleet needed.
+ */
+export async function statusCommand(id: string, options: FleetOptions & { json?: boolean }): Promise<number> {
+  const { localBatchStatus } = await import('./batch-local-status.js');
+  const local = await localBatchStatus(id, options.json === true);
+  if (local !== null) return local;
   return withFleet(options, async (fleet) => {
     const { batchNamed, printBatchStatus } = await import('./batch-status-command.js');
     const batch = await batchNamed(fleet, id);
