@@ -1,7 +1,13 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import {
+  answeredProgressText,
+  howToAnswerWithTool,
+  questionProgressText,
+  unansweredLine,
+} from '../../src/contract/answer-messages.js';
 import type { RalphProgressEvent } from '../../src/contract/types.js';
-import { callProgress, type ProgressLink } from '../../src/hosts/mcp/call-progress.js';
+import { callProgress, type ProgressLink, QUESTION_META_KEY } from '../../src/hosts/mcp/call-progress.js';
 
 const accepted = (round: number): RalphProgressEvent => ({
   type: 'report-accepted',
@@ -84,5 +90,48 @@ describe('the progress of one MCP call', () => {
     controller.abort();
 
     await expect(delivered).resolves.toBeUndefined();
+  });
+});
+
+describe('the progress of a call whose run asks a person (--ask)', () => {
+  it('says the question, its answer and an unanswered end, each above the last; the question rides in _meta', async () => {
+    const sent: { progress: number; message?: string; _meta?: Record<string, unknown> }[] = [];
+    const progress = callProgress({
+      token: 'p',
+      send: async (notification: ServerNotification) => {
+        sent.push(notification.params as (typeof sent)[number]);
+      },
+      roundTrip: async () => {},
+      signal: new AbortController().signal,
+    })!;
+    const asked = { runId: 'run', round: 1, maxRounds: 3, question: 'which database?', waitMs: 60_000 };
+
+    progress.onProgress(accepted(1));
+    progress.onProgress({ type: 'question-asked', ...asked });
+    progress.onProgress({
+      type: 'question-answered',
+      runId: 'run',
+      round: 1,
+      maxRounds: 3,
+      answer: 'pg',
+      by: 'mcp',
+    });
+    progress.onProgress(accepted(2));
+    progress.onProgress({ type: 'question-asked', ...asked, round: 2 });
+    progress.onProgress({
+      type: 'question-unanswered',
+      runId: 'run',
+      round: 2,
+      maxRounds: 3,
+      reason: 'timed-out',
+      waitMs: 60_000,
+    });
+    await progress.delivered();
+
+    expect(sent.map((params) => params.progress)).toEqual([1, 1.5, 1.75, 2, 2.5, 2.75]);
+    expect(sent[1]?.message).toBe(questionProgressText(asked, howToAnswerWithTool('run')));
+    expect(sent[1]?._meta).toEqual({ [QUESTION_META_KEY]: { ...asked, answerTool: 'ralph_answer' } });
+    expect(sent[2]?.message).toBe(answeredProgressText(1, 'mcp'));
+    expect(sent[5]?.message).toBe(unansweredLine({ round: 2, reason: 'timed-out', waitMs: 60_000 }));
   });
 });

@@ -1,4 +1,11 @@
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  answeredProgressText,
+  howToAnswerWithTool,
+  questionProgressText,
+  RALPH_ANSWER_TOOL,
+  unansweredLine,
+} from '../../contract/answer-messages.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent } from '../../contract/types.js';
 import { usageSuffix } from '../../contract/usage.js';
@@ -27,14 +34,18 @@ export interface ProgressLink {
 }
 
 /**
- * The message of a progress notification: one per accepted report, and one per guard-rail event (a run without
- * guard rails sends exactly the reference's); null for the events that send none.
+ * The message of a progress notification: one per accepted report, one per guard-rail event, and one as a run starts
+ * and stops waiting for a person's answer (a run without guard rails or answers sends exactly the reference's); null
+ * for the events that send none.
  */
 function progressMessage(event: RalphProgressEvent): string | null {
   if (event.type === 'report-accepted') {
     const { status, summary } = event.report;
     return `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}${usageSuffix(event.usage, event.totalUsage)}`;
   }
+  if (event.type === 'question-asked') return questionProgressText(event, howToAnswerWithTool(event.runId));
+  if (event.type === 'question-answered') return answeredProgressText(event.round, event.by);
+  if (event.type === 'question-unanswered') return unansweredLine(event);
   const text = guardRailProgressText(event);
   if (text === null) return null;
   return event.type === 'time-limit-reached' ? text : `Round ${event.round}/${event.maxRounds} ${text}`;
@@ -47,8 +58,20 @@ function progressMessage(event: RalphProgressEvent): string | null {
  */
 export const USAGE_META_KEY = 'ralph-machine/usage';
 
-/** The `_meta` of a report's progress notification: what its round and the run so far used, when known. */
-function usageMeta(event: RalphProgressEvent): Record<string, unknown> | undefined {
+/**
+ * The `_meta` key under which the progress notification of a run that starts waiting for an answer carries its
+ * question for a client to act on: `{ runId, round, maxRounds, question, waitMs, answerTool }`.
+ */
+export const QUESTION_META_KEY = 'ralph-machine/question';
+
+/** The `_meta` of a progress notification: a report's usage, when known, or a waiting run's question. */
+function progressMeta(event: RalphProgressEvent): Record<string, unknown> | undefined {
+  if (event.type === 'question-asked') {
+    const { runId, round, maxRounds, question, waitMs } = event;
+    return {
+      [QUESTION_META_KEY]: { runId, round, maxRounds, question, waitMs, answerTool: RALPH_ANSWER_TOOL },
+    };
+  }
   if (event.type !== 'report-accepted') return undefined;
   if (event.usage === undefined && event.totalUsage === undefined) return undefined;
   return {
@@ -85,7 +108,7 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
   if (token === undefined) return undefined;
   let sent: Promise<void> = Promise.resolve();
   let unconfirmed = false;
-  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail event in
+  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail or question event in
   // between goes halfway from the last value to the next whole round.
   let last = 0;
   return {
@@ -93,7 +116,7 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
       const message = progressMessage(event);
       if (message === null) return;
       last = event.type === 'report-accepted' ? event.round : last + (Math.floor(last) + 1 - last) / 2;
-      const meta = usageMeta(event);
+      const meta = progressMeta(event);
       const notification: ServerNotification = {
         method: 'notifications/progress',
         params: {
