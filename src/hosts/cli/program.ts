@@ -191,23 +191,21 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('mcp')) {
-    addSandboxOptions(
+    const mcp = addSandboxOptions(
       addEvaluatorOptions(
-        addAskOptions(
-          addGuardRailOptions(
-            addAgentOptions(
-              program
-                .command('mcp')
-                .description('serve the ralph tool over MCP (stdio)')
-                .option(
-                  '--max-rounds <n>',
-                  "the deployment's default and ceiling for a call's maxRounds (at most 256)",
-                )
-                .option(
-                  '--max-concurrent-runs <n>',
-                  'how many calls may run at once; one more is refused (default 1)',
-                ),
-            ),
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('mcp')
+              .description('serve the ralph tool over MCP (stdio)')
+              .option(
+                '--max-rounds <n>',
+                "the deployment's default and ceiling for a call's maxRounds (at most 256)",
+              )
+              .option(
+                '--max-concurrent-runs <n>',
+                'how many calls may run at once; one more is refused (default 1)',
+              ),
           ),
         ),
       ),
@@ -217,6 +215,7 @@ export async function runCli(argv: string[]): Promise<number> {
         const { mcpCommand } = await import('./mcp-command.js');
         exitCode = await mcpCommand(options);
       });
+    addAskOptions(mcp);
   }
 
   if (wanted('resume')) {
