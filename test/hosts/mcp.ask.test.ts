@@ -11,9 +11,11 @@ import {
   ANSWER_OR_GIVE_UP,
   answeredProgressText,
   answerTaken,
+  answerTextProblem,
   giveUpTaken,
   howToAnswer,
   howToAnswerWithTool,
+  MAX_ANSWER_CHARS,
   PERSON_ANSWER_LABEL,
   questionProgressText,
   RALPH_ANSWER_TOOL,
@@ -148,6 +150,14 @@ describe('ralph mcp --ask: a blocked call waits, and ralph_answer answers it', (
     });
     const neither = await answerCall(client, { runId: question.runId });
     expect(neither).toMatchObject({ isError: true, content: [{ type: 'text', text: ANSWER_OR_GIVE_UP }] });
+    const long = await answerCall(client, {
+      runId: question.runId,
+      answer: 'x'.repeat(MAX_ANSWER_CHARS + 1),
+    });
+    expect(long).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: answerTextProblem('x'.repeat(MAX_ANSWER_CHARS + 1)) }],
+    });
     const other = await answerCall(client, { runId: 'no-such-run', answer: 'hi' });
     expect(other).toMatchObject({
       isError: true,
@@ -204,6 +214,8 @@ describe('ralph mcp --ask: a blocked call waits, and ralph_answer answers it', (
     });
     expect(ws.pidOf(2)).toBeUndefined();
 
+    // Listed first, the output schema is the client's: it checks the blocked envelope's question against it.
+    await client.listTools();
     const next = callRalph(client, 'Deploy again');
     const second = await next.question;
     const givenUp = await answerCall(client, { runId: second.runId, giveUp: true });
