@@ -56,6 +56,18 @@ export function questionProgressText(
   );
 }
 
+/** The progress message said again while a run waits: the question, how long it has waited, and the tool. */
+export function stillWaitingText(
+  question: { runId: string; round: number; question: string; waitMs: number },
+  waitedMs: number,
+  tool: string,
+): string {
+  return (
+    `Round ${question.round} still waits for an answer (${formatDuration(Math.max(1, Math.round(waitedMs / 1000)) * 1000)} of ${formatDuration(question.waitMs)}): ` +
+    `${question.question}\nAnswer with the ${tool} tool, runId ${JSON.stringify(question.runId)}`
+  );
+}
+
 /** The progress message of a waiting run that got its answer. */
 export function answeredProgressText(round: number, by: string | undefined): string {
   return `Round ${round}'s blocker was answered${by === undefined ? '' : ` (by ${by})`}; round ${round + 1} starts with the answer`;

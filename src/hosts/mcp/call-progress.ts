@@ -4,6 +4,7 @@ import {
   howToAnswerWithTool,
   questionProgressText,
   RALPH_ANSWER_TOOL,
+  stillWaitingText,
   unansweredLine,
 } from '../../contract/answer-messages.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
@@ -31,6 +32,8 @@ export interface ProgressLink {
   roundTrip(): Promise<unknown>;
   /** Aborted when the call is cancelled or the server shuts down. */
   signal: AbortSignal;
+  /** How often a question that waits is said again (ms); never when undefined. */
+  reminderMs?: number;
 }
 
 /**
@@ -108,30 +111,67 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
   if (token === undefined) return undefined;
   let sent: Promise<void> = Promise.resolve();
   let unconfirmed = false;
-  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail or question event in
-  // between goes halfway from the last value to the next whole round.
+  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail or question
+  // event in between goes halfway from the last value to the next whole round.
   let last = 0;
+  let reminders: NodeJS.Timeout | undefined;
+  const stopReminding = () => {
+    clearInterval(reminders);
+    reminders = undefined;
+  };
+  link.signal.addEventListener('abort', stopReminding, { once: true });
+
+  const push = (total: number, message: string, meta: Record<string, unknown> | undefined) => {
+    const notification: ServerNotification = {
+      method: 'notifications/progress',
+      params: {
+        ...(meta === undefined ? {} : { _meta: meta }),
+        progressToken: token,
+        progress: last,
+        total,
+        message,
+      },
+    };
+    unconfirmed = true;
+    // A client that went away misses its progress; the call itself still settles.
+    sent = sent.then(() => link.send(notification)).catch(() => {});
+  };
+
+  /**
+   * While a run waits for an answer, the question again every `reminderMs`: a client that times a call out unless
+   * progress comes (the SDK's `resetTimeoutOnProgress`) keeps waiting. The k-th reminder goes 1/(k+1) of the way on
+   * from the question's value towards the next whole round, so a wait of weeks never runs out of room below it.
+   */
+  const remindOf = (question: Extract<RalphProgressEvent, { type: 'question-asked' }>) => {
+    const reminderMs = link.reminderMs;
+    if (reminderMs === undefined || link.signal.aborted) return;
+    const base = last;
+    const gap = Math.floor(base) + 1 - base;
+    const askedAt = Date.now();
+    let count = 0;
+    reminders = setInterval(() => {
+      count += 1;
+      last = base + gap * (1 - 1 / (count + 1));
+      push(
+        question.maxRounds,
+        stillWaitingText(question, Date.now() - askedAt, RALPH_ANSWER_TOOL),
+        undefined,
+      );
+    }, reminderMs);
+    reminders.unref?.();
+  };
+
   return {
     onProgress: (event) => {
       const message = progressMessage(event);
       if (message === null) return;
+      stopReminding();
       last = event.type === 'report-accepted' ? event.round : last + (Math.floor(last) + 1 - last) / 2;
-      const meta = progressMeta(event);
-      const notification: ServerNotification = {
-        method: 'notifications/progress',
-        params: {
-          ...(meta === undefined ? {} : { _meta: meta }),
-          progressToken: token,
-          progress: last,
-          total: event.maxRounds,
-          message,
-        },
-      };
-      unconfirmed = true;
-      // A client that went away misses its progress; the call itself still settles.
-      sent = sent.then(() => link.send(notification)).catch(() => {});
+      push(event.maxRounds, message, progressMeta(event));
+      if (event.type === 'question-asked') remindOf(event);
     },
     async delivered() {
+      stopReminding();
       if (!unconfirmed) return;
       unconfirmed = false;
       const confirmed = sent.then(() => link.roundTrip()).catch(() => {});

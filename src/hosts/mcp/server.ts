@@ -40,7 +40,15 @@ export interface RalphMcpServerOptions {
    * `ralph answer <run-id>` in a terminal answers too. Used only when the tool's config asks (`waitForAnswersMs`).
    */
   answers?: { source: AnswerSource; howToAnswer: (runId: string) => string };
+  /** How often a waiting call's progress says its question again (default QUESTION_REMINDER_MS). */
+  questionReminderMs?: number;
 }
+
+/**
+ * How often a call that waits for an answer says its question again: often enough that a client which cancels a
+ * request after a minute without progress (the MCP SDK's `timeout` with `resetTimeoutOnProgress`) keeps waiting.
+ */
+export const QUESTION_REMINDER_MS = 30_000;
 
 /**
  * How many calls a server runs at once unless told otherwise: one. Every call works in the same folder (the calling
@@ -174,6 +182,7 @@ export async function createRalphMcpServer(
           timeout: PROGRESS_ROUND_TRIP_TIMEOUT_MS,
         }),
       signal,
+      ...(inbox === undefined ? {} : { reminderMs: options.questionReminderMs ?? QUESTION_REMINDER_MS }),
     });
     const notes =
       options.notifier?.enabled === true
