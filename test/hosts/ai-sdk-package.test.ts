@@ -83,7 +83,9 @@ describe('the AI SDK is an optional peer dependency', () => {
         ],
         { cwd: root },
       );
-      expect(entry.trim()).toBe('AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool,ralphAiSdkTools,ralphAnswerTool');
+      expect(entry.trim()).toBe(
+        'AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool,ralphAiSdkTools,ralphAnswerTool',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
