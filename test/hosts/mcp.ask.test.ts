@@ -27,6 +27,7 @@ import {
   makeWorkspace,
   PLAN_AGENT_COMMAND,
   type PlanStep,
+  ralph,
   type Workspace,
 } from '../fixtures/cli-agents/harness.js';
 import { type NotifyReceiver, startReceiver } from '../support/notify-receiver.js';
@@ -244,6 +245,39 @@ describe('ralph mcp --ask: a blocked call waits, and ralph_answer answers it', (
       result: { status: 'complete', rounds: 2 },
     });
     expect(ws.promptOf(2)).toContain(`${PERSON_ANSWER_LABEL} from a terminal`);
+  });
+});
+
+describe('ralph mcp --wait-for-answers: nobody answers', () => {
+  it('the call ends blocked once the wait runs out, its text saying nobody answered', async () => {
+    const { client, ws } = await connect(['blocked', 'complete'], ['--wait-for-answers', '300ms']);
+
+    const call = callRalph(client, 'Deploy to staging');
+    expect((await call.question).waitMs).toBe(300);
+    const result = await call.result;
+
+    expect(result.structuredContent).toMatchObject({
+      result: { status: 'blocked', rounds: 1, question: { round: 1, reason: 'timed-out', waitMs: 300 } },
+    });
+    expect(textOf(result)).toContain(unansweredLine({ round: 1, reason: 'timed-out', waitMs: 300 }));
+    expect(call.progress.at(-1)?.message).toBe(
+      unansweredLine({ round: 1, reason: 'timed-out', waitMs: 300 }),
+    );
+    expect(ws.pidOf(2)).toBeUndefined();
+  });
+
+  it('a duration that is not one is refused before the server starts (exit 2)', async () => {
+    const ws = await makeWorkspace(['complete']);
+    try {
+      const out = await ralph(['mcp', '--agent-command', PLAN_AGENT_COMMAND, '--wait-for-answers', 'soon'], {
+        cwd: ws.dir,
+      });
+      expect(out.code).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toContain('--wait-for-answers');
+    } finally {
+      await ws.cleanup();
+    }
   });
 });
 
