@@ -62,8 +62,10 @@ export function stillWaitingText(
   waitedMs: number,
   tool: string,
 ): string {
+  // Whole seconds: a reminder's own timing is no news to anyone.
+  const waited = formatDuration(Math.max(1, Math.round(waitedMs / 1000)) * 1000);
   return (
-    `Round ${question.round} still waits for an answer (${formatDuration(Math.max(1, Math.round(waitedMs / 1000)) * 1000)} of ${formatDuration(question.waitMs)}): ` +
+    `Round ${question.round} still waits for an answer (${waited} of ${formatDuration(question.waitMs)}): ` +
     `${question.question}\nAnswer with the ${tool} tool, runId ${JSON.stringify(question.runId)}`
   );
 }
