@@ -2,7 +2,14 @@
  * `ralph-machine/ai-sdk`: the pieces that need the AI SDK (`ai`, an optional peer dependency). Kept out of the
  * package root so that hosts without the AI SDK never load it.
  */
-export { type RalphAiSdkToolOptions, ralphAiSdkTool } from './hosts/ai-sdk-tool.js';
+export {
+  type RalphAiSdkToolOptions,
+  type RalphAiSdkTools,
+  type RalphAnswerToolOptions,
+  ralphAiSdkTool,
+  ralphAiSdkTools,
+  ralphAnswerTool,
+} from './hosts/ai-sdk-tool.js';
 export {
   AI_SDK_CHILD_SYSTEM,
   type AiSdkProviderOptions,

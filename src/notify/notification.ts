@@ -5,6 +5,7 @@ export const NOTIFICATION_EVENTS = [
   'run.ended',
   'run.blocked',
   'run.limit-wait',
+  'run.question',
   'batch.task-needs-review',
 ] as const;
 
@@ -24,7 +25,7 @@ export const notificationSchema = z
     runId: z.string(),
     /**
      * How the run stands: complete, blocked, budget-limited, failed or cancelled when it ended; waiting while it
-     * waits out a usage limit; needs-review for a batch task.
+     * waits out a usage limit or for a person's answer; needs-review for a batch task.
      */
     status: z.string(),
     /** The native text: the result text the run printed, its failure message, or the progress line. */
@@ -33,6 +34,10 @@ export const notificationSchema = z
     rounds: z.number().int().nonnegative().optional(),
     /** What the rounds' agents said they cost, in US dollars; absent when none said. */
     costUsd: z.number().nonnegative().optional(),
+    /** The blocker a waiting run asks a person about (`run.question`), word for word. */
+    question: z.string().optional(),
+    /** The round that reported blocked and asks (`run.question`). */
+    round: z.number().int().positive().optional(),
     /** The run's page or recording (a live inspector URL, or a recording `ralph report` makes a page of). */
     link: z.string().optional(),
     /** The batch a task belongs to. */
@@ -57,5 +62,6 @@ export function headline(note: Notification): string {
   const rounds =
     note.rounds === undefined ? '' : ` after ${note.rounds} round${note.rounds === 1 ? '' : 's'}`;
   const cost = note.costUsd === undefined ? '' : ` ($${note.costUsd.toFixed(2)})`;
-  return `ralph ${note.runId}: ${note.status}${rounds}${cost}`;
+  const status = note.event === 'run.question' ? 'waiting for an answer' : note.status;
+  return `ralph ${note.runId}: ${status}${rounds}${cost}`;
 }

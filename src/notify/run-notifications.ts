@@ -1,3 +1,4 @@
+import { howToAnswer, questionNotificationText } from '../contract/answer-messages.js';
 import type { RalphError } from '../contract/errors.js';
 import { guardRailProgressText } from '../contract/guard-rail-messages.js';
 import type { RalphEnvelope, RalphProgressEvent } from '../contract/types.js';
@@ -8,7 +9,10 @@ import type { Notifier } from './notifier.js';
 
 /** What a host tells the notifications of one run: its progress, and how it settled or failed. */
 export interface RunNotifications {
-  /** Pass every progress event: a usage-limit wait is notified, the rounds and the cost are kept for the end. */
+  /**
+   * Pass every progress event: a usage-limit wait and a question put to a person are notified, the rounds and the
+   * cost are kept for the end.
+   */
   onProgress(event: RalphProgressEvent): void;
   /** Pass the run's summed usage (RalphExec.onUsage): its cost goes with the ending. */
   onUsage(total: RalphUsage): void;
@@ -24,12 +28,18 @@ export interface RunNotificationOptions {
   link?: string;
   /** The run's id as its host names it (a fleet run's is its workflow's), over the engine's. */
   runId?: string;
+  /** The lines that tell a person how to answer a waiting run (`run.question`); `ralph answer <run-id>` by default. */
+  howToAnswer?: (runId: string) => readonly string[];
 }
 
 /** The notifications of one run, sent through `notifier` (nothing at all when it has no target). */
 export function runNotifications(
   notifier: Notifier,
-  { link, runId: fixedRunId }: RunNotificationOptions = {},
+  {
+    link,
+    runId: fixedRunId,
+    howToAnswer: answerWays = (id) => [howToAnswer(id)],
+  }: RunNotificationOptions = {},
 ): RunNotifications {
   let runId = fixedRunId ?? '';
   let rounds: number | undefined;
@@ -57,6 +67,14 @@ export function runNotifications(
           event: 'run.limit-wait',
           status: 'waiting',
           text: `round ${event.round}: ${guardRailProgressText(event) ?? ''}\n${event.detail}`,
+        });
+      if (event.type === 'question-asked')
+        send({
+          event: 'run.question',
+          status: 'waiting',
+          question: event.question,
+          round: event.round,
+          text: questionNotificationText(event.round, event.question, event.waitMs, answerWays(runId)),
         });
     },
     onUsage(total) {

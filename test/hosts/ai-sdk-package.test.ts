@@ -49,7 +49,7 @@ describe('the AI SDK is an optional peer dependency', () => {
     expect(fromAiSdk.has('ai')).toBe(true);
   });
 
-  it('built: the root loads without the AI SDK, and ralph-machine/ai-sdk exports the provider and the tool', async () => {
+  it('built: the root loads without the AI SDK, and ralph-machine/ai-sdk exports the provider and the tools', async () => {
     expect(existsSync(path.join(root, 'dist/ai-sdk.js')), 'run `npm run build` first').toBe(true);
     const dir = await mkdtemp(path.join(tmpdir(), 'ralph-ai-sdk-pkg-'));
     try {
@@ -83,7 +83,9 @@ describe('the AI SDK is an optional peer dependency', () => {
         ],
         { cwd: root },
       );
-      expect(entry.trim()).toBe('AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool');
+      expect(entry.trim()).toBe(
+        'AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool,ralphAiSdkTools,ralphAnswerTool',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import { finishMerge, startMerge } from '../../workspace/git-merge.js';
 import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
 import { taskTrailerValue } from '../../workspace/task-commit-message.js';
 import type { LoopSetup } from './batch-loops.js';
+import type { AskOptions } from './ask-options.js';
 import { createCliTool } from './cli-tool.js';
 import { parseNumberOption } from './numbers.js';
 
@@ -40,8 +41,11 @@ export async function resolveConflicts(
     evaluator: _evaluator,
     evaluatorCommand: _evaluatorCommand,
     evaluatorReportsCost: _reportsCost,
+    // The resolver's loop asks nobody: a conflict it cannot resolve is left for review.
+    ask: _ask,
+    waitForAnswers: _waitForAnswers,
     ...options
-  } = loops.options;
+  } = loops.options as typeof loops.options & AskOptions;
   const { tool, agent } = createCliTool(
     { ...options, cwd: scratch },
     { agentId: `batch:${merge.batchId}:resolve`, hide: loops.hide },

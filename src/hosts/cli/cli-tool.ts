@@ -10,6 +10,7 @@ import { createProviderRegistry } from '../../providers/registry.js';
 import { isDirectory } from '../../workspace/directory.js';
 import { createRalphTool, type RalphTool } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import { type AskOptions, askConfig } from './ask-options.js';
 import { AGENT_CONFLICT, AGENT_MISSING, agentUnavailable, workspaceNotADirectory } from './cli-texts.js';
 import { type EvaluatorOptions, evaluatorFor } from './evaluator-options.js';
 import { configHint, withHint } from './flag-hints.js';
@@ -72,7 +73,7 @@ export function assertAgentStartable(provider: SubagentProvider, options: AgentO
  * rails are deployment settings for both commands.
  */
 export function createCliTool(
-  options: AgentOptions & GuardRailOptions & EvaluatorOptions & SandboxOptions,
+  options: AgentOptions & GuardRailOptions & EvaluatorOptions & SandboxOptions & AskOptions,
   {
     agentId,
     deploymentMaxRounds,
@@ -109,7 +110,8 @@ export function createCliTool(
         ...(options.graceMs === undefined ? {} : { terminationGraceMs: parseNumberOption(options.graceMs) }),
         ...(deploymentMaxRounds === undefined ? {} : { maxRounds: parseNumberOption(deploymentMaxRounds) }),
         ...guardRails,
-        ...(waitForAnswersMs === undefined ? {} : { waitForAnswersMs }),
+        // The batch passes its own (every task's); a run's come from its flags.
+        ...(waitForAnswersMs === undefined ? askConfig(options) : { waitForAnswersMs }),
         ...(evaluator === undefined ? {} : { evaluator: { provider: evaluator.name } }),
         ...sandbox,
       },

@@ -1,7 +1,10 @@
+import { howToAnswer } from '../../contract/answer-messages.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { packageVersion } from '../../package-root.js';
+import { answerFolderSource } from '../answer-folder.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AskOptions } from './ask-options.js';
 import { mcpServing } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
@@ -18,7 +21,8 @@ export interface McpOptions
     GuardRailOptions,
     EvaluatorOptions,
     SandboxOptions,
-    NotifyOptions {
+    NotifyOptions,
+    AskOptions {
   /** The deployment's default and ceiling for a call's maxRounds. */
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */
@@ -119,6 +123,8 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
     ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),
     ...(traces === undefined ? {} : { trace: traces.runs }),
     notifier,
+    // Beside ralph_answer, a person may answer from a terminal: the run's question waits in the answer folder too.
+    answers: { source: answerFolderSource(), howToAnswer },
   });
   const { stopped, release } = untilStopped(hosted.killChildren);
   // A message past MAX_MESSAGE_BYTES is skipped and its request answered with an error; the connection stays.

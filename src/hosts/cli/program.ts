@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
+import { addAskOptions } from './ask-options.js';
 import type { BatchOptions } from './batch-options.js';
 import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
@@ -45,9 +46,12 @@ Examples:
   $ ralph mcp --agent-command 'my-agent --model big' --cwd ~/src/project
   $ ralph mcp --agent claude --verify 'npm test' --max-time 1h --max-idle-rounds 3
   $ ralph mcp --agent claude --sandbox     # every call's agent in a bubblewrap sandbox (Linux)
+  $ ralph mcp --agent claude --ask         # a blocked call waits for an answer: the ralph_answer tool
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
 The guard rails below are the server's settings for every call; a call still sends only objective and maxRounds.
+With --ask (or --wait-for-answers 2h) a call whose round reports blocked waits for an answer: its progress carries
+the question, and a second tool, ralph_answer { runId, answer } (or ralph answer <run-id> in a terminal), answers.
 `;
 
 const RESUME_EXAMPLES = `
@@ -188,7 +192,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('mcp')) {
-    addSandboxOptions(
+    const mcp = addSandboxOptions(
       addEvaluatorOptions(
         addGuardRailOptions(
           addAgentOptions(
@@ -212,6 +216,7 @@ export async function runCli(argv: string[]): Promise<number> {
         const { mcpCommand } = await import('./mcp-command.js');
         exitCode = await mcpCommand(options);
       });
+    addAskOptions(mcp);
   }
 
   if (wanted('resume')) {

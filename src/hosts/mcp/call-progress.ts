@@ -1,4 +1,12 @@
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  answeredProgressText,
+  howToAnswerWithTool,
+  questionProgressText,
+  RALPH_ANSWER_TOOL,
+  stillWaitingText,
+  unansweredLine,
+} from '../../contract/answer-messages.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent } from '../../contract/types.js';
 import { usageSuffix } from '../../contract/usage.js';
@@ -24,17 +32,23 @@ export interface ProgressLink {
   roundTrip(): Promise<unknown>;
   /** Aborted when the call is cancelled or the server shuts down. */
   signal: AbortSignal;
+  /** How often a question that waits is said again (ms); never when undefined. */
+  reminderMs?: number;
 }
 
 /**
- * The message of a progress notification: one per accepted report, and one per guard-rail event (a run without
- * guard rails sends exactly the reference's); null for the events that send none.
+ * The message of a progress notification: one per accepted report, one per guard-rail event, and one as a run starts
+ * and stops waiting for a person's answer (a run without guard rails or answers sends exactly the reference's); null
+ * for the events that send none.
  */
 function progressMessage(event: RalphProgressEvent): string | null {
   if (event.type === 'report-accepted') {
     const { status, summary } = event.report;
     return `Round ${event.round}/${event.maxRounds} reported ${status}: ${summary}${usageSuffix(event.usage, event.totalUsage)}`;
   }
+  if (event.type === 'question-asked') return questionProgressText(event, howToAnswerWithTool(event.runId));
+  if (event.type === 'question-answered') return answeredProgressText(event.round, event.by);
+  if (event.type === 'question-unanswered') return unansweredLine(event);
   const text = guardRailProgressText(event);
   if (text === null) return null;
   return event.type === 'time-limit-reached' ? text : `Round ${event.round}/${event.maxRounds} ${text}`;
@@ -47,8 +61,20 @@ function progressMessage(event: RalphProgressEvent): string | null {
  */
 export const USAGE_META_KEY = 'ralph-machine/usage';
 
-/** The `_meta` of a report's progress notification: what its round and the run so far used, when known. */
-function usageMeta(event: RalphProgressEvent): Record<string, unknown> | undefined {
+/**
+ * The `_meta` key under which the progress notification of a run that starts waiting for an answer carries its
+ * question for a client to act on: `{ runId, round, maxRounds, question, waitMs, answerTool }`.
+ */
+export const QUESTION_META_KEY = 'ralph-machine/question';
+
+/** The `_meta` of a progress notification: a report's usage, when known, or a waiting run's question. */
+function progressMeta(event: RalphProgressEvent): Record<string, unknown> | undefined {
+  if (event.type === 'question-asked') {
+    const { runId, round, maxRounds, question, waitMs } = event;
+    return {
+      [QUESTION_META_KEY]: { runId, round, maxRounds, question, waitMs, answerTool: RALPH_ANSWER_TOOL },
+    };
+  }
   if (event.type !== 'report-accepted') return undefined;
   if (event.usage === undefined && event.totalUsage === undefined) return undefined;
   return {
@@ -85,30 +111,67 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
   if (token === undefined) return undefined;
   let sent: Promise<void> = Promise.resolve();
   let unconfirmed = false;
-  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail event in
-  // between goes halfway from the last value to the next whole round.
+  // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail or question
+  // event in between goes halfway from the last value to the next whole round.
   let last = 0;
+  let reminders: NodeJS.Timeout | undefined;
+  const stopReminding = () => {
+    clearInterval(reminders);
+    reminders = undefined;
+  };
+  link.signal.addEventListener('abort', stopReminding, { once: true });
+
+  const push = (total: number, message: string, meta: Record<string, unknown> | undefined) => {
+    const notification: ServerNotification = {
+      method: 'notifications/progress',
+      params: {
+        ...(meta === undefined ? {} : { _meta: meta }),
+        progressToken: token,
+        progress: last,
+        total,
+        message,
+      },
+    };
+    unconfirmed = true;
+    // A client that went away misses its progress; the call itself still settles.
+    sent = sent.then(() => link.send(notification)).catch(() => {});
+  };
+
+  /**
+   * While a run waits for an answer, the question again every `reminderMs`: a client that times a call out unless
+   * progress comes (the SDK's `resetTimeoutOnProgress`) keeps waiting. The k-th reminder goes 1/(k+1) of the way on
+   * from the question's value towards the next whole round, so a wait of weeks never runs out of room below it.
+   */
+  const remindOf = (question: Extract<RalphProgressEvent, { type: 'question-asked' }>) => {
+    const reminderMs = link.reminderMs;
+    if (reminderMs === undefined || link.signal.aborted) return;
+    const base = last;
+    const gap = Math.floor(base) + 1 - base;
+    const askedAt = Date.now();
+    let count = 0;
+    reminders = setInterval(() => {
+      count += 1;
+      last = base + gap * (1 - 1 / (count + 1));
+      push(
+        question.maxRounds,
+        stillWaitingText(question, Date.now() - askedAt, RALPH_ANSWER_TOOL),
+        undefined,
+      );
+    }, reminderMs);
+    reminders.unref?.();
+  };
+
   return {
     onProgress: (event) => {
       const message = progressMessage(event);
       if (message === null) return;
+      stopReminding();
       last = event.type === 'report-accepted' ? event.round : last + (Math.floor(last) + 1 - last) / 2;
-      const meta = usageMeta(event);
-      const notification: ServerNotification = {
-        method: 'notifications/progress',
-        params: {
-          ...(meta === undefined ? {} : { _meta: meta }),
-          progressToken: token,
-          progress: last,
-          total: event.maxRounds,
-          message,
-        },
-      };
-      unconfirmed = true;
-      // A client that went away misses its progress; the call itself still settles.
-      sent = sent.then(() => link.send(notification)).catch(() => {});
+      push(event.maxRounds, message, progressMeta(event));
+      if (event.type === 'question-asked') remindOf(event);
     },
     async delivered() {
+      stopReminding();
       if (!unconfirmed) return;
       unconfirmed = false;
       const confirmed = sent.then(() => link.roundTrip()).catch(() => {});

@@ -1,5 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type AnswerInbox, createAnswerInbox, firstAnswer } from '../../actors/answer-inbox.js';
+import {
+  howToAnswerWithTool,
+  RALPH_ANSWER_DESCRIPTION,
+  RALPH_ANSWER_TOOL,
+} from '../../contract/answer-messages.js';
+import type { AnswerSource } from '../../contract/answers.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError } from '../../contract/errors.js';
 import { workflowFailed } from '../../contract/messages.js';
@@ -8,6 +15,7 @@ import type { RalphUsage } from '../../contract/usage.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { runNotifications } from '../../notify/run-notifications.js';
 import type { RunsTracer } from '../../trace/runs-tracer.js';
+import { answerArgsJsonSchema, answerThroughInbox } from '../answer-tool.js';
 import { onProgressOf } from '../progress-listeners.js';
 import type { RalphTool } from '../tool.js';
 import { callProgress, USAGE_META_KEY } from './call-progress.js';
@@ -26,7 +34,21 @@ export interface RalphMcpServerOptions {
   trace?: Pick<RunsTracer, 'onProgress' | 'finish'>;
   /** Where each call's notifications go (run ended, blocked, waiting out a usage limit); none when omitted. */
   notifier?: Notifier;
+  /**
+   * Another place a waiting call's answer may come from, raced with the `ralph_answer` tool, and the line that tells
+   * a person how to use it (in `run.question` notifications). `ralph mcp` passes the answer folder, so that
+   * `ralph answer <run-id>` in a terminal answers too. Used only when the tool's config asks (`waitForAnswersMs`).
+   */
+  answers?: { source: AnswerSource; howToAnswer: (runId: string) => string };
+  /** How often a waiting call's progress says its question again (default QUESTION_REMINDER_MS). */
+  questionReminderMs?: number;
 }
+
+/**
+ * How often a call that waits for an answer says its question again: often enough that a client which cancels a
+ * request after a minute without progress (the MCP SDK's `timeout` with `resetTimeoutOnProgress`) keeps waiting.
+ */
+export const QUESTION_REMINDER_MS = 30_000;
 
 /**
  * How many calls a server runs at once unless told otherwise: one. Every call works in the same folder (the calling
@@ -71,6 +93,16 @@ export function ralphToolDefinition(tool: RalphTool): Tool {
   };
 }
 
+/** The `ralph_answer` tool as `tools/list` shows it (listed only by a server whose tool's config asks). */
+export function ralphAnswerToolDefinition(): Tool {
+  return {
+    name: RALPH_ANSWER_TOOL,
+    title: 'ralph answer',
+    description: RALPH_ANSWER_DESCRIPTION,
+    inputSchema: plainSchema<Tool['inputSchema']>(answerArgsJsonSchema),
+  };
+}
+
 /** An isError result whose first text is the tool's message and whose second, where there is one, the detail. */
 function errorResult(error: unknown): CallToolResult {
   if (!isRalphError(error)) {
@@ -108,9 +140,31 @@ export async function createRalphMcpServer(
   const closing = new AbortController();
   const inFlight = new Set<Promise<CallToolResult>>();
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [ralphToolDefinition(tool)] }));
+  // A deployment that asks (config.waitForAnswersMs) has one inbox for all its calls, and a second tool to answer
+  // through; one that does not lists and says exactly what it did before.
+  const inbox: AnswerInbox | undefined =
+    tool.config.waitForAnswersMs === undefined ? undefined : createAnswerInbox();
+  const answers =
+    inbox === undefined
+      ? undefined
+      : options.answers === undefined
+        ? inbox.source
+        : firstAnswer([inbox.source, options.answers.source]);
+  const answerWays = (runId: string): string[] => [
+    howToAnswerWithTool(runId),
+    ...(options.answers === undefined ? [] : [options.answers.howToAnswer(runId)]),
+  ];
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [ralphToolDefinition(tool), ...(inbox === undefined ? [] : [ralphAnswerToolDefinition()])],
+  }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // An answer is never held up by the runs in flight: it is what one of them waits for.
+    if (inbox !== undefined && request.params.name === RALPH_ANSWER_TOOL) {
+      const { text, refused } = answerThroughInbox(inbox, request.params.arguments, 'mcp');
+      return { content: [{ type: 'text', text }], ...(refused ? { isError: true } : {}) };
+    }
     if (request.params.name !== tool.name) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
@@ -128,13 +182,18 @@ export async function createRalphMcpServer(
           timeout: PROGRESS_ROUND_TRIP_TIMEOUT_MS,
         }),
       signal,
+      ...(inbox === undefined ? {} : { reminderMs: options.questionReminderMs ?? QUESTION_REMINDER_MS }),
     });
-    const notes = options.notifier?.enabled === true ? runNotifications(options.notifier) : undefined;
+    const notes =
+      options.notifier?.enabled === true
+        ? runNotifications(options.notifier, { howToAnswer: answerWays })
+        : undefined;
     let used: RalphUsage | undefined;
     const call = tool
       .execute(args, {
         agent: options.agent,
         signal,
+        ...(answers === undefined ? {} : { answers }),
         ...onProgressOf(
           progress?.onProgress,
           options.trace?.onProgress,
