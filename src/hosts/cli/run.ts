@@ -197,8 +197,6 @@ export async function runCommand(
           ? {}
           : { recordingHost: recordingHostOf(options, continued !== undefined) }),
         ...(continued === undefined ? {} : { resume: continued.resume }),
-        // The live page's answer box (only a run that asks ever waits on it; --ask adds its own sources beside it).
-        ...(inspector === undefined ? {} : { answers: inspector.answers }),
       });
       // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
       if (used !== undefined) progress.usageTotal(used);
