@@ -165,7 +165,7 @@ function ending(model: RunModel): string {
       `<section class="card ending tone-live" id="ending"><h2>Waiting for an answer</h2>` +
       `<p>Round ${escapeHtml(asking.round)} of ${escapeHtml(model.maxRounds ?? '?')} is blocked and asks a person:</p>` +
       `<div class="text asked">${escapeHtml(asking.question?.question ?? '')}</div>` +
-      `<p><a href="#question-${escapeHtml(asking.round)}">The round's report and question</a></p></section>`
+      `<p><a href="#round-${escapeHtml(asking.round)}">The round's report and question</a></p></section>`
     );
   }
   if (end === null) {

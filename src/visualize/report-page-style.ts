@@ -140,6 +140,7 @@ button:hover { background: var(--mute-bg); }
 .badge.question-unavailable { color: var(--bad); background: var(--bad-bg); }
 .badge.question-cancelled { color: var(--mute); background: var(--mute-bg); }
 .answer-box { border-color: var(--live); } .answer-box[hidden] { display: none; }
+.answer-box label { display: block; margin: 10px 0 4px; color: var(--muted); }
 .answer-box textarea { width: 100%; box-sizing: border-box; font: inherit; min-height: 5em; }
 .answer-box .actions { display: flex; gap: 8px; margin-top: 6px; }
 .round:target > summary { background: var(--live-bg); }
