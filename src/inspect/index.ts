@@ -33,5 +33,5 @@ export {
 } from './recording-reader.js';
 export { type ReplayResult, type ReplayStep, replayRecording } from './replay.js';
 export { type RecordedResume, RunSettledError, resumePointOf } from './resume-point.js';
-export type { RunEnding, RunModel, RunModelRound } from './run-model.js';
+export type { RunEnding, RunModel, RunModelQuestion, RunModelRound } from './run-model.js';
 export { buildRunModel, createRunModelBuilder, type RunModelBuilder } from './run-model-builder.js';

@@ -105,14 +105,30 @@ const recordedEvaluationOutcome = z.looseObject({
   changedFiles: z.array(z.string().max(MAX_CHANGED_FILE_CHARS)).max(MAX_RECORDED_CHANGED_FILES),
 });
 
-/** The event that brings an evaluation's outcome to the run's machine. */
+/**
+ * What `awaitAnswer` resolved with (AnswerOutcome): a person's answer (its text, and who gave it), a give-up, or the
+ * source's own timeout. The pages show the answer and who gave it, so both are text (a library host's own source may
+ * give any length: the machine bounds the answer in the handoff, not here).
+ */
+const recordedAnswerOutcome = z.discriminatedUnion('kind', [
+  z.looseObject({ kind: z.literal('answer'), text: z.string(), by: z.string().optional() }),
+  z.looseObject({ kind: z.literal('give-up'), by: z.string().optional() }),
+  z.looseObject({ kind: z.literal('timed-out') }),
+]);
+
+/** The events that bring an evaluation's outcome and a person's answer to the run's machine. */
 const VERDICT_DONE = 'xstate.done.actor.awaitVerdict';
+const ANSWER_DONE = 'xstate.done.actor.awaitAnswer';
 
 /**
- * What is wrong with a recorded event the machine takes values from, or undefined: an evaluation's outcome must be
- * of its shape (other events' values are reviewed by the machine itself, as they were live).
+ * What is wrong with a recorded event the machine takes values from, or undefined: an evaluation's outcome and a
+ * person's answer must be of their shape (other events' values are reviewed by the machine itself, as they were live).
  */
 export function recordedEventProblem(event: { type: string; output?: unknown }): string | undefined {
+  if (event.type === ANSWER_DONE) {
+    const answer = recordedAnswerOutcome.safeParse(event.output);
+    return answer.success ? undefined : `has an answer that is not one (${formatIssues(answer.error)})`;
+  }
   if (event.type !== VERDICT_DONE) return undefined;
   const outcome = recordedEvaluationOutcome.safeParse(event.output);
   return outcome.success

@@ -1,3 +1,5 @@
+import { answeredHandoff } from '../contract/answers.js';
+import type { RalphReport } from '../contract/types.js';
 import { usageOf } from '../contract/usage.js';
 import type { RalphMachineInput, RalphResumePoint } from '../machines/ralph.machine.js';
 import {
@@ -60,6 +62,12 @@ const EVALUATION_STATES = new Set([
   'cancelling.evaluator',
 ]);
 
+/** The state a run rests in while it waits for a person's answer to a blocked round (`--ask`). */
+const AWAITING_ANSWER = 'running.awaitingAnswer';
+
+/** The event that brings a person's answer (or the source's give-up or timeout) to the run's machine. */
+const ANSWER_DONE = 'xstate.done.actor.awaitAnswer';
+
 interface RootContext {
   round?: unknown;
   handoff?: unknown;
@@ -72,6 +80,46 @@ interface RootContext {
 function earlierUncounted(context: RootContext): number[] {
   const rounds = context.call?.resumeFrom?.uncountedRounds;
   return Array.isArray(rounds) ? rounds.filter((n): n is number => Number.isSafeInteger(n) && n >= 1) : [];
+}
+
+/** The round the last snapshot was in; refused when it has none. */
+function roundOf(context: RootContext, line: number): number {
+  const round = context.round;
+  if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1)
+    throw new RecordingError(line, 'the last snapshot has no round');
+  return round;
+}
+
+/** The text of a person's answer an `awaitAnswer` output holds, or undefined when it holds none. */
+function answerTextOf(output: unknown): string | undefined {
+  if (typeof output !== 'object' || output === null) return undefined;
+  const { kind, text } = output as { kind?: unknown; text?: unknown };
+  return kind === 'answer' && typeof text === 'string' ? text : undefined;
+}
+
+/**
+ * Where a run that stopped while it waited for an answer picks up: it waits again for the blocked round's answer
+ * (the handoff is that round's blocked report). When the answer came and the host died before the snapshot it led
+ * to, the answer is not lost: the run picks up with the next round, the answered handoff as the machine makes it.
+ */
+function questionPointOf(
+  context: RootContext,
+  answer: unknown,
+  maxHandoffChars: number,
+  line: number,
+): RalphResumePoint {
+  const round = roundOf(context, line);
+  const handoff = (context.handoff ?? null) as RalphReport | null;
+  const counts = {
+    agentsStarted: typeof context.agentsStarted === 'number' ? context.agentsStarted : round,
+    // Every round so far reported, so what their agents said is all in the total.
+    usage: usageOf(context.usage),
+    ...(earlierUncounted(context).length === 0 ? {} : { uncountedRounds: earlierUncounted(context) }),
+  };
+  const text = answerTextOf(answer);
+  if (text !== undefined && handoff !== null)
+    return { round, handoff: answeredHandoff(handoff, text, maxHandoffChars), ...counts };
+  return { round, handoff, ...counts, awaitingAnswer: true };
 }
 
 /**
@@ -89,7 +137,9 @@ function wholeLines(text: string): string[] {
  * Reads where an unsettled run stopped, from its recording: its run id and call (the root's `xstate.init` input),
  * and from its last snapshot the rounds it finished, its last accepted report, the children it started and what its
  * agents said they used (the rounds whose spend is unknown named beside it). The round that was going on (a snapshot in the round or cancelling its child) is run again from its start; a run that stopped while its evaluator
- * checked a reported completion (`evaluating: true`) evaluates that completion again, with a fresh evaluator.
+ * checked a reported completion (`evaluating: true`) evaluates that completion again, with a fresh evaluator; one
+ * that stopped while it waited for a person's answer (`awaitingAnswer: true`) waits again, unless the answer is on
+ * record, and then goes on with the next round.
  * Throws a RunSettledError for a settled run and a RecordingError for a recording that does not read.
  */
 export function resumePointOf(text: string): RecordedResume {
@@ -98,12 +148,19 @@ export function resumePointOf(text: string): RecordedResume {
   let input: RalphMachineInput | undefined;
   let last: RecordedSnapshotLine | undefined;
   let forcedExit = false;
+  // The answer event after the last snapshot: the host died after the answer came and before the snapshot it led to.
+  let answerAfterLast: unknown;
   for (const { line } of recording.lines) {
     if (line.type === '@ralph.forced-exit') forcedExit = true;
     else if (line.sessionId !== rootSessionId) continue;
     else if (line.type === '@xstate.event' && (line as RecordedEventLine).event.type === 'xstate.init')
       input = (line as RecordedEventLine).event.input as RalphMachineInput;
-    else if (line.type === '@xstate.snapshot') last = line as RecordedSnapshotLine;
+    else if (line.type === '@xstate.event' && (line as RecordedEventLine).event.type === ANSWER_DONE)
+      answerAfterLast = (line as RecordedEventLine).event.output;
+    else if (line.type === '@xstate.snapshot') {
+      last = line as RecordedSnapshotLine;
+      answerAfterLast = undefined;
+    }
   }
   if (input === undefined || typeof input !== 'object' || input === null || !('args' in input))
     throw new RecordingError(1, "the recording holds no start of the run's machine (its xstate.init event)");
@@ -116,13 +173,17 @@ export function resumePointOf(text: string): RecordedResume {
   const snapshot = last.snapshot as { status: string; value?: unknown; context?: RootContext };
   const state = stateKey(snapshot.value);
   if (snapshot.status !== 'active') throw new RunSettledError(header.runId, state);
+  if (state === AWAITING_ANSWER)
+    return {
+      ...base,
+      point: questionPointOf(snapshot.context ?? {}, answerAfterLast, input.maxHandoffChars, Number(last.id)),
+      lastState: state,
+    };
   const evaluating = EVALUATION_STATES.has(state);
   if (!evaluating && !ROUND_STATES.has(state))
     throw new RecordingError(Number(last.id), `the run rested in ${state}, which is no round boundary`);
   const context = snapshot.context ?? {};
-  const round = context.round;
-  if (typeof round !== 'number' || !Number.isSafeInteger(round) || round < 1)
-    throw new RecordingError(Number(last.id), 'the last snapshot has no round');
+  const round = roundOf(context, Number(last.id));
   // The round going on is run again; while evaluating, the round is done (its report is the handoff the evaluator
   // was checking, its child counted) and the evaluation is done again.
   const finished = evaluating ? round : round - 1;

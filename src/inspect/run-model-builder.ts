@@ -18,7 +18,13 @@ import {
   RecordingError,
   readRecording,
 } from './recording-reader.js';
-import type { RunEnding, RunModel, RunModelEvaluation, RunModelRound } from './run-model.js';
+import type {
+  RunEnding,
+  RunModel,
+  RunModelEvaluation,
+  RunModelQuestion,
+  RunModelRound,
+} from './run-model.js';
 
 /** Builds a RunModel line by line: from a whole recording, or live, as a run's lines arrive. */
 export interface RunModelBuilder {
@@ -51,6 +57,11 @@ const VERDICT_DONE = 'xstate.done.actor.awaitVerdict';
 const VERDICT_FAILED = 'xstate.error.actor.awaitVerdict';
 /** The state an evaluation runs in, and the one the round timeout or the time limit stops it through. */
 const EVALUATING = 'running.evaluating';
+/** The state a blocked round's question waits for a person's answer in (`--ask`), and the events that end the wait. */
+const AWAITING_ANSWER = 'running.awaitingAnswer';
+const ANSWER_DONE = 'xstate.done.actor.awaitAnswer';
+const ANSWER_FAILED = 'xstate.error.actor.awaitAnswer';
+const UNANSWERED: readonly string[] = ['timed-out', 'given-up', 'time-limit', 'unavailable'];
 const STOPPING_EVALUATOR = 'stoppingEvaluator';
 
 const asContext = (value: unknown): Context =>
@@ -158,6 +169,8 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
     model.ending = ending;
     const evaluation = model.rounds.at(-1)?.evaluation;
     if (evaluation?.outcome === 'running') endEvaluation(evaluation, ending);
+    const question = model.rounds.at(-1)?.question;
+    if (question?.outcome === 'waiting') endQuestion(question, ending);
     const running = model.rounds.at(-1);
     if (running === undefined || running.endedAt !== null) return;
     // A forced exit leaves the run in `cancelling` (`cancelling.child` since the chart nested it; the flat machine's
@@ -166,6 +179,50 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       ? 'cancelled'
       : (FINAL_OUTCOMES[ending.finalState] ?? 'failed');
     end(running, outcome, ending.at, ending.result.ok ? ending.result.envelope.result.report : null);
+  };
+
+  /**
+   * How a question the run stopped waiting on without an answer ended with it: as the envelope says (its timer, the
+   * time limit, a give-up, a source that failed), or cancelled.
+   */
+  const endQuestion = (question: RunModelQuestion, ending: RunEnding) => {
+    question.endedAt ??= ending.at;
+    const said = ending.result.ok ? asContext(ending.result.envelope.result.question) : {};
+    question.outcome =
+      typeof said.reason === 'string' && UNANSWERED.includes(said.reason)
+        ? (said.reason as RunModelQuestion['outcome'])
+        : 'cancelled';
+    if (typeof said.detail === 'string') question.detail = said.detail;
+  };
+
+  /** A blocked round's question starts waiting: the round ended blocked, its report (the blocker) is the handoff. */
+  const ask = (round: RunModelRound, context: Context, at: number) => {
+    const report = reportOf(context);
+    end(round, 'blocked', at, report);
+    const wait = asContext(asContext(context.call).guardRails).waitForAnswersMs;
+    round.question = {
+      question: report?.blocker ?? '',
+      askedAt: at,
+      waitMs: typeof wait === 'number' ? wait : 0,
+      endedAt: null,
+      outcome: 'waiting',
+      answer: null,
+      by: null,
+    };
+  };
+
+  /** The wait's end the answer event brings: a person's answer, a give-up, the source's own timeout. */
+  const onAnswerEvent = (event: { type: string; output?: unknown }, at: number) => {
+    const question = model.rounds.at(-1)?.question;
+    if (question === undefined || question.outcome !== 'waiting') return;
+    question.endedAt = at;
+    if (event.type === ANSWER_FAILED) return;
+    const output = asContext(event.output);
+    if (typeof output.by === 'string') question.by = output.by;
+    if (output.kind === 'answer' && typeof output.text === 'string') {
+      question.outcome = 'answered';
+      question.answer = output.text;
+    } else question.outcome = output.kind === 'give-up' ? 'given-up' : 'timed-out';
   };
 
   const onSnapshot = ({ snapshot, t: snapshotAt }: RecordedSnapshotLine) => {
@@ -213,6 +270,8 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
         outcome: 'running',
       };
     }
+    if (current !== undefined && current.question === undefined && state === AWAITING_ANSWER)
+      ask(current, context, t);
     // Recordings made before usage was recorded have no total: their run stays at null.
     model.usage = usageOf(context.usage);
 
@@ -279,6 +338,11 @@ export function createRunModelBuilder(header: RecordingHeader | string): RunMode
       // A failed round's usage is on its error: what its agent said it spent counts though no report came.
       const round = model.rounds.at(-1);
       if (round !== undefined) round.usage = usageOfFailure((line.event as { error?: unknown }).error);
+    } else if (
+      line.type === '@xstate.event' &&
+      (line.event.type === ANSWER_DONE || line.event.type === ANSWER_FAILED)
+    ) {
+      onAnswerEvent(line.event as { type: string; output?: unknown }, line.t);
     } else if (line.type === '@xstate.event') {
       onEvaluationEvent(line.event as { type: string; output?: unknown; error?: unknown }, line.t);
     }

@@ -56,6 +56,31 @@ export interface RunModelRound {
     | 'cancelled';
   /** The independent evaluator's check of the completion the round reported; absent when none was started. */
   evaluation?: RunModelEvaluation;
+  /** The question its blocker put to a person (`--ask`); absent when the run did not wait for an answer. */
+  question?: RunModelQuestion;
+}
+
+/** A blocked round's question to a person (`--ask`) and what became of it. Its texts are untrusted: shown escaped. */
+export interface RunModelQuestion {
+  /** The blocker, word for word. */
+  question: string;
+  askedAt: number;
+  /** How long the run was to wait for the answer (ms). */
+  waitMs: number;
+  /** When the answer came or the wait ended; null while it waits. */
+  endedAt: number | null;
+  /**
+   * What became of it: `waiting`; `answered` (the next round started with the answer); `given-up` (a person chose not
+   * to answer); `timed-out`, `time-limit` (the run's time limit ran out) and `unavailable` (no source could ask) ended
+   * the run blocked; `cancelled`, the run was cancelled or its host stopped while it waited.
+   */
+  outcome: 'waiting' | 'answered' | 'given-up' | 'timed-out' | 'time-limit' | 'unavailable' | 'cancelled';
+  /** The person's answer, once given (null otherwise). */
+  answer: string | null;
+  /** Who answered or gave up, as the host named them (`terminal`, `live page`, …); null when unsaid. */
+  by: string | null;
+  /** Why no source could ask (`unavailable`). */
+  detail?: string;
 }
 
 /** One evaluation, as the run saw it: the evaluator started on a round's reported completion, and what it said. */

@@ -4,7 +4,9 @@
  * boxes around it); on a live page it follows the server's `run` events (Server-Sent Events), each carrying the new
  * model and the page's re-rendered regions, swapping them in place and keeping the rounds a person opened or closed
  * as they were. Once the model has an ending
- * it stops listening, so a server that stops with the run leaves no reconnect errors behind.
+ * it stops listening, so a server that stops with the run leaves no reconnect errors behind. A live page with an
+ * answer box (`--ask`) shows it while the run waits for an answer, the question as text, and posts the answer or a
+ * give-up with the page's token (from its own address) in the x-ralph-token header.
  */
 export const RUN_PAGE_SCRIPT = `(function () {
   'use strict';
@@ -120,8 +122,78 @@ export const RUN_PAGE_SCRIPT = `(function () {
     });
   }
 
+  var box = document.getElementById('answer-box');
+  var asking = null;
+
+  function waitingRound(model) {
+    if (!model || model.ending) return null;
+    var last = model.rounds[model.rounds.length - 1];
+    return last && last.question && last.question.outcome === 'waiting' ? last : null;
+  }
+
+  function setBusy(busy) {
+    ['answer-send', 'answer-give-up', 'answer-text'].forEach(function (id) {
+      document.getElementById(id).disabled = busy;
+    });
+  }
+
+  // The box follows the model: shown with the question while the run waits, hidden once it goes on or ends. What a
+  // person typed stays while the same round waits.
+  function showQuestion(model) {
+    if (!box) return;
+    var round = waitingRound(model);
+    if (!round) {
+      box.hidden = true;
+      asking = null;
+      return;
+    }
+    if (asking === round.round) return;
+    asking = round.round;
+    document.getElementById('answer-round').textContent = String(round.round);
+    document.getElementById('answer-question').textContent = round.question.question;
+    document.getElementById('answer-note').textContent = '';
+    setBusy(false);
+    box.hidden = false;
+  }
+
+  function send(answer) {
+    if (asking === null) return;
+    var note = document.getElementById('answer-note');
+    var token = new URLSearchParams(location.search).get('token') || '';
+    setBusy(true);
+    fetch(box.getAttribute('data-answer'), {
+      method: 'POST',
+      cache: 'no-store',
+      headers: { 'content-type': 'application/json', 'x-ralph-token': token },
+      body: JSON.stringify({ round: asking, answer: answer }),
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        if (response.ok) {
+          note.textContent = box.getAttribute(answer.kind === 'answer' ? 'data-sent' : 'data-gave-up');
+          return;
+        }
+        note.textContent = body.error || 'refused (' + response.status + ')';
+        setBusy(false);
+      });
+    }).catch(function (error) {
+      note.textContent = String(error);
+      setBusy(false);
+    });
+  }
+
+  if (box) {
+    document.getElementById('answer-form').addEventListener('submit', function (event) {
+      event.preventDefault();
+      send({ kind: 'answer', text: document.getElementById('answer-text').value });
+    });
+    document.getElementById('answer-give-up').addEventListener('click', function () {
+      send({ kind: 'give-up' });
+    });
+  }
+
   var model = JSON.parse(modelElement.textContent);
   mark(model);
+  showQuestion(model);
   openTarget();
 
   var events = document.body.getAttribute('data-events');
@@ -138,6 +210,7 @@ export const RUN_PAGE_SCRIPT = `(function () {
     modelElement.textContent = JSON.stringify(update.model);
     document.title = update.title;
     mark(update.model);
+    showQuestion(update.model);
     if (update.model && update.model.ending) {
       source.close();
       if (note) note.textContent = 'Live: the run has ended.';

@@ -5,6 +5,7 @@ import { resultLabel, resultNote } from '../render/result-text.js';
 import { batchBadge, batchCard, type RunPageBatch } from './report-page-batch.js';
 import { evaluationBlock } from './report-page-evaluation.js';
 import { pathList } from './report-page-path.js';
+import { questionBlock } from './report-page-question.js';
 import { escapeHtml, formatDuration, formatOffset, wallClock } from './report-page-text.js';
 import type { RunTone } from './tone.js';
 
@@ -33,7 +34,11 @@ const OPEN_ALL_UP_TO = 3;
 export function runStatus(model: RunModel | null): { label: string; tone: RunTone } {
   if (model === null) return { label: 'Waiting', tone: 'live' };
   const ending = model.ending;
-  if (ending === null) return { label: 'Running', tone: 'live' };
+  if (ending === null)
+    return {
+      label: waitingQuestion(model) === undefined ? 'Running' : 'Waiting for an answer',
+      tone: 'live',
+    };
   if (ending.result.ok) {
     const status = ending.result.envelope.result.status;
     if (status === 'complete') return { label: 'Complete', tone: 'good' };
@@ -49,6 +54,12 @@ export function runStatus(model: RunModel | null): { label: string; tone: RunTon
     case 'workflow-failed':
       return { label: 'Workflow failed', tone: 'bad' };
   }
+}
+
+/** The round whose question waits for a person's answer now (`--ask`), if any. */
+export function waitingQuestion(model: RunModel | null): RunModelRound | undefined {
+  const round = model?.rounds.at(-1);
+  return model?.ending === null && round?.question?.outcome === 'waiting' ? round : undefined;
 }
 
 /** The page's title: the run and its status. */
@@ -148,6 +159,15 @@ function reportBody(report: RalphReport): string {
 function ending(model: RunModel): string {
   const end: RunEnding | null = model.ending;
   const { tone } = runStatus(model);
+  const asking = waitingQuestion(model);
+  if (end === null && asking !== undefined) {
+    return (
+      `<section class="card ending tone-live" id="ending"><h2>Waiting for an answer</h2>` +
+      `<p>Round ${escapeHtml(asking.round)} of ${escapeHtml(model.maxRounds ?? '?')} is blocked and asks a person:</p>` +
+      `<div class="text asked">${escapeHtml(asking.question?.question ?? '')}</div>` +
+      `<p><a href="#round-${escapeHtml(asking.round)}">The round's report and question</a></p></section>`
+    );
+  }
   if (end === null) {
     const current = model.path.at(-1)?.state ?? 'validating';
     const round = model.rounds.at(-1);
@@ -222,6 +242,7 @@ function roundEntry(model: RunModel, round: RunModelRound, open: boolean, withUs
   if (clock !== undefined) body += `, started <time>${clock}</time>`;
   body += '</p>';
   if (round.evaluation !== undefined) body += evaluationBlock(round.round, round.evaluation);
+  if (round.question !== undefined) body += questionBlock(round.round, round.question);
   return (
     `<details class="round outcome-${round.outcome}" id="round-${round.round}"${open ? ' open' : ''}>` +
     `<summary><span class="n">${round.round}</span>` +

@@ -132,6 +132,17 @@ button:hover { background: var(--mute-bg); }
 .badge.verdict-cancelled { color: var(--mute); background: var(--mute-bg); }
 .badge.verdict-running { color: var(--live); }
 .badge.outcome-running { color: #fff; background: var(--live); border-color: var(--live); }
+.question { border-top: 1px solid var(--line); margin-top: 10px; }
+.question .verdict { margin: 4px 0; }
+.badge.question-answered { color: var(--good); background: var(--good-bg); }
+.badge.question-waiting { color: #fff; background: var(--live); border-color: var(--live); }
+.badge.question-given-up, .badge.question-timed-out, .badge.question-time-limit { color: var(--warn); background: var(--warn-bg); }
+.badge.question-unavailable { color: var(--bad); background: var(--bad-bg); }
+.badge.question-cancelled { color: var(--mute); background: var(--mute-bg); }
+.answer-box { border-color: var(--live); } .answer-box[hidden] { display: none; }
+.answer-box label { display: block; margin: 10px 0 4px; color: var(--muted); }
+.answer-box textarea { width: 100%; box-sizing: border-box; font: inherit; min-height: 5em; }
+.answer-box .actions { display: flex; gap: 8px; margin-top: 6px; }
 .round:target > summary { background: var(--live-bg); }
 .live-note { color: var(--muted); font-size: 12px; margin: 0; text-align: right; }
 @media (max-width: 720px) {

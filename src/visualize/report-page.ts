@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RunModel } from '../inspect/run-model.js';
+import { answerBox } from './report-page-answer-box.js';
 import type { RunPageBatch } from './report-page-batch.js';
 import { RUN_PAGE_SCRIPT } from './report-page-script.js';
 import { renderRunRegions, runTitle } from './report-page-sections.js';
@@ -13,8 +14,11 @@ export { type RunPageRegions, renderRunRegions, runTitle } from './report-page-s
 export interface RunPageOptions {
   /** The machine's statechart as Graphviz SVG (`visualizations/ralph.svg`): groups `state-<key>`, `edge-<source>-<n>`. */
   machineSvg: string;
-  /** Set on the live inspector's page: where its Server-Sent Events stream is (same origin). */
-  live?: { eventsUrl: string };
+  /**
+   * Set on the live inspector's page: where its Server-Sent Events stream is (same origin), and, for a run that asks
+   * (`--ask`), where a person's answer is posted: with `answerUrl` a question the run waits on shows an answer box.
+   */
+  live?: { eventsUrl: string; answerUrl?: string };
   /** Set on the page of a batch task's run: how the task ended for its batch, shown beside the run's own status. */
   batch?: RunPageBatch;
 }
@@ -80,6 +84,7 @@ export function renderRunPage(model: RunModel | null, options: RunPageOptions): 
 <main>
 ${live === undefined ? '' : '<p class="live-note" id="live-note">Live: connecting…</p>'}
 <div data-region="head">${regions.head}</div>
+${live?.answerUrl === undefined ? '' : answerBox(live.answerUrl)}
 <section class="card chart" id="chart"><h2>Statechart</h2>
 <div class="chart-layout">${chart}<aside class="path" data-region="path">${regions.path}</aside></div>
 <p class="legend"><span class="key l-visited">visited</span><span class="key l-current">current</span><span class="key l-final">ended here</span><span class="hint">click the diagram for its full size</span></p></section>

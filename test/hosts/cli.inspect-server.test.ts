@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   type InspectServer,
   MAX_EVENT_STREAMS,
   startInspectServer,
 } from '../../src/hosts/cli/inspect-server.js';
-import { launchBrowser, NO_BROWSER, openWatchedPage } from '../support/browser.js';
+import { NO_BROWSER, openWatchedPage, useBrowser } from '../support/browser.js';
 import { httpGet, httpOpen, type OpenResponse } from '../support/http.js';
 import { startLoopbackNeighbour } from '../support/loopback-neighbour.js';
 import { pngSize } from '../support/png.js';
@@ -142,21 +141,16 @@ describe.skipIf(NO_BROWSER !== undefined)(
   // Chromium on a machine busy with other work can take most of the default 20 s for one page: waits are on events.
   { timeout: 60_000 },
   () => {
-    let browser: Browser;
-    // Hooks get the describe's bound too: its `timeout` covers the tests only, and launching Chromium under load took
-    // more than the default 20 s.
-    beforeAll(async () => {
-      browser = await launchBrowser();
-    }, 60_000);
-    afterAll(async () => {
-      await browser?.close();
-    }, 60_000);
+    const browserOf = useBrowser();
 
     it('shows round 2 appear while the page is open, without a reload, keeps what a person closed, and ends with the run', async () => {
       const server = await serve();
       server.update(runningRun(0));
       const events = withToken(server, '/events');
-      const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
+      const { page, faults } = await openWatchedPage(
+        browserOf(),
+        (url) => url === server.url || url === events,
+      );
       let navigations = 0;
       page.on('framenavigated', () => {
         navigations += 1;
@@ -199,14 +193,14 @@ describe.skipIf(NO_BROWSER !== undefined)(
       const bare = new URL('/', server.url).href;
       const events = withToken(server, '/events');
 
-      const stranger = await browser.newPage();
+      const stranger = await browserOf().newPage();
       const refused = await stranger.goto(bare);
       expect(refused?.status()).toBe(403);
       expect(await stranger.content()).not.toContain('Running');
       await stranger.close();
 
       const allowed = (url: string) => url === server.url || url === bare || url === events;
-      const { page, faults } = await openWatchedPage(browser, allowed);
+      const { page, faults } = await openWatchedPage(browserOf(), allowed);
       await page.goto(server.url);
       await page.waitForSelector('#live-note:text("Live: following the run.")');
       const reloaded = await page.reload();
@@ -228,7 +222,7 @@ describe.skipIf(NO_BROWSER !== undefined)(
         const events = withToken(server, '/events');
         const allowed = (url: string) =>
           url === server.url || url === events || url.startsWith(neighbour.url);
-        const { page, faults } = await openWatchedPage(browser, allowed);
+        const { page, faults } = await openWatchedPage(browserOf(), allowed);
         await page.goto(server.url);
         await page.waitForSelector('#live-note:text("Live: following the run.")');
         server.update(runningRun(1));
@@ -248,7 +242,10 @@ describe.skipIf(NO_BROWSER !== undefined)(
     it('sends a page opened before the run began the run once it starts', async () => {
       const server = await serve();
       const events = withToken(server, '/events');
-      const { page, faults } = await openWatchedPage(browser, (url) => url === server.url || url === events);
+      const { page, faults } = await openWatchedPage(
+        browserOf(),
+        (url) => url === server.url || url === events,
+      );
       await page.goto(server.url);
       await page.waitForSelector('#live-note:text("Live: following the run.")');
       expect(await page.locator('#run-status').textContent()).toBe('Waiting');

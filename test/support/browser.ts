@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Debian's chromium, which `.ci/run` installs with apt-get; playwright-core drives it, no browser download. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -17,6 +18,21 @@ export function launchBrowser(): Promise<Browser> {
     headless: true,
     args: root ? ['--no-sandbox'] : [],
   });
+}
+
+/**
+ * One Chromium for the tests of the describe it is called in: launched before them, closed after. The hooks get a
+ * bound of their own (a describe's `timeout` covers its tests only), as Chromium under load takes more than 20 s.
+ */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  }, 60_000);
+  return () => browser as Browser;
 }
 
 /** What a page did that a self-contained, error-free page never does. */

@@ -1,3 +1,5 @@
+import { createAnswerInbox } from '../../actors/answer-inbox.js';
+import type { AnswerSource } from '../../contract/answers.js';
 import { RalphError } from '../../contract/errors.js';
 import type { RecordingSink } from '../../inspect/recording-format.js';
 import type { RunModelBuilder } from '../../inspect/run-model-builder.js';
@@ -49,6 +51,11 @@ export interface RunInspector {
    * cannot take stops the page's updates, never the run or its recording.
    */
   readonly sink: RecordingSink;
+  /**
+   * The answers a person gives on the page (`--ask`): the run's answer source, beside the terminal's and the others.
+   * While the run waits on it, the page shows the question with an answer box; without it, the page only shows.
+   */
+  readonly answers: AnswerSource;
   /** Stops the inspector: at once, or under --inspect-keep once the user presses Ctrl-C. */
   finish(): Promise<void>;
 }
@@ -83,8 +90,13 @@ export async function openRunInspector(
     import('../../inspect/run-model-builder.js'),
   ]);
   let server: InspectServer;
+  const inbox = createAnswerInbox();
   try {
-    server = await startInspectServer({ port, machineSvg: machineSvg('ralph run --inspect') });
+    server = await startInspectServer({
+      port,
+      machineSvg: machineSvg('ralph run --inspect'),
+      answers: inbox,
+    });
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new RalphError({ code: 'refused', message: inspectCannotListen(port, reason) });
@@ -94,6 +106,7 @@ export async function openRunInspector(
   let broken = false;
   return {
     url: server.url,
+    answers: inbox.source,
     sink: {
       write(line) {
         if (broken) return;

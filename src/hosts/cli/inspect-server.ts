@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AnswerInbox } from '../../actors/answer-inbox.js';
 import type { RunModel } from '../../inspect/run-model.js';
 import { renderRunPage, runPageUpdate } from '../../visualize/report-page.js';
+import { ANSWER_PATH, takeAnswer } from './inspect-answers.js';
 import {
   givenToken,
   listenOn,
@@ -25,6 +27,11 @@ export interface InspectServerOptions {
   port: number;
   /** The machine's statechart (visualizations/ralph.svg). */
   machineSvg: string;
+  /**
+   * Where the page's answers go (`--ask`): with it, a question the run waits on shows an answer box, whose answer
+   * `POST /answer` hands to this inbox. Absent: the page only shows.
+   */
+  answers?: AnswerInbox;
 }
 
 /** A running live inspector: the run page on loopback, following the models it is given. */
@@ -50,7 +57,9 @@ const eventFor = (model: RunModel | null): string =>
  * the printed address carries a random token that the page and its stream require (in the query, or TOKEN_HEADER),
  * compared in constant time; without it, 403 and nothing of the run. No cookie carries it: a browser would send a cookie of
  * 127.0.0.1 to every port there, another local user's server too. At most
- * MAX_EVENT_STREAMS pages follow the run at once; one more gets 503. Rejects when the port cannot be listened on.
+ * MAX_EVENT_STREAMS pages follow the run at once; one more gets 503. With `answers`, `POST /answer` (the token
+ * required too, in TOKEN_HEADER) takes a person's answer to the question the run waits on (see takeAnswer). Rejects
+ * when the port cannot be listened on.
  */
 export async function startInspectServer(options: InspectServerOptions): Promise<InspectServer> {
   let latest: RunModel | null = null;
@@ -74,8 +83,10 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       refusal(response, 403, 'this page is served to 127.0.0.1 only');
       return;
     }
-    if (request.method !== 'GET') {
-      refusal(response, 405, 'GET only', { allow: 'GET' });
+    const answers = options.answers;
+    if (request.method !== 'GET' && (request.method !== 'POST' || answers === undefined)) {
+      if (answers === undefined) refusal(response, 405, 'GET only', { allow: 'GET' });
+      else refusal(response, 405, 'GET or POST only', { allow: 'GET, POST' });
       return;
     }
     const url = parsedTarget(request.url);
@@ -88,12 +99,21 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       refusal(response, 403, 'open the address ralph printed (it carries the token)');
       return;
     }
+    if (request.method === 'POST' && answers !== undefined) {
+      if (url.pathname !== ANSWER_PATH) refusal(response, 404, 'not found');
+      // A body that fails to arrive leaves nothing delivered; its socket goes.
+      else takeAnswer(request, response, answers).catch(() => response.destroy());
+      return;
+    }
     if (url.pathname === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
       response.end(
         renderRunPage(latest, {
           machineSvg: options.machineSvg,
-          live: { eventsUrl: `${EVENTS_PATH}?token=${tokenText}` },
+          live: {
+            eventsUrl: `${EVENTS_PATH}?token=${tokenText}`,
+            ...(answers === undefined ? {} : { answerUrl: ANSWER_PATH }),
+          },
         }),
       );
       return;
