@@ -107,3 +107,57 @@ export function questionNotificationText(
     ...ways,
   ].join('\n');
 }
+
+/** The line after a question: how long the run waits, and how to answer it from anywhere. */
+export function waitingForAnswerText(runId: string, waitMs: number): string {
+  return `Waiting up to ${formatDuration(waitMs)} for an answer. ${howToAnswer(runId)}`;
+}
+
+/** The prompt of a run that reads its answer from the terminal too (`ralph run --ask` at a TTY). */
+export const TERMINAL_ANSWER_PROMPT =
+  'Or type the answer here and press Enter (an empty line is ignored; Ctrl-D stops reading the terminal):';
+
+/** Said once a person pressed Ctrl-D at the prompt: the run still takes an answer from `ralph answer`. */
+export const TERMINAL_ANSWER_CLOSED =
+  'No longer reading the terminal; the run still takes an answer from ralph answer until its wait runs out.';
+
+/** A progress line of a question answered: the answer, on one line (the caller flattens it). */
+export function questionAnsweredText(round: number, maxRounds: number, answer: string, by?: string): string {
+  return `round ${round}/${maxRounds}'s blocker was answered${by === undefined ? '' : ` (${by})`}: ${answer}`;
+}
+
+/** A progress line of a question that got no answer: why the run stops waiting. */
+export function questionUnansweredText(ending: RalphQuestionEnding & { maxRounds: number }): string {
+  const why = {
+    'timed-out': `nobody answered within ${formatDuration(ending.waitMs)}`,
+    'given-up': 'a person chose not to answer',
+    'time-limit': "the run's time limit ran out",
+    unavailable: `the question could not be put to a person (${ending.detail ?? 'no answer source'})`,
+  }[ending.reason];
+  return `round ${ending.round}/${ending.maxRounds}: stopped waiting for an answer, ${why}`;
+}
+
+/** What `ralph answer` says once the answer is left for a run that waits. */
+export function answerLeftText(runId: string, round: number, giveUp: boolean): string {
+  return giveUp
+    ? `Told run ${runId} that nobody will answer round ${round}'s blocker: it ends blocked.`
+    : `Answered round ${round}'s blocker of run ${runId}: its next round starts with the answer.`;
+}
+
+/** What `ralph answer` adds when the process that waited is gone (killed): the answer waits for a resume. */
+export function answerForGoneRunText(runId: string, pid: number, recording: string | undefined): string {
+  return recording === undefined
+    ? `Run ${runId}'s process ${pid} is gone, and it kept no recording (--record): nothing can resume it to take the answer.`
+    : `Run ${runId}'s process ${pid} is gone; the answer is kept, and ralph resume ${recording} will take it.`;
+}
+
+/** The refusals of `ralph answer`'s own arguments. */
+export const ANSWER_ARGUMENT_PROBLEMS = {
+  both: 'ralph answer takes an answer or --give-up, not both',
+  neither: 'ralph answer needs the answer text, or --give-up to end the run blocked',
+} as const;
+
+/** The refusal of a `ralph answer` target that names no run: neither a run id nor a readable recording. */
+export function answerTargetProblem(target: string, why: string): string {
+  return `ralph answer: ${JSON.stringify(target)} is neither a run id nor a run's recording (${why})`;
+}

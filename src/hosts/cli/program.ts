@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../../package-root.js';
 import { addAgentOptions } from './agent-options.js';
-import { addAskOptions } from './ask-options.js';
+import type { AnswerOptions } from './answer-command.js';
+import { ASK_HELP, addAskOptions } from './ask-options.js';
 import type { BatchOptions } from './batch-options.js';
 import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
@@ -111,6 +112,16 @@ Exit codes:
   130  cancelled (Ctrl-C or SIGTERM; a second Ctrl-C forces)
 `;
 
+const ANSWER_EXAMPLES = `
+Examples:
+  $ ralph answer Vx3k9Qp2aB "Use the staging database"
+  $ ralph answer run.jsonl "The key is in ~/.config/staging.env"
+  $ ralph answer Vx3k9Qp2aB --give-up
+
+A run killed while it waited keeps its question: the answer is kept, and ralph resume of its recording takes it.
+Exit codes: 0 the answer was left for the run; 2 refused (the run waits on nothing, a bad run id, an empty answer).
+`;
+
 /** The commands this file registers; the fleet's come from fleet-commands.ts. */
 const OWN_COMMANDS = [
   'run',
@@ -122,6 +133,7 @@ const OWN_COMMANDS = [
   'report',
   'report-tool',
   'batch',
+  'answer',
 ] as const;
 type OwnCommand = (typeof OWN_COMMANDS)[number];
 
@@ -177,11 +189,12 @@ export async function runCli(argv: string[]): Promise<number> {
         ),
       ),
     )
-      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
+      .addHelpText('after', RUN_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP + ASK_HELP)
       .action(async (objective: string | undefined, options: RunOptions) => {
         const { runCommand } = await import('./run.js');
         exitCode = await runCommand(objective, options);
       });
+    addAskOptions(run);
     // `ralph run Tick every box`: the shell split an unquoted objective into words, and commander counts them.
     run.configureOutput({
       outputError: (text, write) =>
@@ -220,7 +233,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('resume')) {
-    addSandboxOptions(
+    const resume = addSandboxOptions(
       addEvaluatorOptions(
         addAgentOptions(
           program
@@ -240,10 +253,27 @@ export async function runCli(argv: string[]): Promise<number> {
         ),
       ),
     )
-      .addHelpText('after', RESUME_EXAMPLES + SANDBOX_HELP)
+      .addHelpText('after', RESUME_EXAMPLES + SANDBOX_HELP + ASK_HELP)
       .action(async (file: string, options: ResumeOptions) => {
         const { resumeCommand } = await import('./resume.js');
         exitCode = await resumeCommand(file, options);
+      });
+    addAskOptions(resume);
+  }
+
+  if (wanted('answer')) {
+    program
+      .command('answer')
+      .description(
+        "answer the question of a local run that waits (ralph run --ask): its blocked round's blocker",
+      )
+      .argument('<run>', "the run id (printed with the question), or the run's recording (--record)")
+      .argument('[answer]', "the answer, one argument (quote it); the next round reads it as a person's")
+      .option('--give-up', 'answer nothing: the run stops waiting and ends blocked now')
+      .addHelpText('after', ANSWER_EXAMPLES)
+      .action(async (run: string, answer: string | undefined, options: AnswerOptions) => {
+        const { answerCommand } = await import('./answer-command.js');
+        exitCode = await answerCommand(run, answer, options);
       });
   }
 

@@ -1,4 +1,10 @@
 import { createRequire } from 'node:module';
+import {
+  questionAnsweredText,
+  questionText,
+  questionUnansweredText,
+  waitingForAnswerText,
+} from '../../contract/answer-messages.js';
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 import { costText, type RalphUsage, usageSuffix, usageText } from '../../contract/usage.js';
@@ -89,6 +95,11 @@ export function createProgressReporter(
   let spent: RalphUsage | undefined;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  /**
+   * While the run waits for a person's answer the live line is not drawn: the person may be typing the answer on
+   * this terminal, and a redraw would wipe what they typed from the screen.
+   */
+  let asking = false;
 
   /** The live line: the round that is running and how long it and the whole run have taken. */
   const status = (): string => {
@@ -101,12 +112,13 @@ export function createProgressReporter(
   };
 
   const redraw = () => {
-    if (!stopped) stream.write(`${CLEAR_LINE}${status()}`);
+    if (!stopped && !asking) stream.write(`${CLEAR_LINE}${status()}`);
   };
 
   const print = (text: string) => {
     if (stopped) return;
-    stream.write(options.live ? `${CLEAR_LINE}${prefix} ${text}\n${status()}` : `ralph: ${text}\n`);
+    if (!options.live) stream.write(`ralph: ${text}\n`);
+    else stream.write(`${CLEAR_LINE}${prefix} ${text}\n${asking ? '' : status()}`);
   };
 
   if (options.live) {
@@ -136,6 +148,27 @@ export function createProgressReporter(
           break;
         }
         case 'child-started':
+          break;
+        case 'question-asked':
+          // The question is an agent's words, whole (a person must read all of it), without its control characters.
+          asking = true;
+          print(questionText(event.round, stripControl(event.question)));
+          print(waitingForAnswerText(event.runId, event.waitMs));
+          break;
+        case 'question-answered':
+          asking = false;
+          print(
+            questionAnsweredText(
+              event.round,
+              event.maxRounds,
+              oneLine(event.answer),
+              event.by === undefined ? undefined : oneLine(event.by),
+            ),
+          );
+          break;
+        case 'question-unanswered':
+          asking = false;
+          print(stripControl(questionUnansweredText(event)));
           break;
         case 'time-limit-reached':
           print(paint('33', stripControl(guardRailProgressText(event) as string)));

@@ -8,6 +8,7 @@ import { procStat, thisHost } from '../../process/process-identity.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AskOptions } from './ask-options.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import { NOTIFY_OPTION_KEYS, type NotifyOptions } from './notify-options.js';
 import { printFailure } from './print-failure.js';
@@ -18,7 +19,12 @@ import type { SandboxOptions } from './sandbox-options.js';
  * The options of `ralph resume`: where its output goes, agent and evaluator options that replace the recorded ones,
  * and the sandbox, which a resume can add to a run but never take away.
  */
-export interface ResumeOptions extends AgentOptions, EvaluatorOptions, SandboxOptions, NotifyOptions {
+export interface ResumeOptions
+  extends AgentOptions,
+    EvaluatorOptions,
+    SandboxOptions,
+    NotifyOptions,
+    AskOptions {
   json?: boolean;
   record?: string;
   inspect?: string | boolean;
@@ -254,8 +260,12 @@ export async function resumeCommand(path: string, options: ResumeOptions): Promi
   }
 }
 
-/** Where the run picks up, as the resume line says it: `from round 3`, or `from round 2's evaluation`. */
+/**
+ * Where the run picks up, as the resume line says it: `from round 3`, `from round 2's evaluation`, or (a run killed
+ * while it waited for a person's answer) `waiting again for an answer to round 2's blocker`.
+ */
 function resumedFrom(point: RecordedResume['point']): string {
+  if (point.awaitingAnswer === true) return `waiting again for an answer to round ${point.round}'s blocker`;
   return point.evaluating === true
     ? `from round ${point.round}'s evaluation`
     : `from round ${point.round + 1}`;

@@ -20,6 +20,7 @@ import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import type { RalphExec } from '../tool.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AskOptions } from './ask-options.js';
 import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
@@ -42,7 +43,8 @@ export interface RunOptions
     EvaluatorOptions,
     SandboxOptions,
     InspectOptions,
-    NotifyOptions {
+    NotifyOptions,
+    AskOptions {
   maxRounds?: string;
   json?: boolean;
   record?: string;
@@ -152,6 +154,14 @@ export async function runCommand(
     const recording = options.record === undefined ? undefined : openRecording(options.record);
 
     inspector = await openRunInspector(options, process.stderr);
+    // Only a run that asks (--ask) has an answer source: one without is the reference's, and loads none of it.
+    const answers =
+      tool.config.waitForAnswersMs === undefined
+        ? undefined
+        : await (await import('./terminal-answers.js')).localAnswerSource({
+            recording: options.record === undefined ? undefined : resolve(options.record),
+            json,
+          });
     const runNotes = runNotifications(notifier, { link: notificationLink(options, inspector) });
     notes = runNotes;
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
@@ -197,6 +207,7 @@ export async function runCommand(
           ? {}
           : { recordingHost: recordingHostOf(options, continued !== undefined) }),
         ...(continued === undefined ? {} : { resume: continued.resume }),
+        ...(answers === undefined ? {} : { answers }),
       });
       // After the last round's line, only for a run that settled: a failed run's stderr stays the reference's.
       if (used !== undefined) progress.usageTotal(used);
