@@ -6,7 +6,6 @@ import {
   answerTargetProblem,
 } from '../../contract/answer-messages.js';
 import { answerTextProblem, type PersonAnswer } from '../../contract/answers.js';
-import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { parseRecordingHeader } from '../../inspect/recording-reader.js';
 import { stripControl } from '../../render/terminal-text.js';
@@ -76,8 +75,9 @@ export function runIdOf(target: string): string {
   if (isFile(target)) {
     try {
       return parseRecordingHeader(firstLineOf(target)).runId;
-    } catch (error) {
-      why = `the file is not a recording: ${errorText(error)}`;
+    } catch {
+      // Its lines are not quoted back: the file may be anything of the user's.
+      why = "the file is not a run's recording";
     }
   }
   try {
