@@ -72,6 +72,12 @@ export async function startAskingRun(plan: PlanStep[], extra: string[]): Promise
   const env = cleanEnv({ HOME: home });
   const record = join(home, 'run.jsonl');
   const spawned = spawnRalph(runArgs(ws, record, extra), { env });
+  // A test that failed while its run waited must not leave that run waiting for a day.
+  made.push({
+    cleanup: async () => {
+      if (spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill('SIGKILL');
+    },
+  });
   return {
     ...spawned,
     ws,
