@@ -63,4 +63,23 @@ describe('a run killed while it waits for an answer', () => {
     expect(run.ws.pidOf(2)).toBeUndefined();
     expect(askFolders(run.home)).toEqual([]);
   });
+
+  it('--wait-for-answers given to ralph resume replaces the recorded wait', async () => {
+    const run = await startAskingRun(['blocked', 'complete'], ['--ask']);
+    await waitForQuestion(run);
+    run.child.kill('SIGKILL');
+    await run.finished;
+
+    const resumed = await run.ralphToo([
+      'resume',
+      run.record,
+      '--trust-recording',
+      '--wait-for-answers',
+      '1s',
+    ]);
+
+    expect(resumed.code).toBe(3);
+    expect(resumed.stderr).toContain('ralph: Waiting up to 1s for an answer.');
+    expect(resumed.stdout).toContain("Nobody answered round 1's blocker within 1s; the run ended blocked.");
+  });
 });

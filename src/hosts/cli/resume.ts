@@ -172,9 +172,12 @@ function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptio
   const agentGiven = options.agent !== undefined || options.agentCommand !== undefined;
   const evaluatorGiven = options.evaluator !== undefined || options.evaluatorCommand !== undefined;
   const trusted = options.trustRecording === true;
+  // `--ask` or `--wait-for-answers` given here replace the recorded pair: `--ask` alone means its own 24h again.
+  const askGiven = options.ask !== undefined || options.waitForAnswers !== undefined;
   const replaced = new Set<string>([
     ...(agentGiven ? RECORDED_COMMANDS : []),
     ...(evaluatorGiven ? RECORDED_EVALUATOR : []),
+    ...(askGiven ? ['ask', 'waitForAnswers'] : []),
   ]);
   const evaluated = hasEvaluator(recorded);
   if (!trusted && (!agentGiven || (evaluated && !evaluatorGiven)))
