@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../fixtures/cli-agents/harness.js';
 import {
+  type AskingRun,
   askFolders,
   BLOCKER,
   cleanUpAskingRuns,
@@ -9,12 +12,29 @@ import {
 
 afterEach(cleanUpAskingRuns);
 
+/**
+ * Waits until the recording holds the run's snapshot in `awaitingAnswer`: the question file is written a moment
+ * before it (as the answer source starts), and a SIGKILL in between leaves a run whose round 1 is run again.
+ */
+async function recordedWaiting(run: AskingRun): Promise<void> {
+  await waitUntil(
+    () =>
+      readFileSync(run.record, 'utf8')
+        .split('\n')
+        .some(
+          (line) => line.includes('"type":"@xstate.snapshot"') && line.includes('"running":"awaitingAnswer"'),
+        ),
+    'the recording to hold the wait',
+  );
+}
+
 const ANSWER_LABEL = "A person's answer to the blocker (a person wrote this, not an agent):";
 
 describe('a run killed while it waits for an answer', () => {
   it('keeps its question; ralph answer says the process is gone; ralph resume --ask takes the answer and goes on', async () => {
     const run = await startAskingRun(['blocked', 'complete'], ['--ask']);
     const runId = await waitForQuestion(run);
+    await recordedWaiting(run);
     const pid = run.child.pid as number;
 
     run.child.kill('SIGKILL');
@@ -49,6 +69,7 @@ describe('a run killed while it waits for an answer', () => {
   it('resumed without an answer, it waits again and asks again; the recorded --wait-for-answers holds', async () => {
     const run = await startAskingRun(['blocked', 'complete'], ['--wait-for-answers', '1s']);
     const runId = await waitForQuestion(run);
+    await recordedWaiting(run);
     run.child.kill('SIGKILL');
     await run.finished;
 
@@ -67,6 +88,7 @@ describe('a run killed while it waits for an answer', () => {
   it('--wait-for-answers given to ralph resume replaces the recorded wait', async () => {
     const run = await startAskingRun(['blocked', 'complete'], ['--ask']);
     await waitForQuestion(run);
+    await recordedWaiting(run);
     run.child.kill('SIGKILL');
     await run.finished;
 
