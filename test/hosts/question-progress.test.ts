@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { RalphProgressEvent } from '../../src/contract/types.js';
 import { CLEAR_LINE, createProgressReporter } from '../../src/hosts/cli/progress.js';
+import { captureStream } from '../support/capture-stream.js';
 
 const asked: RalphProgressEvent = {
   type: 'question-asked',
@@ -13,14 +14,8 @@ const asked: RalphProgressEvent = {
 
 /** A stream that keeps what was written to it. */
 function screen() {
-  const chunks: string[] = [];
-  const stream = {
-    write: (chunk: string) => {
-      chunks.push(chunk);
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream;
-  return { stream, text: () => chunks.join(''), count: () => chunks.length };
+  const captured = captureStream();
+  return { stream: captured.stream, text: captured.text, count: () => captured.chunks.length };
 }
 
 describe('ralph run prints a question, its answer or why none came', () => {

@@ -4,6 +4,7 @@ import type { RalphProgressEvent } from '../../src/contract/types.js';
 import type { RalphUsage } from '../../src/contract/usage.js';
 import { createProgressReporter } from '../../src/hosts/cli/progress.js';
 import { callProgress, USAGE_META_KEY } from '../../src/hosts/mcp/call-progress.js';
+import { captureStream } from '../support/capture-stream.js';
 
 const report = {
   status: 'continue' as const,
@@ -22,13 +23,7 @@ const used: RalphProgressEvent = {
 
 /** The lines `ralph run` prints to a log (no terminal, no colours) for these events, and the total once over. */
 function cliLines(events: RalphProgressEvent[], total?: RalphUsage): string[] {
-  const chunks: string[] = [];
-  const stream = {
-    write: (chunk: string) => {
-      chunks.push(chunk);
-      return true;
-    },
-  } as unknown as NodeJS.WritableStream;
+  const { stream, chunks } = captureStream();
   const progress = createProgressReporter(stream, { live: false, color: false });
   for (const event of events) progress.onProgress(event);
   if (total !== undefined) progress.usageTotal(total);
