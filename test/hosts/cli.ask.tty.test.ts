@@ -1,12 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_ANSWER_CLOSED, TERMINAL_ANSWER_PROMPT } from '../../src/contract/answer-messages.js';
 import { WORKFLOW_CANCELLED } from '../../src/index.js';
 import { CLI, makeWorkspace, ralph, waitUntil } from '../fixtures/cli-agents/harness.js';
-import { BLOCKER, cleanUpAskingRuns, runArgs, temporaryHome } from '../support/asking-run.js';
+import {
+  BLOCKER,
+  cleanUpAskingRuns,
+  runArgs,
+  temporaryHome,
+  waitForQuestion,
+} from '../support/asking-run.js';
 import { cleanEnv } from '../support/processes.js';
 import { hasScript } from '../support/terminal.js';
 
@@ -40,6 +46,15 @@ async function runInTerminal() {
   return { ws, home, env, terminal, finished, screen: () => plain(screen), cleanup };
 }
 
+/** Waits for the terminal's prompt and the question file; returns the run id the question names. */
+async function prompted(run: Awaited<ReturnType<typeof runInTerminal>>): Promise<string> {
+  await waitUntil(() => run.screen().includes(TERMINAL_ANSWER_PROMPT), 'the terminal prompt');
+  return waitForQuestion({
+    stderrSoFar: run.screen,
+    askFolder: (runId) => join(run.home, '.ralph', 'asks', runId),
+  });
+}
+
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
@@ -49,7 +64,7 @@ describe.skipIf(!hasScript)('ralph run --ask at a terminal', () => {
   it('prints the question and takes the line typed at the terminal as the answer (an empty line is ignored)', async () => {
     const run = await runInTerminal();
     cleanups.push(run.cleanup);
-    await waitUntil(() => run.screen().includes(TERMINAL_ANSWER_PROMPT), 'the terminal prompt');
+    await prompted(run);
     expect(run.screen()).toContain(`ralph: Round 1 is blocked and asks: ${BLOCKER}\n`);
 
     run.terminal.stdin.write('\nUse the staging key\n');
@@ -67,12 +82,7 @@ describe.skipIf(!hasScript)('ralph run --ask at a terminal', () => {
   it('Ctrl-D stops reading the terminal; an answer from ralph answer still counts', async () => {
     const run = await runInTerminal();
     cleanups.push(run.cleanup);
-    await waitUntil(() => run.screen().includes(TERMINAL_ANSWER_PROMPT), 'the terminal prompt');
-    const runId = /ralph answer (\S+) "your answer"/.exec(run.screen())?.[1] as string;
-    await waitUntil(
-      () => existsSync(join(run.home, '.ralph', 'asks', runId, 'question.json')),
-      'the question file',
-    );
+    const runId = await prompted(run);
 
     run.terminal.stdin.write('\x04');
     await waitUntil(() => run.screen().includes(TERMINAL_ANSWER_CLOSED), 'the terminal to be let go');
@@ -84,10 +94,22 @@ describe.skipIf(!hasScript)('ralph run --ask at a terminal', () => {
     expect(run.ws.promptOf(2)).toContain(`${ANSWER_LABEL} Postgres 16`);
   });
 
+  it('answered by ralph answer while the terminal is read: the terminal is let go, and the run ends', async () => {
+    const run = await runInTerminal();
+    cleanups.push(run.cleanup);
+    const runId = await prompted(run);
+
+    expect((await ralph(['answer', runId, 'MySQL 8'], { env: run.env })).code).toBe(0);
+
+    // Nothing typed, the terminal still open: the run must not wait on it to exit.
+    expect(await run.finished).toBe(0);
+    expect(run.ws.promptOf(2)).toContain(`${ANSWER_LABEL} MySQL 8`);
+  });
+
   it('Ctrl-C at the prompt cancels the run (the terminal is read without raw mode): exit 130', async () => {
     const run = await runInTerminal();
     cleanups.push(run.cleanup);
-    await waitUntil(() => run.screen().includes(TERMINAL_ANSWER_PROMPT), 'the terminal prompt');
+    await prompted(run);
 
     run.terminal.stdin.write('\x03');
 
