@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { firstAnswer } from '../../actors/answer-inbox.js';
 import {
   DEFAULT_MAX_ROUNDS,
   isNonEmptyObjective,
@@ -155,13 +156,16 @@ export async function runCommand(
 
     inspector = await openRunInspector(options, process.stderr);
     // Only a run that asks (--ask) has an answer source: one without is the reference's, and loads none of it.
-    const answers =
+    const local =
       tool.config.waitForAnswersMs === undefined
         ? undefined
         : await (await import('./terminal-answers.js')).localAnswerSource({
             recording: options.record === undefined ? undefined : resolve(options.record),
             json,
           });
+    // With --inspect the live page's answer box is one more source.
+    const answers =
+      local === undefined || inspector === undefined ? local : firstAnswer([local, inspector.answers]);
     const runNotes = runNotifications(notifier, { link: notificationLink(options, inspector) });
     notes = runNotes;
     const progress = createProgressReporter(process.stderr, progressOptionsFor(process.stderr));
