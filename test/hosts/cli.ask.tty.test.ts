@@ -28,11 +28,16 @@ const plain = (screen: string): string =>
  * `ralph run --ask` in a pseudo-terminal (util-linux `script`): its stdin is the terminal, whose keyboard is what
  * the test writes to `script`'s stdin; the screen is everything it drew there.
  */
-async function runInTerminal() {
+async function runInTerminal(
+  { ask, background }: { ask: string[]; background: boolean } = { ask: ['--ask'], background: false },
+) {
   const ws = await makeWorkspace(['blocked', 'complete']);
   const home = await temporaryHome();
   const env = cleanEnv({ HOME: home, TERM: 'xterm' });
-  const command = quote([process.execPath, CLI, ...runArgs(ws, join(home, 'run.jsonl'), ['--ask'])]);
+  const ralphCommand = quote([process.execPath, CLI, ...runArgs(ws, join(home, 'run.jsonl'), ask)]);
+  // In the background of a shell with job control, as `ralph run --ask … &` typed at a prompt: its own process
+  // group, not the terminal's.
+  const command = background ? quote(['bash', '-c', `set -m; ${ralphCommand} & wait $!`]) : ralphCommand;
   const terminal = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   terminal.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -104,6 +109,16 @@ describe.skipIf(!hasScript)('ralph run --ask at a terminal', () => {
     // Nothing typed, the terminal still open: the run must not wait on it to exit.
     expect(await run.finished).toBe(0);
     expect(run.ws.promptOf(2)).toContain(`${ANSWER_LABEL} MySQL 8`);
+  });
+
+  it('a run in the background never reads the terminal (it would be stopped): its wait runs out as without one', async () => {
+    const run = await runInTerminal({ ask: ['--wait-for-answers', '1s'], background: true });
+    cleanups.push(run.cleanup);
+
+    expect(await run.finished).toBe(3);
+    expect(run.screen()).toContain('ralph: Waiting up to 1s for an answer.');
+    expect(run.screen()).not.toContain(TERMINAL_ANSWER_PROMPT);
+    expect(run.screen()).toContain("Nobody answered round 1's blocker within 1s; the run ended blocked.");
   });
 
   it('Ctrl-C at the prompt cancels the run (the terminal is read without raw mode): exit 130', async () => {

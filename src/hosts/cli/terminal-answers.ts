@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { TERMINAL_ANSWER_CLOSED, TERMINAL_ANSWER_PROMPT } from '../../contract/answer-messages.js';
 import { type AnswerOutcome, type AnswerSource, answerTextProblem } from '../../contract/answers.js';
@@ -8,30 +9,40 @@ import { type AnswerOutcome, type AnswerSource, answerTextProblem } from '../../
  * Enter must not answer for the person); an answer that is too long is refused and the prompt stays. Ctrl-D (the end
  * of `input`) stops reading the terminal for the rest of the run, and the wait goes on for the other sources
  * (`ralph answer`): this source then never resolves. The terminal is read without readline's raw mode, so Ctrl-C
- * still reaches the process as SIGINT and cancels the run as everywhere else.
+ * still reaches the process as SIGINT and cancels the run as everywhere else. A run in the background of its
+ * terminal (`ralph run --ask … &`) does not read it: the read would stop the whole run (SIGTTIN).
  */
 export function terminalAnswerSource(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
+  foreground: () => boolean = inForeground,
 ): AnswerSource {
   let ended = false;
   return (_question, signal) =>
     new Promise<AnswerOutcome>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      if (ended) {
+      // A job in the background that read its terminal would be stopped (SIGTTIN), its wait's timer with it: it
+      // takes its answer from the other sources only.
+      if (ended || !foreground()) {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
         return;
       }
+      // Sent to the job put in the background while it reads (Ctrl-Z, bg): ignored, the read fails instead of
+      // stopping the run, and the terminal is let go for this question. Ignored before the first read.
+      const ignore = () => {};
+      process.on('SIGTTIN', ignore);
       const lines = createInterface({ input, terminal: false });
-      const done = () => {
+      const stopReading = () => {
         signal.removeEventListener('abort', onAbort);
+        process.off('SIGTTIN', ignore);
+        input.off('error', onError);
         lines.off('close', onEnd);
         lines.off('line', onLine);
         // Closing pauses the input: a paused terminal keeps the process from exiting no longer than it must.
         lines.close();
       };
       const onAbort = () => {
-        done();
+        stopReading();
         reject(signal.reason);
       };
       const onLine = (line: string) => {
@@ -41,22 +52,41 @@ export function terminalAnswerSource(
           output.write(`ralph: ${problem}\n${TERMINAL_ANSWER_PROMPT}\n`);
           return;
         }
-        done();
+        stopReading();
         resolve({ kind: 'answer', text: line.trim(), by: 'terminal' });
+      };
+      /** The terminal is done with: pending until the wait ends another way, then aborted like every source. */
+      const letGo = () => {
+        stopReading();
+        output.write(`ralph: ${TERMINAL_ANSWER_CLOSED}\n`);
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
       };
       const onEnd = () => {
         ended = true;
-        signal.removeEventListener('abort', onAbort);
-        lines.off('line', onLine);
-        output.write(`ralph: ${TERMINAL_ANSWER_CLOSED}\n`);
-        // Pending until the wait ends another way; then it is aborted like every source.
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        letGo();
       };
+      const onError = () => letGo();
       signal.addEventListener('abort', onAbort, { once: true });
+      input.on('error', onError);
       lines.on('line', onLine);
       lines.on('close', onEnd);
       output.write(`ralph: ${TERMINAL_ANSWER_PROMPT}\n`);
     });
+}
+
+/**
+ * Whether this process is in the foreground of its terminal (its process group is the terminal's): Linux's
+ * /proc/self/stat says (pgrp and tpgid); where it cannot tell, the process is taken to be.
+ */
+export function inForeground(): boolean {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'latin1');
+    // After "pid (name) ": state, ppid, pgrp, session, tty_nr, tpgid.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[2] === fields[5];
+  } catch {
+    return true;
+  }
 }
 
 /**
