@@ -7,8 +7,8 @@ import { gitLine } from '../../workspace/git-command.js';
 import { finishMerge, startMerge } from '../../workspace/git-merge.js';
 import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
 import { taskTrailerValue } from '../../workspace/task-commit-message.js';
-import type { LoopSetup } from './batch-loops.js';
 import type { AskOptions } from './ask-options.js';
+import type { LoopSetup } from './batch-loops.js';
 import { createCliTool } from './cli-tool.js';
 import { parseNumberOption } from './numbers.js';
 
