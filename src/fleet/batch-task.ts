@@ -29,7 +29,10 @@ import { runFleetRun } from './workflow.js';
 /** What a batch task's workflow needs of its worker and of DBOS. */
 export interface BatchTaskDeps
   extends BatchFolders,
-    Pick<Parameters<typeof runFleetRun>[1], 'traces' | 'onProgress' | 'onUsage' | 'record' | 'sandbox'> {
+    Pick<
+      Parameters<typeof runFleetRun>[1],
+      'traces' | 'onProgress' | 'onUsage' | 'record' | 'sandbox' | 'messages'
+    > {
   workflowId: string;
   workerId: string;
   steps: DurableSteps;
@@ -255,6 +258,7 @@ export async function runBatchTask(
       ...(deps.onProgress === undefined ? {} : { onProgress: deps.onProgress }),
       ...(deps.onUsage === undefined ? {} : { onUsage: deps.onUsage }),
       ...(deps.record === undefined ? {} : { record: deps.record }),
+      ...(deps.messages === undefined ? {} : { messages: deps.messages }),
       // The rounds push the task's branch; an evaluator changes nothing in the worktree, so it has nothing to push.
       providerFor: (agent, role) =>
         role === 'evaluator'

@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { type PersonAnswer, personAnswerSchema } from '../contract/answers.js';
+import { RalphError } from '../contract/errors.js';
+import { answerRefused, fleetNotWaiting } from '../contract/fleet-answer-messages.js';
 import type { RalphUsage } from '../contract/usage.js';
 import { enqueueBatch, type FleetBatchStatus, type FleetBatchSubmission, readBatch } from './batch-client.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
+import { ANSWER_TOPIC, type FleetQuestion, fleetQuestionOf, QUESTION_EVENT } from './fleet-question.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -54,6 +58,8 @@ export interface FleetRunStatus {
   outcome: FleetOutcome | undefined;
   /** Why a run in `error` stopped (its workflow threw, or it was recovered too often). */
   error: string | undefined;
+  /** The question it waits on for a person's answer (`ralph submit --ask`), while it waits; absent otherwise. */
+  question?: FleetQuestion;
 }
 
 /** A client of a fleet: submits runs to its queue and follows them; any number of them, in any process. */
@@ -76,6 +82,12 @@ export interface RalphFleet {
   ): Promise<FleetRunStatus>;
   /** Cancels the run: the worker running it stops its child (within about a second) and the run ends cancelled. */
   cancel(runId: string): Promise<void>;
+  /**
+   * Answers the question the run waits on (`ralph submit --ask`), or gives up on it: a durable message the run takes
+   * once, whichever worker runs it next (none need be alive now). Resolves with the round answered; a FleetError when
+   * there is no such run or it waits for no answer, a RalphError (refused) when the answer is not one.
+   */
+  answer(runId: string, answer: PersonAnswer): Promise<number>;
   /**
    * Enqueues a batch's tasks (`ralph submit --batch`), one fleet run each; resolves with their run ids. Refused (a
    * RalphError), nothing enqueued, when a task's ids or repository URL are (a URL with a credential in it above all).
@@ -156,6 +168,7 @@ function emptyFleet(): RalphFleet {
     },
     batch: none,
     cancel: none,
+    answer: none,
     list: async () => [],
     workers: async () => [],
     close: async () => {},
@@ -196,12 +209,17 @@ export async function createRalphFleet({
   pool.on('error', () => {});
   const leases = new LeaseTable(pool);
 
+  // What the run publishes while it waits for an answer, checked: the database is anyone's who can write to it.
+  const questionOf = async (runId: string): Promise<FleetQuestion | null> =>
+    fleetQuestionOf(await client.getEvent(runId, QUESTION_EVENT, { timeoutSeconds: 0 }).catch(() => null));
+
   const toStatus = async (status: WorkflowStatus): Promise<FleetRunStatus> => {
     const steps = await client.listWorkflowSteps(status.workflowID).catch(() => undefined);
     const state = stateOf(status);
     const input = status.input?.[0] as FleetRunInput | undefined;
     const usage = recordedUsage(steps ?? []);
     const sandbox = runSandboxOf(input?.sandbox !== undefined, steps ?? []);
+    const question = state === 'running' || state === 'queued' ? await questionOf(status.workflowID) : null;
     return {
       runId: status.workflowID,
       state,
@@ -215,6 +233,7 @@ export async function createRalphFleet({
       updatedAt: status.updatedAt,
       outcome: status.status === 'SUCCESS' ? (status.output as FleetOutcome) : undefined,
       error: state === 'error' ? errorOf(status) : undefined,
+      ...(question === null ? {} : { question }),
     };
   };
 
@@ -267,6 +286,16 @@ export async function createRalphFleet({
     async cancel(runId) {
       await status(runId);
       await client.cancelWorkflow(runId);
+    },
+    async answer(runId, answer) {
+      const checked = personAnswerSchema.safeParse(answer);
+      if (!checked.success) throw new RalphError({ code: 'refused', message: answerRefused(answer) });
+      const current = await status(runId);
+      if (current.question === undefined) throw new FleetError(fleetNotWaiting(runId, current.state));
+      const { round } = current.question;
+      // One answer a round: a second one (two people at once, a retried command) is the same message, dropped.
+      await client.send(runId, { round, answer: checked.data }, ANSWER_TOPIC, `${runId}:${round}`);
+      return round;
     },
     submitBatch: (submission) => enqueueBatch(client, submission),
     async batch(batchId) {

@@ -15,8 +15,11 @@ export const FLEET_WORKFLOW = 'ralphRun';
  * a worker of version 2 would run such a run without it (completing on its worker's word alone) or fail to replay it.
  * 4 added the sandbox (`ralph submit --sandbox`, `ralph worker --sandbox`): a round's step records whether its child
  * ran in one, and a worker of version 3 would run a run that asks for the sandbox without it.
+ * 5 added the wait for a person's answer (`ralph submit --ask`): a blocked round's run records when it began to wait
+ * (`answer-wait-N`), publishes its question and receives the answer as a DBOS message; a worker of version 4 would
+ * end such a run blocked at once.
  */
-export const FLEET_APP_VERSION = 'ralph-fleet-4';
+export const FLEET_APP_VERSION = 'ralph-fleet-5';
 
 /**
  * The version of what ralph keeps in a fleet's database (its tables, and what a run's input and its rounds' steps

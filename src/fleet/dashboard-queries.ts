@@ -2,6 +2,7 @@ import type { RalphUsage } from '../contract/usage.js';
 import type { FleetRunState } from './client.js';
 import { FLEET_WORKFLOW, LEASE_TABLE } from './constants.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
+import { type FleetQuestion, fleetQuestionOf, QUESTION_EVENT } from './fleet-question.js';
 import type { PgPool } from './pg-pool.js';
 import { type FleetRunSandbox, runSandboxOf } from './run-sandbox.js';
 
@@ -60,6 +61,8 @@ export interface DashboardRun {
   evaluation: DashboardEvaluation | null;
   /** Whether it ran sandboxed (as `ralph status` says it); null when it asked for no sandbox and had none. */
   sandbox: FleetRunSandbox | null;
+  /** The question it waits on for a person's answer (`ralph submit --ask`); null when it waits for none. */
+  question: FleetQuestion | null;
 }
 
 /** One page of runs, and the cursor of the next (null on the last page). */
@@ -91,6 +94,23 @@ const OUTPUT =
   'coalesce((SELECT o.output FROM dbos.workflow_output o WHERE o.workflow_uuid = w.workflow_uuid), w.output)';
 const INPUTS =
   'coalesce((SELECT i.inputs FROM dbos.workflow_input i WHERE i.workflow_uuid = w.workflow_uuid), w.inputs)';
+
+/** The question a run that goes publishes while it waits for an answer: the event's text, parsed and checked in JS. */
+const QUESTION = `(SELECT e.value FROM dbos.workflow_events e
+  WHERE e.workflow_uuid = w.workflow_uuid AND e.key = '${QUESTION_EVENT}' AND w.status IN ('ENQUEUED', 'PENDING'))`;
+
+/** A stored DBOS value's JSON, as \`value\` reads it in SQL; undefined when the text is not JSON. */
+function storedJson(text: string): unknown {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    const wrapped = parsed as { __dbos_serializer?: unknown; json?: unknown } | null;
+    return typeof wrapped === 'object' && wrapped !== null && '__dbos_serializer' in wrapped
+      ? wrapped.json
+      : parsed;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A run's FleetRunState computed in SQL, so the list can be filtered by it: the same mapping as the fleet client's own
@@ -163,6 +183,7 @@ interface RunRow {
   ended_at: string | null;
   evaluation: DashboardEvaluation | null;
   sandbox_asked: boolean | null;
+  question: string | null;
 }
 
 /** The cursor of the row after which the next page starts: its creation time and id. */
@@ -228,7 +249,7 @@ export class DashboardQueries {
          ${OBJECTIVE} AS objective, w.created_at, w.started_at_epoch_ms AS started_at,
          CASE WHEN w.status IN ('ENQUEUED', 'DELAYED', 'PENDING') THEN NULL
            ELSE coalesce(w.completed_at, w.updated_at) END AS ended_at, ${EVALUATION} AS evaluation,
-         ${SANDBOX_ASKED} AS sandbox_asked
+         ${SANDBOX_ASKED} AS sandbox_asked, ${QUESTION} AS question
        FROM dbos.workflow_status w
        WHERE ${where.join(' AND ')}
        ORDER BY w.created_at DESC, w.workflow_uuid DESC
@@ -253,6 +274,7 @@ export class DashboardQueries {
           endedAt: row.ended_at === null ? null : Number(row.ended_at),
           evaluation: row.evaluation,
           sandbox: runSandboxOf(row.sandbox_asked === true, done.steps) ?? null,
+          question: row.question === null ? null : fleetQuestionOf(storedJson(row.question)),
         };
       }),
       next: rows.length > size && last !== undefined ? cursorOf(last) : null,

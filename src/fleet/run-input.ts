@@ -31,6 +31,8 @@ export const FLEET_GUARD_RAILS = [
   'maxIdleRounds',
   'maxCostUsd',
   'waitOnLimits',
+  // `ralph submit --ask`: a blocked round waits for a person's answer, durably (see answer-wait.ts).
+  'waitForAnswersMs',
 ] as const satisfies readonly (keyof RalphConfigInput)[];
 
 /** The guard rails a run's stored input sets, and only those fields (its input is whatever JSON was submitted). */

@@ -173,7 +173,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
   await assertDatabaseReachable(databaseUrl, NOTICE);
-  const { DBOS } = await loadDbos();
+  const { DBOS, Error: DbosErrors } = await loadDbos();
   // The worker's own TRACEPARENT is no run's parent: each run's trace is its own, on every worker (fleetTraceIdOf).
   const traces = await startTracesIfAsked({ ...process.env, TRACEPARENT: '', TRACESTATE: '' }, (line) =>
     notice(`${NOTICE}: ${line}`),
@@ -226,6 +226,11 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   const steps = {
     runStep: <T>(body: () => Promise<T>, name: string) => DBOS.runStep(body, { name }),
     cancelSignal: () => DBOS.stepStatus?.cancelSignal,
+  };
+  const messages = {
+    recv: (topic: string, timeoutSeconds: number) => DBOS.recv<unknown>(topic, { timeoutSeconds }),
+    setEvent: (key: string, value: unknown) => DBOS.setEvent(key, value),
+    isCancelled: (error: unknown) => error instanceof DbosErrors.DBOSWorkflowCancelledError,
   };
   const folders = { stateDir: options.stateDir ?? join(homedir(), '.ralph', 'workers', workerId) };
   const sandbox = workerSandbox(ownSandbox, {
@@ -292,6 +297,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         sandbox,
         ...(traces === undefined ? {} : { traces }),
         steps,
+        messages,
       };
       const outcome =
         input.batch === undefined

@@ -10,6 +10,7 @@ import type { TraceExport } from '../trace/otlp-export.js';
 import { createRunTracer, type RunTracer } from '../trace/run-tracer.js';
 import { fleetTraceIdOf } from '../trace/start-traces.js';
 import { isDirectory } from '../workspace/directory.js';
+import { type DurableMessages, durableAnswers } from './answer-wait.js';
 import { type DurableSteps, durableProvider } from './durable-provider.js';
 import {
   type FleetOutcome,
@@ -52,6 +53,7 @@ export async function runFleetRun(
   {
     workflowId,
     steps,
+    messages,
     providerFor,
     allowVerify = false,
     workerId,
@@ -63,6 +65,8 @@ export async function runFleetRun(
   }: {
     workflowId: string;
     steps: DurableSteps;
+    /** The DBOS messaging of a run that asks (`ralph submit --ask`): its answer is a durable message. */
+    messages?: DurableMessages;
     providerFor: FleetProviderFactory;
     /** Whether the worker runs a submitted `--verify` command (see RalphWorkerOptions.allowVerify). */
     allowVerify?: boolean;
@@ -132,7 +136,13 @@ export async function runFleetRun(
     const args: Record<string, unknown> = {};
     if (input.objective !== undefined) args.objective = input.objective;
     if (input.maxRounds !== undefined) args.maxRounds = input.maxRounds;
+    // A run that asks waits for its answer durably: a message any worker that runs it next takes, once.
+    const answers =
+      guardRails.waitForAnswersMs === undefined || messages === undefined
+        ? undefined
+        : durableAnswers({ ...steps, ...messages }, durable);
     const envelope = await tool.execute(args, {
+      ...(answers === undefined ? {} : { answers }),
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },
       signal: controller.signal,
       ...(record === undefined ? {} : { record }),

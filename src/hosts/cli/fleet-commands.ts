@@ -6,6 +6,7 @@ import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
+import { addSubmitAskOptions } from './submit-ask-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -125,34 +126,36 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addSandboxOptions(
-    addEvaluatorOptions(
-      addGuardRailOptions(
-        addAgentOptions(
-          program
-            .command('submit')
-            .description('enqueue a Ralph loop on a fleet and print its run id')
-            .argument('[objective]', 'the immutable objective every round works toward')
-            .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
-            .option(
-              '--batch <tasks>',
-              'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
-            )
-            .option(
-              '--repo <url>',
-              "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
-            )
-            .option(
-              '--into <branch>',
-              "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
-            )
-            .option(
-              '--resolve-conflicts',
-              "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
-            )
-            .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
-            .option(...DATABASE_URL)
-            .option(...DATABASE_URL_FILE),
+  addSubmitAskOptions(
+    addSandboxOptions(
+      addEvaluatorOptions(
+        addGuardRailOptions(
+          addAgentOptions(
+            program
+              .command('submit')
+              .description('enqueue a Ralph loop on a fleet and print its run id')
+              .argument('[objective]', 'the immutable objective every round works toward')
+              .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
+              .option(
+                '--batch <tasks>',
+                'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
+              )
+              .option(
+                '--repo <url>',
+                "the batch's git repository (file://, https://, ssh://, user@host:path): workers clone it, push there",
+              )
+              .option(
+                '--into <branch>',
+                "the branch the batch lands on (default: a new ralph/batch-<id> from the remote's HEAD)",
+              )
+              .option(
+                '--resolve-conflicts',
+                "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
+              )
+              .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
+              .option(...DATABASE_URL)
+              .option(...DATABASE_URL_FILE),
+          ),
         ),
       ),
     ),
@@ -206,6 +209,23 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .action(async (id: string, options: FleetOptions) => {
       const { cancelCommand } = await import('./cancel-command.js');
       setExitCode(await cancelCommand(id, options));
+    });
+
+  // TEMPORARY wiring until `ralph answer` (answer-command.ts) routes a fleet run here: hidden, for the tests.
+  program
+    .command('answer-fleet', { hidden: true })
+    .argument('<id>', 'the run id ralph submit printed')
+    .argument('[text]', 'the answer')
+    .option('--give-up', 'end the run blocked now')
+    .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
+    .action(async (id: string, text: string | undefined, options: FleetOptions & { giveUp?: boolean }) => {
+      const { answerFleetRun } = await import('./answer-fleet.js');
+      const answer =
+        options.giveUp === true
+          ? { kind: 'give-up' as const }
+          : { kind: 'answer' as const, text: text ?? '' };
+      setExitCode(await answerFleetRun(id, { ...answer, by: 'cli' }, options));
     });
 
   program

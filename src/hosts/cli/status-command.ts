@@ -1,3 +1,4 @@
+import { fleetWaitingText } from '../../contract/fleet-answer-messages.js';
 import { runSandboxText } from '../../contract/fleet-sandbox-messages.js';
 import { usageText } from '../../contract/usage.js';
 import type { FleetRunStatus } from '../../fleet/client.js';
@@ -6,7 +7,7 @@ import { type FleetOptions, withFleet } from './fleet-cli.js';
 
 /**
  * One line of a run's status: id, state, worker, rounds done (and whether they ran sandboxed) and, once its agents
- * said, what they used; why it failed or was refused, or its error. Every value comes from the fleet's database, which anyone who can write to it
+ * said, what they used; why it failed or was refused, or its error; the question it waits on (`--ask`). Every value comes from the fleet's database, which anyone who can write to it
  * fills: each is printed without control characters.
  */
 export function statusLine(status: FleetRunStatus): string {
@@ -18,7 +19,10 @@ export function statusLine(status: FleetRunStatus): string {
   const spent = used === '' ? '' : `, used ${used}`;
   const why = status.outcome?.ok === false ? status.outcome.failure.message : status.error;
   const error = why === undefined || status.state === 'cancelled' ? '' : `: ${why}`;
-  return stripControlToLine(`${status.runId} ${status.state}${worker}, ${rounds}${spent}${error}`);
+  const asked = status.question;
+  const waiting =
+    asked === undefined ? '' : `, ${fleetWaitingText(asked.round, asked.deadline, asked.question)}`;
+  return stripControlToLine(`${status.runId} ${status.state}${worker}, ${rounds}${spent}${error}${waiting}`);
 }
 
 /**

@@ -17,6 +17,7 @@ import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js'
 import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
+import { askWaitMs, type SubmitAskOptions } from './submit-ask-options.js';
 
 /** The options of `ralph submit`. */
 export interface SubmitOptions
@@ -25,7 +26,8 @@ export interface SubmitOptions
     EvaluatorOptions,
     FleetOptions,
     NotifyOptions,
-    SandboxOptions {
+    SandboxOptions,
+    SubmitAskOptions {
   maxRounds?: string;
 }
 
@@ -83,6 +85,8 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
     sandboxNetwork: _sandboxNetwork,
     sandboxEnv: _sandboxEnv,
     sandboxHide: _sandboxHide,
+    ask: _ask,
+    waitForAnswers: _waitForAnswers,
     ...agent
   } = options;
   const provider = providerFor(options);
@@ -110,6 +114,9 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
   }
   const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
   const guardRails = guardRailConfig(options);
+  // With --ask the run's blocked round waits for an answer (`ralph answer`), on whichever worker runs it.
+  const waitForAnswersMs = askWaitMs(options);
+  if (waitForAnswersMs !== undefined) guardRails.waitForAnswersMs = waitForAnswersMs;
   // The worker's tool would refuse it too, but only once a worker took it: here it is refused before it is queued.
   if (guardRails.maxCostUsd !== undefined && provider.capabilities.reportsCost !== true) {
     const message = costBudgetNeedsCostReports(provider.name, guardRails.maxCostUsd);

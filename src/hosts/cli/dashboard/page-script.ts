@@ -1,3 +1,5 @@
+import { MAX_ANSWER_CHARS } from '../../../contract/answers.js';
+
 /**
  * The dashboard page's one script. It reads the fleet through the page's own JSON API (same origin: the token of the
  * page's address goes in the x-ralph-token header, and in the address of each run's page it links to) every POLL_MS, and writes every value from the database as text (textContent, never
@@ -8,7 +10,7 @@ export const DASHBOARD_SCRIPT = `(() => {
   const POLL_MS = 1000;
   const TOKEN = new URLSearchParams(location.search).get('token') || '';
   const $ = (id) => document.getElementById(id);
-  const state = { status: '', cursors: [''], busy: false };
+  const state = { status: '', cursors: [''], busy: false, drafts: {}, focused: null };
   const cell = (row, text, className) => {
     const td = document.createElement('td');
     td.textContent = text;
@@ -36,6 +38,52 @@ export const DASHBOARD_SCRIPT = `(() => {
     const body = await response.json().catch(() => ({}));
     $('note').textContent = response.ok ? 'Cancelled ' + runId : 'Could not cancel ' + runId + ': ' + (body.error || response.status);
     refresh();
+  };
+  const answer = async (runId, body) => {
+    const response = await fetch('/api/runs/' + encodeURIComponent(runId) + '/answer', {
+      method: 'POST',
+      headers: { 'x-ralph-dashboard': 'answer', 'x-ralph-token': TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const reply = await response.json().catch(() => ({}));
+    if (response.ok) delete state.drafts[runId];
+    $('note').textContent = response.ok
+      ? (body.giveUp ? 'Gave up on ' : 'Answered ') + 'round ' + reply.round + ' of ' + runId
+      : 'Could not answer ' + runId + ': ' + (reply.error || response.status);
+    refresh();
+  };
+  // A waiting run's question under its status, and the box to answer it in. What is typed there survives the
+  // page's redraws (kept per run until it is sent); while a box has the focus the list is not redrawn.
+  const questionBox = (run) => {
+    const box = document.createElement('form');
+    box.className = 'question';
+    const asked = document.createElement('div');
+    asked.className = 'asked';
+    asked.textContent = 'Round ' + run.question.round + ' asks: ' + run.question.question;
+    asked.title = 'waits until ' + time(run.question.deadline);
+    const text = document.createElement('textarea');
+    text.name = 'answer';
+    text.rows = 2;
+    text.maxLength = ${MAX_ANSWER_CHARS};
+    text.value = state.drafts[run.runId] || '';
+    text.addEventListener('input', () => { state.drafts[run.runId] = text.value; });
+    text.addEventListener('focus', () => { state.focused = run.runId; });
+    text.addEventListener('blur', () => { if (state.focused === run.runId) state.focused = null; });
+    const send = document.createElement('button');
+    send.type = 'submit';
+    send.className = 'answer';
+    send.textContent = 'Answer';
+    const giveUp = document.createElement('button');
+    giveUp.type = 'button';
+    giveUp.className = 'give-up';
+    giveUp.textContent = 'Give up';
+    giveUp.addEventListener('click', () => answer(run.runId, { giveUp: true }));
+    box.addEventListener('submit', (event) => {
+      event.preventDefault();
+      answer(run.runId, { text: text.value });
+    });
+    box.append(asked, text, send, giveUp);
+    return box;
   };
   // A run's last verdict under its status: the evaluator's word, the findings of a rejection in its tooltip.
   const evaluationLine = (evaluation) => {
@@ -71,6 +119,7 @@ export const DASHBOARD_SCRIPT = `(() => {
         line.textContent = run.sandboxed;
         status.appendChild(line);
       }
+      if (run.question) status.appendChild(questionBox(run));
       cell(row, run.workerId == null ? '' : run.workerId);
       cell(row, String(run.roundsDone), 'rounds');
       cell(row, run.cost, 'cost');
@@ -128,7 +177,7 @@ export const DASHBOARD_SCRIPT = `(() => {
       const cursor = state.cursors[state.cursors.length - 1];
       if (cursor !== '') query.set('cursor', cursor);
       const [page, workers] = await Promise.all([get('/api/runs?' + query), get('/api/workers')]);
-      drawRuns(page);
+      if (state.focused === null) drawRuns(page);
       drawWorkers(workers.workers);
       $('updated').textContent = 'Updated ' + time(Date.now());
     } catch (error) {

@@ -27,6 +27,8 @@ th { background: #f0f3f6; font-weight: 600; }
 td.objective { max-width: 420px; overflow-wrap: anywhere; white-space: pre-wrap; }
 td.rounds { text-align: right; }
 .state { font-weight: 600; }
+.question { font-weight: 400; margin-top: 4px; } .question .asked { white-space: pre-wrap; color: #9a6700; }
+.question textarea { display: block; width: 100%; min-width: 16em; }
 .s-running { color: #0969da; } .s-queued { color: #9a6700; } .s-complete { color: #1a7f37; }
 .s-failed, .s-error, .s-refused { color: #d1242f; } .s-cancelled, .s-blocked, .s-budget-limited { color: #8250df; }
 .evaluation { font-size: 12px; color: #59636e; } .evaluation.verdict-reject { color: #9a6700; }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorText } from '../../../contract/error-text.js';
+import { isRalphError } from '../../../contract/errors.js';
 import { runSandboxText } from '../../../contract/fleet-sandbox-messages.js';
 import { usageText } from '../../../contract/usage.js';
 import { type FleetRunState, isSettledState, type RalphFleet } from '../../../fleet/client.js';
@@ -16,6 +17,7 @@ import {
   refusal,
   SECURITY_HEADERS,
 } from '../loopback-page.js';
+import { answerOfRequest } from './answer-request.js';
 import { renderDashboardPage } from './page.js';
 import { createRunStreams, followRun, MAX_RUN_STREAMS } from './run-follower.js';
 
@@ -33,7 +35,7 @@ export interface DashboardSources {
   queries: DashboardQueries;
   events: RunEventTable;
   /** The fleet's client: a run's status, and the cancel `ralph cancel` does. */
-  fleet: Pick<RalphFleet, 'status' | 'cancel'>;
+  fleet: Pick<RalphFleet, 'status' | 'cancel' | 'answer'>;
 }
 
 /** What starts a dashboard. */
@@ -81,10 +83,11 @@ function runIdIn(path: string, prefix: string, suffix = ''): string | undefined 
 /**
  * Starts `ralph dashboard`'s web server. `GET /` is the page; `/api/runs?status=&cursor=`, `/api/workers` and
  * `/api/runs/<id>` its JSON; `/runs/<id>` a run's report page, live through `/runs/<id>/events` (Server-Sent Events);
- * `POST /api/runs/<id>/cancel` cancels a run as `ralph cancel` does. Everything requires the random token of the
+ * `POST /api/runs/<id>/cancel` cancels a run as `ralph cancel` does, `POST /api/runs/<id>/answer` answers its
+ * waiting question as `ralph answer` does. Everything requires the random token of the
  * printed address (in the query, or in TOKEN_HEADER, which the page's script sends), compared in constant time:
  * without it, 403 and nothing of a run. No cookie carries it (one of 127.0.0.1 goes to every port there). On a loopback address, requests naming another host are refused (DNS rebinding). A cancel must
- * also carry CANCEL_HEADER and, when the browser says where it comes from, this very origin: a page elsewhere cannot
+ * also carry CANCEL_HEADER (`cancel`; an answer: `answer`) and, when the browser says where it comes from, this very origin: a page elsewhere cannot
  * make a visitor's browser cancel a run. Rejects when it cannot listen.
  */
 export async function startDashboardServer(
@@ -166,15 +169,12 @@ export async function startDashboardServer(
     }
     const path = url.pathname;
     if (request.method === 'POST') {
+      const answered = runIdIn(path, '/api/runs/', '/answer');
+      if (answered !== undefined) return answer(request, response, answered);
       const cancelled = runIdIn(path, '/api/runs/', '/cancel');
       if (cancelled === undefined) return refuse(response, 404, 'not found');
-      const origin = request.headers.origin;
-      if (
-        request.headers[CANCEL_HEADER] !== 'cancel' ||
-        (origin !== undefined && origin !== ownOrigin(request))
-      ) {
+      if (!fromPage(request, 'cancel'))
         return refuse(response, 403, 'a cancel comes from the dashboard page only');
-      }
       const { state } = await sources.fleet.status(cancelled);
       if (isSettledState(state)) return json(response, 409, { error: alreadyEnded(cancelled, state) });
       await sources.fleet.cancel(cancelled);
@@ -217,6 +217,30 @@ export async function startDashboardServer(
 
   /** The origin this request reached, as a browser on this page names it. */
   const ownOrigin = (request: IncomingMessage) => `http://${request.headers.host ?? ''}`;
+
+  /** Whether a POST comes from the page: it carries CANCEL_HEADER saying `what`, and no other origin. */
+  const fromPage = (request: IncomingMessage, what: string) => {
+    const origin = request.headers.origin;
+    return request.headers[CANCEL_HEADER] === what && (origin === undefined || origin === ownOrigin(request));
+  };
+
+  /** `POST /api/runs/<id>/answer`: the answer (or give-up) of the run's waiting question, as `ralph answer` sends it. */
+  async function answer(request: IncomingMessage, response: ServerResponse, runId: string): Promise<void> {
+    if (!fromPage(request, 'answer'))
+      return refuse(response, 403, 'an answer comes from the dashboard page only');
+    await sources.fleet.status(runId);
+    const given = await answerOfRequest(request);
+    if ('problem' in given) return json(response, 400, { error: given.problem });
+    try {
+      const round = await sources.fleet.answer(runId, given.answer);
+      return json(response, 200, { answered: runId, round });
+    } catch (error) {
+      // Not waiting (any more): a conflict with the run's state; an answer the client refused: a bad request.
+      if (error instanceof FleetError) return json(response, 409, { error: error.message });
+      if (isRalphError(error)) return json(response, 400, { error: error.message });
+      throw error;
+    }
+  }
 
   const port = await listenOn(server, options.port, options.host);
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
