@@ -98,12 +98,33 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     expect(late.stderr).toBe(`ralph: fleet run ${runId} is not waiting for an answer (it is complete)\n`);
   }, 120_000);
 
-  it('ends blocked with the unanswered question once its wait is over; a run without --ask is refused an answer', async () => {
+  it('ends blocked with the unanswered question once its wait is over, across a takeover; a run without --ask is refused an answer', async () => {
     const url = scene.databaseFor('ask_timeout');
     const ws = await scene.workspace();
-    killedAfterTest(scene, await startWorker(url, 'ask-t', { env: { ...BLOCKING, TMPDIR: ws.dir } }));
-    const runId = await submitAsking(url, ws, '--wait-for-answers', '3s');
+    const env = { ...BLOCKING, TMPDIR: ws.dir };
+    const first = killedAfterTest(scene, await startWorker(url, 'ask-t1', { env }));
+    const runId = await submitAsking(url, ws, '--wait-for-answers', '6s');
     await waitingLine(url, runId);
+    const questionNow = async () => {
+      const { stdout } = await ralph(['status', runId, '--json', '--database-url', url]);
+      return (JSON.parse(stdout) as { question?: { askedAt: number; deadline: number } }).question;
+    };
+    const before = await questionNow();
+    expect(before?.deadline).toBe((before?.askedAt ?? 0) + 6_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // No worker until its wait is over: the worker that takes it over then waits only the rest (none), since when
+    // the wait began is the run's, recorded once; waiting afresh it would end a whole wait after it started.
+    await waitFor(() => Date.now() > (before?.deadline ?? 0) + 100, "the run's wait to be over");
+    const takenOver = Date.now();
+    killedAfterTest(scene, await startWorker(url, 'ask-t2', { env }));
+    const settled = await ralph(['wait', runId, '--json', '--database-url', url]);
+    expect(settled.code).toBe(3);
+    const { stdout } = await ralph(['status', runId, '--json', '--database-url', url]);
+    const status = JSON.parse(stdout) as { workerId: string; updatedAt: number; question?: unknown };
+    expect(status).toMatchObject({ workerId: 'ask-t2', state: 'blocked' });
+    expect(status.question).toBeUndefined();
+    expect(status.updatedAt - takenOver).toBeLessThan(6_000);
     const waited = await ralph(['wait', runId, '--json', '--database-url', url]);
     const envelope = JSON.parse(waited.stdout) as {
       result: { status: string; rounds: number; question?: unknown };
@@ -111,7 +132,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     expect(envelope.result).toMatchObject({
       status: 'blocked',
       rounds: 1,
-      question: { round: 1, reason: 'timed-out', waitMs: 3_000 },
+      question: { round: 1, reason: 'timed-out', waitMs: 6_000 },
     });
     expect(ws.startsOf(2)).toEqual([]);
 
