@@ -1,8 +1,8 @@
 import type { AnswerOutcome, AnswerSource } from '../contract/answers.js';
 import type { DurableSteps } from './durable-provider.js';
 import {
-  ANSWER_TOPIC,
   answerMessageSchema,
+  answerTopic,
   answerWaitStepName,
   type FleetQuestion,
   QUESTION_EVENT,
@@ -16,6 +16,11 @@ export interface DurableMessages {
   setEvent(key: string, value: unknown): Promise<void>;
   /** Whether an error is DBOS's word that the workflow was cancelled (`ralph cancel` while it waits). */
   isCancelled(error: unknown): boolean;
+  /**
+   * Parks the run until `deadline` unless its answer is there already (see answer-park.ts): resolves with whether it
+   * parked, when the run's execution must end at once. Absent: the run waits in place.
+   */
+  park?(topic: string, deadline: number): Promise<boolean>;
 }
 
 /** Settles with `promise`, or rejects with the signal's reason once it aborts (the promise is then left behind). */
@@ -33,11 +38,12 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * (replaying its steps) waits only the rest of it; the answer is a message the database keeps until the run takes
  * it, consumed once and recorded with the workflow, so it is delivered exactly once whichever worker runs the run
  * next, even one started after the answer was given. While it waits the run publishes its question (an event) for
- * `ralph status`, the dashboard and `ralph answer`, which refuses a run that publishes none.
+ * `ralph status`, the dashboard and `ralph answer`, which refuses a run that publishes none. With `park` the run
+ * waits holding no worker slot (answer-park.ts): `onParked` then ends its execution.
  */
 export function durableAnswers(
   steps: DurableSteps & DurableMessages,
-  { onCancel }: { onCancel(): void },
+  { onCancel, onParked }: { onCancel(): void; onParked(): void },
 ): AnswerSource {
   return async (asked, signal) => {
     const askedAt = await steps.runStep(async () => Date.now(), answerWaitStepName(asked.round));
@@ -51,12 +57,20 @@ export function durableAnswers(
       deadline,
     };
     await steps.setEvent(QUESTION_EVENT, question);
+    const topic = answerTopic(asked.round);
+    // Not a step: a replay decides again, from the database (an answer there, or the deadline passed: no park).
+    const parked = steps.park === undefined ? false : await steps.park(topic, deadline).catch(() => false);
+    if (parked) {
+      // Its execution ends here, holding nothing; the question stays published for whoever answers it.
+      onParked();
+      return abortable(new Promise<never>(() => {}), signal);
+    }
     let outcome: AnswerOutcome | undefined;
     try {
       while (outcome === undefined) {
         // Seconds from now: DBOS records the receive's own deadline with it, the same on a replay.
         const left = Math.max(0, deadline - Date.now()) / 1000;
-        const message = await abortable(steps.recv(ANSWER_TOPIC, left), signal).catch((error: unknown) => {
+        const message = await abortable(steps.recv(topic, left), signal).catch((error: unknown) => {
           // `ralph cancel` reaches a waiting run here (no step runs to see it): the run is cancelled, as in a round.
           if (steps.isCancelled(error)) onCancel();
           throw error;

@@ -4,11 +4,12 @@ import { type PersonAnswer, personAnswerSchema } from '../contract/answers.js';
 import { RalphError } from '../contract/errors.js';
 import { answerRefused, fleetNotWaiting } from '../contract/fleet-answer-messages.js';
 import type { RalphUsage } from '../contract/usage.js';
+import { sendAndWake } from './answer-park.js';
 import { enqueueBatch, type FleetBatchStatus, type FleetBatchSubmission, readBatch } from './batch-client.js';
 import { FLEET_APP_NAME, FLEET_APP_VERSION, FLEET_QUEUE, FLEET_WORKFLOW } from './constants.js';
 import { assertDatabaseReachable, FleetError, redactedUrl } from './database.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
-import { ANSWER_TOPIC, type FleetQuestion, fleetQuestionOf, QUESTION_EVENT } from './fleet-question.js';
+import { answerTopic, type FleetQuestion, fleetQuestionOf, QUESTION_EVENT } from './fleet-question.js';
 import { LeaseTable, type WorkerLease } from './leases.js';
 import { createPgPool } from './pg-pool.js';
 import {
@@ -294,7 +295,16 @@ export async function createRalphFleet({
       if (current.question === undefined) throw new FleetError(fleetNotWaiting(runId, current.state));
       const { round } = current.question;
       // One answer a round: a second one (two people at once, a retried command) is the same message, dropped.
-      await client.send(runId, { round, answer: checked.data }, ANSWER_TOPIC, `${runId}:${round}`);
+      // Sent and the parked run woken in one transaction, so no worker ever parks it past an answer.
+      await sendAndWake(pool, runId, (locked) =>
+        client.sendInTransaction(
+          locked as Parameters<typeof client.sendInTransaction>[0],
+          runId,
+          { round, answer: checked.data },
+          answerTopic(round),
+          `${runId}:${round}`,
+        ),
+      );
       return round;
     },
     submitBatch: (submission) => enqueueBatch(client, submission),

@@ -97,7 +97,7 @@ const INPUTS =
 
 /** The question a run that goes publishes while it waits for an answer: the event's text, parsed and checked in JS. */
 const QUESTION = `(SELECT e.value FROM dbos.workflow_events e
-  WHERE e.workflow_uuid = w.workflow_uuid AND e.key = '${QUESTION_EVENT}' AND w.status IN ('ENQUEUED', 'PENDING'))`;
+  WHERE e.workflow_uuid = w.workflow_uuid AND e.key = '${QUESTION_EVENT}' AND w.status IN ('ENQUEUED', 'DELAYED', 'PENDING'))`;
 
 /** A stored DBOS value's JSON, as \`value\` reads it in SQL; undefined when the text is not JSON. */
 function storedJson(text: string): unknown {

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { personAnswerSchema } from '../contract/answers.js';
 
-/** The DBOS topic a waiting fleet run receives its answer on (`ralph answer` sends there). */
-export const ANSWER_TOPIC = 'ralph-answer';
+/**
+ * The DBOS topic a waiting fleet run receives the answer to round `round`'s blocker on (`ralph answer` sends there):
+ * one a question, so a late answer to one question is never taken for the next's, and a run knows a question it
+ * was answered (its message is kept, taken or not).
+ */
+export const answerTopic = (round: number): string => `ralph-answer:${round}`;
 
 /** The DBOS event a fleet run keeps its waiting question in (null once the wait is over). */
 export const QUESTION_EVENT = 'ralph-question';

@@ -11,6 +11,17 @@ export interface PgPool {
 }
 
 /** One `pg` connection: a session, whose session locks hold until it ends. */
+/** One connection of a pool, for a transaction: back to the pool with `release`. */
+export interface PgPoolClient {
+  query: PgPool['query'];
+  release(): void;
+}
+
+/** A pool whose connections can hold a transaction (node-postgres's Pool). */
+export interface PgTransactionPool extends PgPool {
+  connect(): Promise<PgPoolClient>;
+}
+
 export interface PgSession extends PgPool {
   connect(): Promise<unknown>;
 }
@@ -37,8 +48,8 @@ function pgDriver() {
 }
 
 /** A `pg` pool (of DBOS's driver). */
-export function createPgPool(options: PgPoolOptions): PgPool {
-  return new (pgDriver().Pool)(options);
+export function createPgPool(options: PgPoolOptions): PgTransactionPool {
+  return new (pgDriver().Pool)(options) as PgTransactionPool;
 }
 
 /**

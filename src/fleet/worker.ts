@@ -9,6 +9,7 @@ import { sweepOrphanedRounds } from '../process/round-folder.js';
 import { assertSandboxAvailable } from '../process/sandbox-check.js';
 import { stripControl } from '../render/terminal-text.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
+import { parkRun } from './answer-park.js';
 import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
 import { type LandingInput, landTask } from './batch-landing.js';
 import { resolveOnFleet } from './batch-resolve.js';
@@ -205,7 +206,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   // From here on, this worker killed by SIGKILL has its agents killed at once by its reaper.
   const reaper = startReaper();
 
-  // The runs this worker saw cancelled: DBOS then warns that their outcome was not recorded, as expected.
+  // The runs this worker saw cancelled or parked: DBOS then warns that their outcome was not recorded, as expected.
   const cancelled = new Set<string>();
   const expectedWarning = (line: string) => {
     const id = /^Workflow (\S+) outcome was not recorded: the workflow is no longer owned/.exec(line)?.[1];
@@ -286,11 +287,19 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
       const notes = runNotifications(notifier, { runId });
       // Each execution records the run from its start (a replay walks the recorded rounds again), for the dashboard.
       const record = runEventSink(runEvents, runId);
+      // A run parked while it waits for an answer ends this execution holding nothing (answer-park.ts): nothing of
+      // its stop is told (no notification, no line recorded), since the run goes on, on whichever worker takes it.
+      let parked = false;
+      const unlessParked =
+        <A extends unknown[]>(told: (...args: A) => void) =>
+        (...args: A) => {
+          if (!parked) told(...args);
+        };
       const common = {
-        onProgress: notes.onProgress,
-        onUsage: notes.onUsage,
+        onProgress: unlessParked(notes.onProgress),
+        onUsage: unlessParked(notes.onUsage),
         workflowId: runId,
-        record,
+        record: { write: unlessParked((line: string) => record.write(line)) },
         providerFor: options.providerFor,
         allowVerify: options.allowVerify === true,
         workerId,
@@ -299,9 +308,17 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         steps,
         messages,
       };
+      const parking = {
+        ...messages,
+        park: async (topic: string, deadline: number) => {
+          parked = await parkRun(pool, runId, topic, deadline);
+          return parked;
+        },
+      };
+      // A batch task waits in place: its landing and its batch's bookkeeping follow its run in this execution.
       const outcome =
         input.batch === undefined
-          ? await runFleetRun(input, common)
+          ? await runFleetRun(input, { ...common, messages: parking })
           : await runBatchTask(
               { ...input, batch: input.batch },
               {
@@ -330,6 +347,15 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
               },
             );
       await record.flush();
+      if (parked) {
+        // DBOS warns that its outcome was not recorded, as expected: the row is the queue's again.
+        cancelled.add(runId);
+        notice(
+          `${NOTICE} ${workerId}: ${runId} waits for an answer, holding no worker slot (any worker goes on with it once answered)`,
+        );
+        void notifier.close();
+        return outcome;
+      }
       if (!outcome.ok && outcome.failure.code === 'cancelled') {
         cancelled.add(runId);
         // Bounded: a warning DBOS never wrote leaves its id behind only until many later cancels.

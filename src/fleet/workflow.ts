@@ -140,7 +140,8 @@ export async function runFleetRun(
     const answers =
       guardRails.waitForAnswersMs === undefined || messages === undefined
         ? undefined
-        : durableAnswers({ ...steps, ...messages }, durable);
+        : // Parked, the run stops here as if cancelled; its worker tells nobody (see the worker's workflow).
+          durableAnswers({ ...steps, ...messages }, { ...durable, onParked: () => controller.abort() });
     const envelope = await tool.execute(args, {
       ...(answers === undefined ? {} : { answers }),
       agent: { id: `fleet:${workflowId}`, cwd: input.cwd },

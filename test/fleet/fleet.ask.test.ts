@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -61,7 +62,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     const runId = await submitAsking(url, ws, '--ask');
 
     const line = await waitingLine(url, runId);
-    expect(line).toContain(`${runId} running on ask-a, 1 round done, waiting for an answer`);
+    expect(line).toContain(`${runId} queued, 1 round done, waiting for an answer`);
     expect(line).toContain(`: ${QUESTION}`);
     // The round's agent reported and is gone: the run waits holding no agent process.
     expect(ws.log()).toEqual([expect.stringMatching(/^start 1 /), expect.stringMatching(/^end 1 /)]);
@@ -143,6 +144,34 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     expect(refused.stderr).toMatch(new RegExp(`^ralph: fleet run ${plain} is not waiting for an answer`));
     const empty = await ralph(answerArgs(url, runId, '   '));
     expect(empty.code).toBe(2);
+  }, 120_000);
+
+  it('holds no worker slot while it waits: a worker of concurrency 1 runs another run meanwhile', async () => {
+    const url = scene.databaseFor('ask_slot');
+    const ws = await scene.workspace();
+    const other = await scene.workspace();
+    await writeFile(join(other.dir, 'no-block'), '');
+    const worker = killedAfterTest(
+      scene,
+      await startWorker(url, 'ask-s', {
+        env: { ...BLOCKING, TMPDIR: ws.dir },
+        extra: ['--concurrency', '1'],
+      }),
+    );
+    const asking = await submitAsking(url, ws, '--ask');
+    await waitingLine(url, asking);
+    const plain = await submitAsking(url, other);
+    const done = await ralph(['wait', plain, '--json', '--database-url', url]);
+    expect(JSON.parse(done.stdout).result).toMatchObject({ status: 'complete', rounds: 2 });
+    await waitingLine(url, asking);
+    expect(worker.stderr()).toContain(`${asking} waits for an answer, holding no worker slot`);
+
+    expect((await ralph(answerArgs(url, asking, 'Go on'))).code).toBe(0);
+    const answered = await ralph(['wait', asking, '--json', '--database-url', url]);
+    expect(JSON.parse(answered.stdout).result).toMatchObject({ status: 'complete', rounds: 2 });
+    expect(ws.startsOf(1)).toHaveLength(1);
+    expect(ws.startsOf(2)).toHaveLength(1);
+    expect(worker.stderr()).not.toMatch(/not recorded|warn|error/i);
   }, 120_000);
 
   it('gives up from the command line: the run ends blocked at once, saying a person chose not to answer', async () => {
