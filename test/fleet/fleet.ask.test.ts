@@ -174,6 +174,20 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     expect(worker.stderr()).not.toMatch(/not recorded|warn|error/i);
   }, 120_000);
 
+  it('is cancelled while it waits, parked on no worker: it ends cancelled and takes no answer', async () => {
+    const url = scene.databaseFor('ask_cancel');
+    const ws = await scene.workspace();
+    killedAfterTest(scene, await startWorker(url, 'ask-c', { env: { ...BLOCKING, TMPDIR: ws.dir } }));
+    const runId = await submitAsking(url, ws, '--ask');
+    await waitingLine(url, runId);
+    expect((await ralph(['cancel', runId, '--database-url', url])).code).toBe(0);
+    const waited = await ralph(['wait', runId, '--database-url', url]);
+    expect(waited.code).toBe(130);
+    const late = await ralph(answerArgs(url, runId, 'Too late'));
+    expect(late.stderr).toBe(`ralph: fleet run ${runId} is not waiting for an answer (it is cancelled)\n`);
+    expect(ws.startsOf(2)).toEqual([]);
+  }, 120_000);
+
   it('gives up from the command line: the run ends blocked at once, saying a person chose not to answer', async () => {
     const url = scene.databaseFor('ask_give_up');
     const ws = await scene.workspace();
