@@ -1,4 +1,5 @@
 import { FLEET_QUEUE } from './constants.js';
+import { fleetQuestionOf, QUESTION_EVENT, storedJson } from './fleet-question.js';
 import type { PgPoolClient, PgTransactionPool } from './pg-pool.js';
 
 /**
@@ -79,4 +80,20 @@ export function sendAndWake(
       [runId],
     );
   });
+}
+
+/**
+ * The round whose question the run publishes now, read as an execution of it starts: one woken by its answer (or
+ * taken over while it waited) asks that question again as it replays, which is not news to tell anyone.
+ */
+export async function publishedQuestionRound(
+  pool: PgTransactionPool,
+  runId: string,
+): Promise<number | undefined> {
+  const { rows } = await pool.query<{ value: string }>(
+    'SELECT value FROM dbos.workflow_events WHERE workflow_uuid = $1 AND key = $2',
+    [runId, QUESTION_EVENT],
+  );
+  const stored = rows[0]?.value;
+  return stored === undefined ? undefined : fleetQuestionOf(storedJson(stored))?.round;
 }

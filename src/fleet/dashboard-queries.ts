@@ -2,7 +2,7 @@ import type { RalphUsage } from '../contract/usage.js';
 import type { FleetRunState } from './client.js';
 import { FLEET_WORKFLOW, LEASE_TABLE } from './constants.js';
 import { isRoundStep, recordedUsage } from './durable-provider.js';
-import { type FleetQuestion, fleetQuestionOf, QUESTION_EVENT } from './fleet-question.js';
+import { type FleetQuestion, fleetQuestionOf, QUESTION_EVENT, storedJson } from './fleet-question.js';
 import type { PgPool } from './pg-pool.js';
 import { type FleetRunSandbox, runSandboxOf } from './run-sandbox.js';
 
@@ -98,19 +98,6 @@ const INPUTS =
 /** The question a run that goes publishes while it waits for an answer: the event's text, parsed and checked in JS. */
 const QUESTION = `(SELECT e.value FROM dbos.workflow_events e
   WHERE e.workflow_uuid = w.workflow_uuid AND e.key = '${QUESTION_EVENT}' AND w.status IN ('ENQUEUED', 'DELAYED', 'PENDING'))`;
-
-/** A stored DBOS value's JSON, as \`value\` reads it in SQL; undefined when the text is not JSON. */
-function storedJson(text: string): unknown {
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    const wrapped = parsed as { __dbos_serializer?: unknown; json?: unknown } | null;
-    return typeof wrapped === 'object' && wrapped !== null && '__dbos_serializer' in wrapped
-      ? wrapped.json
-      : parsed;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A run's FleetRunState computed in SQL, so the list can be filtered by it: the same mapping as the fleet client's own

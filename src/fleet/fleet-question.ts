@@ -53,3 +53,16 @@ export function fleetQuestionOf(stored: unknown): FleetQuestion | null {
   const parsed = fleetQuestionSchema.safeParse(stored);
   return parsed.success ? parsed.data : null;
 }
+
+/** A stored DBOS value's JSON (SuperJSON's `json` part, or the portable JSON itself); undefined when it is not JSON. */
+export function storedJson(text: string): unknown {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    const wrapped = parsed as { __dbos_serializer?: unknown; json?: unknown } | null;
+    return typeof wrapped === 'object' && wrapped !== null && '__dbos_serializer' in wrapped
+      ? wrapped.json
+      : parsed;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import type { RalphConfigInput } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
+import type { RalphProgressEvent } from '../contract/types.js';
 import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
 import { assertSandboxAvailable } from '../process/sandbox-check.js';
 import { stripControl } from '../render/terminal-text.js';
 import { startTracesIfAsked } from '../trace/start-traces.js';
-import { parkRun } from './answer-park.js';
+import { parkRun, publishedQuestionRound } from './answer-park.js';
 import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
 import { type LandingInput, landTask } from './batch-landing.js';
 import { resolveOnFleet } from './batch-resolve.js';
@@ -295,8 +296,12 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         (...args: A) => {
           if (!parked) told(...args);
         };
+      // A run that waits again (woken by its answer, or taken over) does not tell its question again.
+      const asked = await publishedQuestionRound(pool, runId).catch(() => undefined);
       const common = {
-        onProgress: unlessParked(notes.onProgress),
+        onProgress: unlessParked((event: RalphProgressEvent) => {
+          if (event.type !== 'question-asked' || event.round !== asked) notes.onProgress(event);
+        }),
         onUsage: unlessParked(notes.onUsage),
         workflowId: runId,
         record: { write: unlessParked((line: string) => record.write(line)) },

@@ -47,6 +47,16 @@ function waitingLine(url: string, runId: string): Promise<string> {
   );
 }
 
+/** A run that asks, on a worker of its own, waiting for the answer to round 1's blocker. */
+async function waitingRun(database: string, workerId: string) {
+  const url = scene.databaseFor(database);
+  const ws = await scene.workspace();
+  killedAfterTest(scene, await startWorker(url, workerId, { env: { ...BLOCKING, TMPDIR: ws.dir } }));
+  const runId = await submitAsking(url, ws, '--ask');
+  await waitingLine(url, runId);
+  return { url, ws, runId };
+}
+
 /** The answers the agents of `round` read in their prompts (answer-<round>.<pid>). */
 const answersRead = (ws: AgentWorkspace, round: number) =>
   readdirSync(ws.dir)
@@ -175,11 +185,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
   }, 120_000);
 
   it('is cancelled while it waits, parked on no worker: it ends cancelled and takes no answer', async () => {
-    const url = scene.databaseFor('ask_cancel');
-    const ws = await scene.workspace();
-    killedAfterTest(scene, await startWorker(url, 'ask-c', { env: { ...BLOCKING, TMPDIR: ws.dir } }));
-    const runId = await submitAsking(url, ws, '--ask');
-    await waitingLine(url, runId);
+    const { url, ws, runId } = await waitingRun('ask_cancel', 'ask-c');
     expect((await ralph(['cancel', runId, '--database-url', url])).code).toBe(0);
     const waited = await ralph(['wait', runId, '--database-url', url]);
     expect(waited.code).toBe(130);
@@ -189,11 +195,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
   }, 120_000);
 
   it('gives up from the command line: the run ends blocked at once, saying a person chose not to answer', async () => {
-    const url = scene.databaseFor('ask_give_up');
-    const ws = await scene.workspace();
-    killedAfterTest(scene, await startWorker(url, 'ask-g', { env: { ...BLOCKING, TMPDIR: ws.dir } }));
-    const runId = await submitAsking(url, ws, '--ask');
-    await waitingLine(url, runId);
+    const { url, ws, runId } = await waitingRun('ask_give_up', 'ask-g');
     expect((await ralph(answerArgs(url, runId, '--give-up'))).code).toBe(0);
     const waited = await ralph(['wait', runId, '--database-url', url]);
     expect(waited.stdout).toContain("A person chose not to answer round 1's blocker; the run ended blocked.");
