@@ -10,6 +10,11 @@ export function fleetNotWaiting(runId: string, state: string): string {
   return `ralph: fleet run ${runId} is not waiting for an answer (it is ${state})`;
 }
 
+/** Refusal: the question has its answer already (given and not yet taken by the run): the first answer counts. */
+export function fleetAnsweredAlready(runId: string, round: number): string {
+  return `ralph: round ${round}'s blocker of fleet run ${runId} has its answer already; the first answer counts`;
+}
+
 /** Refusal: what was given is not an answer (its text empty or too long, or not an answer at all). */
 export function answerRefused(answer: unknown): string {
   const text = (answer as { text?: unknown } | null)?.text;

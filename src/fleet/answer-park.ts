@@ -64,21 +64,28 @@ export function parkRun(
 }
 
 /**
- * Sends a run its answer (`send`, in the transaction) and wakes it if it is parked: its row goes back to the queue at
- * once, for any worker to take.
+ * Sends a run its answer on `topic` (`send`, in the transaction) and wakes it if it is parked: its row goes back to
+ * the queue at once, for any worker to take. Resolves false, sending nothing, when the question has its answer already.
  */
 export function sendAndWake(
   pool: PgTransactionPool,
   runId: string,
+  topic: string,
   send: (client: PgPoolClient) => Promise<void>,
-): Promise<void> {
+): Promise<boolean> {
   return withRunLocked(pool, runId, async (client) => {
+    const sent = await client.query(
+      'SELECT 1 FROM dbos.notifications WHERE destination_uuid = $1 AND topic = $2 LIMIT 1',
+      [runId, topic],
+    );
+    if (sent.rows.length > 0) return false;
     await send(client);
     await client.query(
       `UPDATE dbos.workflow_status SET delay_until_epoch_ms = 0
        WHERE workflow_uuid = $1 AND status = 'DELAYED'`,
       [runId],
     );
+    return true;
   });
 }
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import { type PersonAnswer, personAnswerSchema } from '../contract/answers.js';
 import { RalphError } from '../contract/errors.js';
-import { answerRefused, fleetNotWaiting } from '../contract/fleet-answer-messages.js';
+import { answerRefused, fleetAnsweredAlready, fleetNotWaiting } from '../contract/fleet-answer-messages.js';
 import type { RalphUsage } from '../contract/usage.js';
 import { sendAndWake } from './answer-park.js';
 import { enqueueBatch, type FleetBatchStatus, type FleetBatchSubmission, readBatch } from './batch-client.js';
@@ -86,7 +86,8 @@ export interface RalphFleet {
   /**
    * Answers the question the run waits on (`ralph submit --ask`), or gives up on it: a durable message the run takes
    * once, whichever worker runs it next (none need be alive now). Resolves with the round answered; a FleetError when
-   * there is no such run or it waits for no answer, a RalphError (refused) when the answer is not one.
+   * there is no such run, it waits for no answer, or its question has its answer already (the first one counts); a
+   * RalphError (refused) when the answer is not one.
    */
   answer(runId: string, answer: PersonAnswer): Promise<number>;
   /**
@@ -294,17 +295,19 @@ export async function createRalphFleet({
       const current = await status(runId);
       if (current.question === undefined) throw new FleetError(fleetNotWaiting(runId, current.state));
       const { round } = current.question;
-      // One answer a round: a second one (two people at once, a retried command) is the same message, dropped.
-      // Sent and the parked run woken in one transaction, so no worker ever parks it past an answer.
-      await sendAndWake(pool, runId, (locked) =>
+      // Sent and the parked run woken in one transaction, so no worker ever parks it past an answer. One answer a
+      // question: a second one is refused (and, sent at the very same time, the same message, dropped).
+      const topic = answerTopic(round);
+      const sent = await sendAndWake(pool, runId, topic, (locked) =>
         client.sendInTransaction(
           locked as Parameters<typeof client.sendInTransaction>[0],
           runId,
           { round, answer: checked.data },
-          answerTopic(round),
+          topic,
           `${runId}:${round}`,
         ),
       );
+      if (!sent) throw new FleetError(fleetAnsweredAlready(runId, round));
       return round;
     },
     submitBatch: (submission) => enqueueBatch(client, submission),

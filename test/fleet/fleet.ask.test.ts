@@ -79,14 +79,18 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
 
     first.child.kill('SIGKILL');
     await first.exited;
-    // Answered while no worker is alive; a second answer to the same round (a second person) is dropped.
+    // Answered while no worker is alive; a second answer to the same question (a second person) is refused.
     const answered = await ralph(answerArgs(url, runId, 'Use the staging Postgres'));
     expect(answered.stderr).toBe('');
     expect(answered.code).toBe(0);
     expect(answered.stdout).toBe(
       `ralph answer: sent the answer to round 1's blocker of fleet run ${runId}; the worker that runs it next takes it\n`,
     );
-    expect((await ralph(answerArgs(url, runId, 'Use MySQL'))).code).toBe(0);
+    const again = await ralph(answerArgs(url, runId, 'Use MySQL'));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `ralph: round 1's blocker of fleet run ${runId} has its answer already; the first answer counts\n`,
+    );
 
     const second = killedAfterTest(scene, await startWorker(url, 'ask-b', { env }));
     const waited = await ralph(['wait', runId, '--json', '--database-url', url]);
