@@ -8,6 +8,7 @@ import {
   ralph,
   startDashboard,
   startWorker,
+  stopWorker,
   submitArgs,
   useFleetScene,
   waitFor,
@@ -51,10 +52,13 @@ function waitingLine(url: string, runId: string): Promise<string> {
 async function waitingRun(database: string, workerId: string) {
   const url = scene.databaseFor(database);
   const ws = await scene.workspace();
-  killedAfterTest(scene, await startWorker(url, workerId, { env: { ...BLOCKING, TMPDIR: ws.dir } }));
+  const worker = killedAfterTest(
+    scene,
+    await startWorker(url, workerId, { env: { ...BLOCKING, TMPDIR: ws.dir } }),
+  );
   const runId = await submitAsking(url, ws, '--ask');
   await waitingLine(url, runId);
-  return { url, ws, runId };
+  return { url, ws, runId, worker };
 }
 
 /** The answers the agents of `round` read in their prompts (answer-<round>.<pid>). */
@@ -189,7 +193,10 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
   }, 120_000);
 
   it('is cancelled while it waits, parked on no worker: it ends cancelled and takes no answer', async () => {
-    const { url, ws, runId } = await waitingRun('ask_cancel', 'ask-c');
+    const { url, ws, runId, worker } = await waitingRun('ask_cancel', 'ask-c');
+    // Its worker stops at once (SIGTERM): nothing of the parked run holds it.
+    await stopWorker(worker);
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect((await ralph(['cancel', runId, '--database-url', url])).code).toBe(0);
     const waited = await ralph(['wait', runId, '--database-url', url]);
     expect(waited.code).toBe(130);
