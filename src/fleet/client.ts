@@ -86,8 +86,8 @@ export interface RalphFleet {
   /**
    * Answers the question the run waits on (`ralph submit --ask`), or gives up on it: a durable message the run takes
    * once, whichever worker runs it next (none need be alive now). Resolves with the round answered; a FleetError when
-   * there is no such run, it waits for no answer, or its question has its answer already (the first one counts); a
-   * RalphError (refused) when the answer is not one.
+   * there is no such run; refused (a RalphError) when it waits for no answer, its question has its answer already
+   * (the first one counts), or the answer is not one.
    */
   answer(runId: string, answer: PersonAnswer): Promise<number>;
   /**
@@ -151,6 +151,9 @@ function errorOf(status: WorkflowStatus): string | undefined {
   if (error === undefined || error === null) return undefined;
   return typeof error === 'string' ? error : String(error.message ?? 'the run failed');
 }
+
+/** A refusal of `ralph answer` (exit 2, as a local run's answer is refused). */
+const refusal = (message: string) => new RalphError({ code: 'refused', message });
 
 const noSuchRun = (runId: string) => new FleetError(`ralph: there is no fleet run ${runId}`);
 
@@ -291,9 +294,9 @@ export async function createRalphFleet({
     },
     async answer(runId, answer) {
       const checked = personAnswerSchema.safeParse(answer);
-      if (!checked.success) throw new RalphError({ code: 'refused', message: answerRefused(answer) });
+      if (!checked.success) throw refusal(answerRefused(answer));
       const current = await status(runId);
-      if (current.question === undefined) throw new FleetError(fleetNotWaiting(runId, current.state));
+      if (current.question === undefined) throw refusal(fleetNotWaiting(runId, current.state));
       const { round } = current.question;
       // Sent and the parked run woken in one transaction, so no worker ever parks it past an answer. One answer a
       // question: a second one is refused (and, sent at the very same time, the same message, dropped).
@@ -307,7 +310,7 @@ export async function createRalphFleet({
           `${runId}:${round}`,
         ),
       );
-      if (!sent) throw new FleetError(fleetAnsweredAlready(runId, round));
+      if (!sent) throw refusal(fleetAnsweredAlready(runId, round));
       return round;
     },
     submitBatch: (submission) => enqueueBatch(client, submission),

@@ -91,7 +91,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
       `ralph answer: sent the answer to round 1's blocker of fleet run ${runId}; the worker that runs it next takes it\n`,
     );
     const again = await ralph(answerArgs(url, runId, 'Use MySQL'));
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toBe(
       `ralph: round 1's blocker of fleet run ${runId} has its answer already; the first answer counts\n`,
     );
@@ -113,7 +113,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
 
     // Its wait is over: another answer is refused, naming the run's state.
     const late = await ralph(answerArgs(url, runId, 'Too late'));
-    expect(late.code).toBe(1);
+    expect(late.code).toBe(2);
     expect(late.stderr).toBe(`ralph: fleet run ${runId} is not waiting for an answer (it is complete)\n`);
   }, 120_000);
 
@@ -158,7 +158,7 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     const plain = await submitAsking(url, await scene.workspace());
     await ralph(['wait', plain, '--database-url', url]);
     const refused = await ralph(answerArgs(url, plain, 'Anything'));
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(new RegExp(`^ralph: fleet run ${plain} is not waiting for an answer`));
     const empty = await ralph(answerArgs(url, runId, '   '));
     expect(empty.code).toBe(2);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { MAX_ANSWER_CHARS, type PersonAnswer } from '../../../contract/answers.js';
+import { answerTextProblem, MAX_ANSWER_CHARS, type PersonAnswer } from '../../../contract/answers.js';
 
 /** The most a dashboard answer's body may hold (bytes): the longest answer, JSON-escaped, and a little more. */
 const MAX_BODY_BYTES = MAX_ANSWER_CHARS * 6 + 1_024;
@@ -18,7 +18,7 @@ async function bodyOf(request: IncomingMessage, limit: number): Promise<string |
 
 /**
  * The answer a dashboard POST carries (`{"text": "…"}` or `{"giveUp": true}`, JSON), from the dashboard; or why it
- * is none. The fleet's client checks the answer itself (its text's length, empty) before it sends it.
+ * is none (its text empty or too long, as the fleet's client would refuse it).
  */
 export async function answerOfRequest(
   request: IncomingMessage,
@@ -35,5 +35,7 @@ export async function answerOfRequest(
   if (typeof given !== 'object' || given === null) return { problem: 'the answer is not an object' };
   if (given.giveUp === true) return { answer: { kind: 'give-up', by: 'dashboard' } };
   if (typeof given.text !== 'string') return { problem: 'the answer has no text' };
+  const problem = answerTextProblem(given.text);
+  if (problem !== undefined) return { problem };
   return { answer: { kind: 'answer', text: given.text, by: 'dashboard' } };
 }

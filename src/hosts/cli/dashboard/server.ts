@@ -235,9 +235,8 @@ export async function startDashboardServer(
       const round = await sources.fleet.answer(runId, given.answer);
       return json(response, 200, { answered: runId, round });
     } catch (error) {
-      // Not waiting (any more): a conflict with the run's state; an answer the client refused: a bad request.
-      if (error instanceof FleetError) return json(response, 409, { error: error.message });
-      if (isRalphError(error)) return json(response, 400, { error: error.message });
+      // The answer itself was checked above: a refusal here is the run's state (not waiting, answered already).
+      if (isRalphError(error)) return json(response, 409, { error: error.message });
       throw error;
     }
   }
