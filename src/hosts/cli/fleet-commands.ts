@@ -1,12 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { AGENT_PRESETS, addAgentOptions } from './agent-options.js';
+import { ASK_HELP, addAskOptions } from './ask-options.js';
 import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
-import { addSubmitAskOptions } from './submit-ask-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
@@ -71,6 +71,11 @@ const SUBMIT_GUARD_RAILS_HELP = `On a fleet the guard rails go with the run: whi
 a takeover. --max-time counts from the run's start, --max-cost counts the rounds of every worker that ran it.
 `;
 
+const SUBMIT_ASK_HELP = `On a fleet the question waits in the database: answer with ralph answer <run-id> "text"
+(--database-url), or in ralph dashboard. A run waiting for an answer holds no worker slot and no agent; the answer
+may be given while no worker is alive, and the worker that runs the run next takes it, once.
+`;
+
 /**
  * Registers the fleet's commands (worker, submit, status, wait, cancel, runs, dashboard). Each loads its implementation, and
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
@@ -126,7 +131,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addSubmitAskOptions(
+  addAskOptions(
     addSandboxOptions(
       addEvaluatorOptions(
         addGuardRailOptions(
@@ -162,7 +167,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
   )
     .addHelpText(
       'after',
-      `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}${SANDBOX_HELP}${SUBMIT_SANDBOX_HELP}`,
+      `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${ASK_HELP}${SUBMIT_ASK_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}${SANDBOX_HELP}${SUBMIT_SANDBOX_HELP}`,
     )
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
       // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as

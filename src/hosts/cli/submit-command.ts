@@ -4,6 +4,7 @@ import { SUBMIT_SANDBOX_ENV_REFUSED } from '../../contract/fleet-sandbox-message
 import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
 import type { FleetJson, FleetSubmission } from '../../fleet/run-input.js';
 import type { AgentOptions } from './agent-options.js';
+import { type AskOptions, askConfig } from './ask-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
 import { type EvaluatorOptions, evaluatorFor } from './evaluator-options.js';
 import {
@@ -17,7 +18,6 @@ import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js'
 import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
-import { askWaitMs, type SubmitAskOptions } from './submit-ask-options.js';
 
 /** The options of `ralph submit`. */
 export interface SubmitOptions
@@ -27,7 +27,7 @@ export interface SubmitOptions
     FleetOptions,
     NotifyOptions,
     SandboxOptions,
-    SubmitAskOptions {
+    AskOptions {
   maxRounds?: string;
 }
 
@@ -113,10 +113,8 @@ export function submissionOf(objective: string | undefined, options: SubmitOptio
       });
   }
   const submission: FleetSubmission = { objective, agent: { ...agent }, cwd: workspaceFor(options) };
-  const guardRails = guardRailConfig(options);
   // With --ask the run's blocked round waits for an answer (`ralph answer`), on whichever worker runs it.
-  const waitForAnswersMs = askWaitMs(options);
-  if (waitForAnswersMs !== undefined) guardRails.waitForAnswersMs = waitForAnswersMs;
+  const guardRails = { ...guardRailConfig(options), ...askConfig(options) };
   // The worker's tool would refuse it too, but only once a worker took it: here it is refused before it is queued.
   if (guardRails.maxCostUsd !== undefined && provider.capabilities.reportsCost !== true) {
     const message = costBudgetNeedsCostReports(provider.name, guardRails.maxCostUsd);
