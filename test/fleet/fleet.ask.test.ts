@@ -20,9 +20,9 @@ const scene = useFleetScene();
 const BLOCKING = { FLEET_AGENT_BLOCK_ROUND: '1', FLEET_AGENT_ROUNDS: '2' };
 const QUESTION = 'Which database should the migration target?';
 
-/** `ralph answer` of a fleet run (its hidden wiring until `ralph answer` routes fleet runs to it). */
+/** `ralph answer` of a fleet run: no local question, so through the database it names. */
 const answerArgs = (url: string, runId: string, ...given: string[]) => [
-  'answer-fleet',
+  'answer',
   runId,
   ...given,
   '--database-url',

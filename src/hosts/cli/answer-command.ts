@@ -17,13 +17,20 @@ import {
   readQuestion,
 } from '../answer-folder.js';
 import { EXIT } from './exit-codes.js';
+import type { FleetOptions } from './fleet-cli.js';
 import { printFailure } from './print-failure.js';
 
-/** The options of `ralph answer`. */
-export interface AnswerOptions {
+/** The options of `ralph answer`: a fleet run's database besides. */
+export interface AnswerOptions extends FleetOptions {
   /** End the run blocked now instead of answering. */
   giveUp?: boolean;
 }
+
+/** Whether a fleet's database is named (an option, or $RALPH_DATABASE_URL): where a run with no local question waits. */
+const fleetConfigured = (options: FleetOptions) =>
+  options.databaseUrl !== undefined ||
+  options.databaseUrlFile !== undefined ||
+  (process.env.RALPH_DATABASE_URL ?? '') !== '';
 
 /** Who a `ralph answer` says answered, in the run's progress and recording. */
 const BY = 'ralph answer';
@@ -88,10 +95,7 @@ export function runIdOf(target: string): string {
   }
 }
 
-/**
- * Where a run has no local question: the run does not wait (or waits elsewhere). A fleet run's answer goes through
- * the fleet's database; that branch (answer-fleet.ts) belongs here, before the refusal.
- */
+/** Where a run has no local question and no fleet's database is named: the run does not wait. */
 function noLocalQuestion(runId: string): never {
   throw refuse(`Ralph run ${runId} is not waiting for an answer`);
 }
@@ -121,7 +125,14 @@ export async function answerCommand(
   try {
     const answer = answerOf(text, options);
     const runId = runIdOf(target);
-    if (readQuestion(runId) === undefined) noLocalQuestion(runId);
+    if (readQuestion(runId) === undefined) {
+      // No local question: a fleet run answers through its database, when one is configured.
+      if (fleetConfigured(options)) {
+        const { answerFleetRun } = await import('./answer-fleet.js');
+        return answerFleetRun(runId, answer, options);
+      }
+      noLocalQuestion(runId);
+    }
     const question = leave(runId, answer);
     process.stdout.write(`${answerLeftText(runId, question.round, answer.kind === 'give-up')}\n`);
     if (!processIsAlive(question.pid))

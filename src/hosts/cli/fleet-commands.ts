@@ -216,23 +216,6 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await cancelCommand(id, options));
     });
 
-  // TEMPORARY wiring until `ralph answer` (answer-command.ts) routes a fleet run here: hidden, for the tests.
-  program
-    .command('answer-fleet', { hidden: true })
-    .argument('<id>', 'the run id ralph submit printed')
-    .argument('[text]', 'the answer')
-    .option('--give-up', 'end the run blocked now')
-    .option(...DATABASE_URL)
-    .option(...DATABASE_URL_FILE)
-    .action(async (id: string, text: string | undefined, options: FleetOptions & { giveUp?: boolean }) => {
-      const { answerFleetRun } = await import('./answer-fleet.js');
-      const answer =
-        options.giveUp === true
-          ? { kind: 'give-up' as const }
-          : { kind: 'answer' as const, text: text ?? '' };
-      setExitCode(await answerFleetRun(id, { ...answer, by: 'cli' }, options));
-    });
-
   program
     .command('runs')
     .description("list a fleet's latest runs and its workers")

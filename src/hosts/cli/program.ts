@@ -270,6 +270,8 @@ export async function runCli(argv: string[]): Promise<number> {
       .argument('<run>', "the run id (printed with the question), or the run's recording (--record)")
       .argument('[answer]', "the answer, one argument (quote it); the next round reads it as a person's")
       .option('--give-up', 'answer nothing: the run stops waiting and ends blocked now')
+      .option('--database-url <url>', "a fleet run's database, postgres://… (default: $RALPH_DATABASE_URL)")
+      .option('--database-url-file <file>', 'read the database URL from this file (its first line)')
       .addHelpText('after', ANSWER_EXAMPLES)
       .action(async (run: string, answer: string | undefined, options: AnswerOptions) => {
         const { answerCommand } = await import('./answer-command.js');
