@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { notificationSchema } from '../../src/notify/notification.js';
+import { startReceiver } from '../support/notify-receiver.js';
 import {
   type AgentWorkspace,
   killedAfterTest,
@@ -203,6 +205,25 @@ describe('a fleet run that asks (ralph submit --ask)', () => {
     const late = await ralph(answerArgs(url, runId, 'Too late'));
     expect(late.stderr).toBe(`ralph: fleet run ${runId} is not waiting for an answer (it is cancelled)\n`);
     expect(ws.startsOf(2)).toEqual([]);
+  }, 120_000);
+
+  it('notifies its question once, though it runs again once answered; then its end', async () => {
+    const url = scene.databaseFor('ask_notify');
+    const ws = await scene.workspace();
+    const receiver = await startReceiver();
+    onTestFinished(() => receiver.close());
+    const env = { ...BLOCKING, TMPDIR: ws.dir };
+    killedAfterTest(scene, await startWorker(url, 'ask-n', { env, extra: ['--notify', receiver.url] }));
+    const runId = await submitAsking(url, ws, '--ask');
+    await waitingLine(url, runId);
+    expect((await ralph(answerArgs(url, runId, 'Go on'))).code).toBe(0);
+    expect((await ralph(['wait', runId, '--database-url', url])).code).toBe(0);
+    const notes = (await receiver.untilAccepted(2)).map((body) => notificationSchema.parse(body));
+    expect(notes).toMatchObject([
+      { event: 'run.question', runId, question: QUESTION, round: 1 },
+      { event: 'run.ended', runId, status: 'complete' },
+    ]);
+    expect(receiver.accepted()).toHaveLength(2);
   }, 120_000);
 
   it('gives up from the command line: the run ends blocked at once, saying a person chose not to answer', async () => {
