@@ -129,7 +129,7 @@ describe('ralph batch --ask', () => {
 
   // Needs the resume point of a run recording that rested in running.awaitingAnswer (resumePointOf, which refuses it
   // on main as this lands: "no round boundary"); until then the resumed task's run starts again from round 1.
-  test.skip('a batch killed while a task waits takes the answer left meanwhile when it resumes', async () => {
+  test('a batch killed while a task waits takes the answer left meanwhile when it resumes', async () => {
     const { repo, env, stateDir, args, id, recording, runId } = await killedWhileWaiting();
     leaveAnswer(runId, { kind: 'answer', text: 'sqlite' }, stateDir);
     const resumed = await ralph([...args, '--resume', recording], { cwd: repo, env });
