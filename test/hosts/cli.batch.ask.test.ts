@@ -8,6 +8,7 @@ import { leaveAnswer, readQuestion } from '../../src/hosts/answer-folder.js';
 import { CLI, ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn, tempFolder } from '../support/git-repo.js';
+import { startReceiver } from '../support/notify-receiver.js';
 import { hasScript } from '../support/terminal.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
@@ -116,6 +117,32 @@ describe('ralph batch --ask', () => {
     expect(after.stdout).toMatch(/^asker: landed on /m);
   });
 
+  test('with --notify, a waiting task sends run.question with its question and how to answer', async () => {
+    const hook = await startReceiver();
+    try {
+      const { repo, tasksFile, env, stateDir } = askScene([]);
+      const batch = spawnRalph(
+        ['batch', tasksFile, '--agent-command', AGENT, '--trust-tasks', '--ask', '--notify', hook.url],
+        { cwd: repo, env },
+      );
+      const runId = await theQuestion(stateDir);
+      const sent = await waitUntil(
+        () =>
+          hook.requests
+            .map((request) => JSON.parse(request.body))
+            .find((body) => body.event === 'run.question'),
+        'the run.question notification',
+      );
+      expect(sent).toMatchObject({ event: 'run.question', runId, question: QUESTION, round: 1 });
+      expect(sent.text).toContain(`ralph answer ${runId}`);
+      leaveAnswer(runId, { kind: 'answer', text: 'postgres 16' }, stateDir);
+      const done = await batch.finished;
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('a batch killed while a task waits: ralph status says it stopped, with the question and how to go on', async () => {
     const { repo, env, id, recording, runId } = await killedWhileWaiting();
     const status = await ralph(['status', recording], { cwd: repo, env });
@@ -127,8 +154,6 @@ describe('ralph batch --ask', () => {
     expect(status.stdout).toContain(`  Round 1 is blocked and asks: ${QUESTION}`);
   });
 
-  // Needs the resume point of a run recording that rested in running.awaitingAnswer (resumePointOf, which refuses it
-  // on main as this lands: "no round boundary"); until then the resumed task's run starts again from round 1.
   test('a batch killed while a task waits takes the answer left meanwhile when it resumes', async () => {
     const { repo, env, stateDir, args, id, recording, runId } = await killedWhileWaiting();
     leaveAnswer(runId, { kind: 'answer', text: 'sqlite' }, stateDir);

@@ -225,6 +225,7 @@ export async function batchCommand(
       say: (taskId, text) => say(`${taskId}: ${text}`),
       ...(traced === undefined ? {} : { tracing: traced }),
       ...(waitForAnswersMs === undefined ? {} : { waitForAnswersMs }),
+      ...(waitForAnswersMs === undefined || !notifier.enabled ? {} : { notifier }),
       onUsage: (_taskId, usage) => {
         if (usage.costUsd !== undefined) spentUsd = (spentUsd ?? 0) + usage.costUsd;
         if (batchCostUsd !== null && spentUsd !== null && spentUsd >= batchCostUsd)

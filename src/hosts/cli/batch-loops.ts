@@ -10,6 +10,8 @@ import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphEnvelope } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { RunTaskEvent, RunTaskInput, TaskAnswerEvent, TaskOutcome } from '../../machines/batch-types.js';
+import type { Notifier } from '../../notify/notifier.js';
+import { runNotifications } from '../../notify/run-notifications.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { commitTaskLeftovers } from '../../workspace/git-commit.js';
 import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
@@ -49,6 +51,8 @@ export interface LoopSetup {
   tracing?: Pick<BatchTracing, 'runTracer'>;
   /** With `--ask`: how long a task's blocked loop waits for a person's answer (ms), its slot free meanwhile. */
   waitForAnswersMs?: number;
+  /** With `--ask --notify`: where a task's question goes as `run.question`, so a person away from the terminal hears it. */
+  notifier?: Notifier;
 }
 
 /** A task's loop's line to its batch machine while it waits for a person: its events, and the slot it gets back. */
@@ -179,6 +183,8 @@ async function runLoop(
       onProgress: (event) => {
         tracer?.onProgress(event);
         runId = event.runId;
+        if (event.type === 'question-asked' && setup.notifier !== undefined)
+          runNotifications(setup.notifier, { link: recording }).onProgress(event);
         if (event.type === 'round-started') setup.say(task.id, `round ${event.round}/${event.maxRounds}`);
         // The evaluator's start and verdict: whether the task's completion goes to the merge queue is its call.
         if (event.type === 'evaluator-started' || event.type === 'evaluator-finished')
