@@ -19,6 +19,7 @@ const BENEATH_HOSTS = [
   'actors',
   'notify',
   'trace',
+  'github',
 ];
 
 /**
@@ -38,6 +39,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
   notify: ['contract', 'render', 'process'],
+  github: ['contract'],
   hosts: [...BENEATH_HOSTS, 'render'],
   // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
   fleet: [...BENEATH_HOSTS, 'hosts', 'render', 'package-root'],
