@@ -7,6 +7,7 @@ import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import { tasksFileAndGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
@@ -17,6 +18,7 @@ import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-s
 import { pruneWorktrees, removeWorktree } from '../../workspace/git-worktree.js';
 import { answerWaitOf } from './batch-answers.js';
 import { cleanIfAsked } from './batch-clean.js';
+import { assertNoGitHubFilter, readGitHubTasks } from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
@@ -70,13 +72,22 @@ function graceOf(text: string | undefined): number {
 
 /**
  * The tasks of the file (and its absolute path) as the command line lets them run, or a refusal naming the file and what is wrong with it
- * (a command it names without --trust-tasks among them).
+ * (a command it names without --trust-tasks among them). With `--from-github`, the tasks of the repository's issues
+ * instead (no path: there is no file), which name no command of their own.
  */
 async function readTasks(
   file: string | undefined,
   options: BatchOptions,
   say: (line: string) => void,
-): Promise<{ tasks: BatchTask[]; path: string }> {
+): Promise<{ tasks: BatchTask[]; path?: string }> {
+  const { fromGithub } = options;
+  if (fromGithub !== undefined) {
+    if (file !== undefined) throw refuse(tasksFileAndGitHub());
+    // Loaded only here: a batch from a tasks file never loads the GitHub client.
+    const { connectGitHub } = await import('./github-connect.js');
+    return { tasks: await readGitHubTasks({ ...options, fromGithub }, say, connectGitHub) };
+  }
+  assertNoGitHubFilter(options);
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   const use = { command: 'ralph batch', file, nothing: 'nothing was started' };
@@ -171,7 +182,7 @@ export async function batchCommand(
       {
         parallel,
         batchId: newBatchId(),
-        tasksFile: tasksPath,
+        ...(tasksPath === undefined ? {} : { tasksFile: tasksPath }),
         ...(options.into === undefined ? {} : { into: options.into }),
         ...(options.resume === undefined ? {} : { resume: options.resume }),
         verifyText: (task) => task.verify ?? options.verify ?? null,

@@ -39,8 +39,8 @@ export async function openBatch(
     /** A task's verify command as given (its own, else `--verify`), recorded for `ralph batch --land`. */
     verifyText(task: BatchTask): string | null;
     verifyTimeoutMs: number;
-    /** The tasks file's absolute path, recorded for the resume command a batch's page prints. */
-    tasksFile: string;
+    /** The tasks file's absolute path, recorded for the resume command a batch's page prints (none: from GitHub). */
+    tasksFile?: string;
   },
   cwd: string,
   say: (text: string) => void,
@@ -90,7 +90,7 @@ export async function openBatch(
       tasks.map((task) => [task.id, relative(folder, runRecordingPath(folder, task.id))]),
     ),
     process: thisHost(),
-    tasksFile: options.tasksFile,
+    ...(options.tasksFile === undefined ? {} : { tasksFile: options.tasksFile }),
   });
   return {
     batchId,

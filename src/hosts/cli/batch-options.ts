@@ -1,6 +1,7 @@
 import type { AgentOptions } from './agent-options.js';
 import type { AskOptions } from './batch-answers.js';
 import type { CleanOptions } from './batch-clean.js';
+import type { GitHubTasksOptions } from './batch-github-tasks.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import type { NotifyOptions } from './notify-options.js';
@@ -16,7 +17,8 @@ export interface BatchOptions
     SandboxOptions,
     NotifyOptions,
     TasksTrustOptions,
-    CleanOptions {
+    CleanOptions,
+    GitHubTasksOptions {
   maxRounds?: string;
   parallel?: string;
   into?: string;

@@ -87,6 +87,7 @@ Examples:
   $ ralph batch --clean --dry-run
   $ ralph batch --clean 20261201-1522-a1b2c3 --force
   $ ralph batch TASKS.md --agent claude --ask    # a blocked task waits for: ralph answer <run-id> "text"
+  $ ralph batch --from-github team/app --label ralph --agent claude --verify 'npm test'
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
@@ -410,7 +411,26 @@ export async function runCli(argv: string[]): Promise<number> {
                 '--ask',
                 "a task whose round reports blocked waits (up to 24h) for a person's answer (ralph answer), its parallel slot free meanwhile",
               )
-              .option('--wait-for-answers <duration>', 'like --ask, waiting at most this long (e.g. 2h)'),
+              .option('--wait-for-answers <duration>', 'like --ask, waiting at most this long (e.g. 2h)')
+              .option(
+                '--from-github <owner/repo>',
+                "instead of a tasks file: the repository's open issues with --label, each a task gh-<number> (its author must have write access, or be in --from-authors)",
+              )
+              .option(
+                '--label <names>',
+                'with --from-github: the label(s) marking issues as tasks (a,b: all of them)',
+              )
+              .option('--assignee <login>', 'with --from-github: only issues assigned to this login')
+              .option(
+                '--milestone <name>',
+                'with --from-github: only issues of this milestone (its number or title)',
+              )
+              .option('--limit <n>', 'with --from-github: at most this many issues, oldest first')
+              .option(
+                '--from-authors <logins>',
+                'with --from-github: take only issues by these logins (a,b), instead of everyone with write access',
+              )
+              .option('--github-api <url>', 'with --from-github: the API root of GitHub Enterprise'),
           ),
         ),
       ),

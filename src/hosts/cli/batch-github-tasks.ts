@@ -1,0 +1,166 @@
+// `ralph batch --from-github OWNER/REPO --label ralph`: the batch's tasks from the repository's open issues instead
+// of a tasks file. Who may write tasks is asked before any issue is taken; the taken and skipped issues are said
+// before anything starts; and once the client holds the token, the token goes from this process's environment, so
+// no agent, verify command, notifier or git this batch starts inherits it.
+import type { BatchTask } from '../../contract/batch-tasks.js';
+import { checkTaskOrder, TasksFileError } from '../../contract/batch-tasks.js';
+import { RalphError } from '../../contract/errors.js';
+import {
+  filterWithoutGitHub,
+  githubWaitLine,
+  limitProblem,
+  noAuthorListed,
+  noIssueTaken,
+  repoRefProblem,
+  skippedHeading,
+  skippedLine,
+  takenHeading,
+  takenLine,
+} from '../../contract/github-task-messages.js';
+import type { GitHubApi, IssueFilter, RepoRef } from '../../github/github-api.js';
+import { issueTasks } from '../../github/issue-tasks.js';
+import { listedAuthors, writingAuthors } from '../../github/task-authors.js';
+
+/** The options of `ralph batch` that take its tasks from GitHub issues. */
+export interface GitHubTasksOptions {
+  /** `OWNER/REPO`. */
+  fromGithub?: string;
+  /** Labels, comma-separated; an issue must carry all of them. */
+  label?: string;
+  assignee?: string;
+  milestone?: string;
+  limit?: string;
+  /** Logins, comma-separated; default: the people with write access. */
+  fromAuthors?: string;
+  /** GitHub Enterprise's API root. */
+  githubApi?: string;
+}
+
+/** Reaches GitHub: the client for the API root (default api.github.com), with the host's token. */
+export type GitHubConnect = (
+  apiUrl: string | undefined,
+  onWait: (wait: { seconds: number; why: string }) => void,
+) => Promise<GitHubApi>;
+
+/** The environment variables a GitHub token is given in: none reaches a process a batch from GitHub starts. */
+export const GITHUB_TOKEN_VARIABLES = [
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+] as const;
+
+/**
+ * Takes every GitHub token variable out of `env` (this process's by default). Every child a batch starts — agents,
+ * evaluators, resolvers, verify commands, notifiers, git — inherits `process.env` (or a copy of it made later), so
+ * taking the token out here, once the client holds it, keeps it from all of them at once.
+ */
+export function forgetGitHubTokens(env: NodeJS.ProcessEnv = process.env): void {
+  for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
+}
+
+const refuse = (message: string): RalphError =>
+  new RalphError({ code: 'refused', message: `ralph batch: ${message}` });
+
+/** GitHub's rule for owner and repository names: letters, digits, `-`, `_`, `.` (a repository not `.` or `..`). */
+const REPO_REF = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})$/;
+
+/** `--from-github OWNER/REPO` as a repository, or a refusal. */
+export function repoRefOf(text: string): RepoRef {
+  const match = REPO_REF.exec(text.trim());
+  if (match === null || match[2] === '.' || match[2] === '..') throw refuse(repoRefProblem(text));
+  return { owner: match[1] as string, repo: match[2] as string };
+}
+
+/** `--github-api URL`: an http(s) URL with no credential in it, or a refusal. */
+function apiUrlOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse(`--github-api must be a URL (got ${JSON.stringify(text)})`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw refuse(`--github-api must be an http(s) URL (got ${JSON.stringify(url.protocol)})`);
+  if (url.username !== '' || url.password !== '')
+    throw refuse('--github-api must carry no credential: the token comes from GITHUB_TOKEN, GH_TOKEN or gh');
+  return text;
+}
+
+/** The issue filter of the command line, or a refusal. */
+function filterOf(options: GitHubTasksOptions): IssueFilter {
+  const labels = (options.label ?? '')
+    .split(',')
+    .map((label) => label.trim())
+    .filter((label) => label !== '');
+  // Every open issue of a repository as a task is never what is meant: a label marks the issues that are tasks.
+  if (labels.length === 0)
+    throw refuse('--from-github needs --label NAME: the label that marks issues as tasks');
+  let limit: number | undefined;
+  if (options.limit !== undefined) {
+    limit = /^\d+$/.test(options.limit.trim()) ? Number(options.limit.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw refuse(limitProblem(options.limit));
+  }
+  return {
+    labels,
+    ...(options.assignee === undefined ? {} : { assignee: options.assignee }),
+    ...(options.milestone === undefined ? {} : { milestone: options.milestone }),
+    ...(limit === undefined ? {} : { limit }),
+  };
+}
+
+/** Refuses the GitHub options without `--from-github` (they would be ignored, silently). */
+export function assertNoGitHubFilter(options: GitHubTasksOptions): void {
+  const given: [keyof GitHubTasksOptions, string][] = [
+    ['label', '--label'],
+    ['assignee', '--assignee'],
+    ['milestone', '--milestone'],
+    ['limit', '--limit'],
+    ['fromAuthors', '--from-authors'],
+    ['githubApi', '--github-api'],
+  ];
+  for (const [key, option] of given)
+    if (options[key] !== undefined) throw refuse(filterWithoutGitHub(option));
+}
+
+/**
+ * The batch's tasks from the open issues of `--from-github` that match the filter and whose authors may write
+ * tasks; the taken and skipped issues said with `say` first. Everything is checked before GitHub is asked; a batch
+ * with no task taken is refused. The token goes from the environment once the client holds it.
+ */
+export async function readGitHubTasks(
+  options: GitHubTasksOptions & { fromGithub: string },
+  say: (line: string) => void,
+  connect: GitHubConnect,
+): Promise<BatchTask[]> {
+  const repo = repoRefOf(options.fromGithub);
+  const filter = filterOf(options);
+  const apiUrl = apiUrlOf(options.githubApi);
+  const listed = options.fromAuthors === undefined ? undefined : listedAuthors(options.fromAuthors);
+  if (listed === null) throw refuse(noAuthorListed());
+  const name = `${repo.owner}/${repo.repo}`;
+  const api = await connect(apiUrl, (wait) => say(githubWaitLine(wait.seconds, wait.why)));
+  forgetGitHubTokens();
+  const issues = await api.listIssues(repo, filter);
+  const authors =
+    listed ??
+    (await writingAuthors(
+      api,
+      repo,
+      issues.map((issue) => issue.author),
+    ));
+  const { tasks, skipped } = issueTasks(issues, authors);
+  if (tasks.length > 0) say(takenHeading(tasks.length, name));
+  for (const { task, issue } of tasks) say(takenLine(task.id, issue.number, issue.title, task.after));
+  if (skipped.length > 0) say(skippedHeading(skipped.length));
+  for (const issue of skipped) say(skippedLine(issue.number, issue.title, issue.why));
+  if (tasks.length === 0) throw refuse(noIssueTaken(name, issues.length));
+  try {
+    return checkTaskOrder(tasks.map(({ task }) => task));
+  } catch (error) {
+    // Issues that depend on each other in a cycle: no order runs them, and none is guessed.
+    if (error instanceof TasksFileError) throw refuse(`the issues cannot be a batch: ${error.message}`);
+    throw error;
+  }
+}
