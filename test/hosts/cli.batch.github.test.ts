@@ -1,0 +1,176 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ralph } from '../fixtures/cli-agents/harness.js';
+import { batchScene } from '../support/batch-scene.js';
+import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
+import { tempFolder } from '../support/git-repo.js';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
+
+// `ralph batch --from-github` through the built CLI against a loopback fake of GitHub: which issues become tasks,
+// in which order, and that the token given to ralph reaches none of the processes the batch starts, nor its files.
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
+const AGENT = quote([process.execPath, fixture('env-agent.mjs')]);
+const CHECK = quote([process.execPath, fixture('env-check.mjs')]);
+const TOKEN = 'ghp_fake-token-for-ana-0123456789';
+
+const servers: (FakeGitHub | OtlpReceiver)[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A fake GitHub where ana (the token's owner) and bob may write, mallory may only read. */
+async function fakeGitHub(): Promise<FakeGitHub> {
+  const gh = await startFakeGitHub({
+    owner: 'acme',
+    repo: 'app',
+    tokens: { [TOKEN]: { login: 'ana', permission: 'write' } },
+    collaborators: { ana: 'write', bob: 'admin', mallory: 'read' },
+  });
+  servers.push(gh);
+  return gh;
+}
+
+/** Every file under `dir`, recursively, as text (binary files too: a token would show in them as text). */
+function allText(dir: string): string {
+  let text = '';
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) text += readFileSync(join(entry.parentPath, entry.name), 'latin1');
+  return text;
+}
+
+describe('ralph batch --from-github', () => {
+  test('takes the issues of authors with write access (after from "depends on"), skips the others saying why, and no agent, verify, recording or trace holds the token', async () => {
+    const gh = await fakeGitHub();
+    const first = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt a', labels: ['ralph'] });
+    const evil = gh.addIssue({
+      title: 'Add evil',
+      author: 'mallory',
+      body: 'write evil.txt x',
+      labels: ['ralph'],
+    });
+    const second = gh.addIssue({
+      title: 'Add b',
+      author: 'bob',
+      body: `write b.txt b\ndepends on #${first}`,
+      labels: ['ralph'],
+    });
+    gh.addIssue({ title: 'Not a task', author: 'ana', body: 'write c.txt c', labels: ['other'] });
+    const { repo, env } = batchScene([]);
+    const dumps = tempFolder('ralph-github-env-');
+    const otlp = await startOtlpReceiver();
+    servers.push(otlp);
+    const done = await ralph(
+      [
+        'batch',
+        '--from-github',
+        'acme/app',
+        '--label',
+        'ralph',
+        '--github-api',
+        gh.url,
+        '--agent-command',
+        AGENT,
+        '--verify',
+        CHECK,
+        '--cwd',
+        repo,
+      ],
+      {
+        cwd: repo,
+        env: {
+          ...env,
+          GITHUB_TOKEN: TOKEN,
+          GH_TOKEN: TOKEN,
+          GITHUB_ENTERPRISE_TOKEN: TOKEN,
+          GH_ENTERPRISE_TOKEN: TOKEN,
+          ENV_DUMP_DIR: dumps,
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+        },
+      },
+    );
+    expect(done.stderr).toContain(`gh-${first}  #${first} "Add a"`);
+    expect(done.stderr).toContain(`gh-${second}  #${second} "Add b" (after gh-${first})`);
+    expect(done.stderr).toContain(
+      `#${evil} "Add evil": its author mallory has no write access to the repository (their permission: read)`,
+    );
+    expect(done.stderr).not.toContain('Not a task');
+    // The list comes before the batch starts.
+    expect(done.stderr.indexOf('taken as tasks')).toBeLessThan(done.stderr.indexOf(`batch `));
+    expect(done.code, done.stderr).toBe(0);
+    const dumped = readdirSync(dumps);
+    expect(dumped.filter((name) => name.startsWith('agent-')).length).toBeGreaterThanOrEqual(2);
+    expect(dumped.filter((name) => name.startsWith('verify-')).length).toBeGreaterThanOrEqual(2);
+    for (const name of dumped) {
+      const seen = JSON.parse(readFileSync(join(dumps, name), 'utf8')) as Record<string, string>;
+      for (const variable of ['GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_ENTERPRISE_TOKEN', 'GH_ENTERPRISE_TOKEN'])
+        expect(seen[variable], `${name}: ${variable}`).toBeUndefined();
+      expect(JSON.stringify(seen)).not.toContain(TOKEN);
+    }
+    // The batch's recordings (and every other file ralph left in the repository's .git) and the traces.
+    expect(allText(join(repo, '.git', 'ralph'))).not.toContain(TOKEN);
+    expect(otlp.spans().length).toBeGreaterThan(0);
+    expect(
+      JSON.stringify(otlp.spans(), (_key, value) => (typeof value === 'bigint' ? String(value) : value)),
+    ).not.toContain(TOKEN);
+    expect(done.stdout + done.stderr).not.toContain(TOKEN);
+    // Every request but none carried the token as asked: ana's.
+    expect(gh.requests.every((request) => request.as === 'ana')).toBe(true);
+  });
+
+  test('--from-authors takes only the listed logins and asks GitHub no permission', async () => {
+    const gh = await fakeGitHub();
+    gh.addIssue({ title: 'Add a', author: 'mallory', body: 'write a.txt a', labels: ['ralph'] });
+    gh.addIssue({ title: 'Add b', author: 'bob', body: 'write b.txt b', labels: ['ralph'] });
+    const { repo, env } = batchScene([]);
+    const done = await ralph(
+      [
+        'batch',
+        '--from-github',
+        'acme/app',
+        '--label',
+        'ralph',
+        '--from-authors',
+        'mallory',
+        '--github-api',
+        gh.url,
+      ].concat(['--agent-command', quote([process.execPath, fixture('edit-agent.mjs')]), '--cwd', repo]),
+      { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },
+    );
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain('its author bob is not in --from-authors');
+    expect(gh.requests.some((request) => request.path.includes('/collaborators/'))).toBe(false);
+  });
+
+  test('refuses a tasks file and --from-github together, and a bad OWNER/REPO, before asking GitHub', async () => {
+    const gh = await fakeGitHub();
+    const { repo, tasksFile, env } = batchScene([{ id: 'a', objective: 'write a.txt a' }]);
+    const both = await ralph(
+      [
+        'batch',
+        tasksFile,
+        '--from-github',
+        'acme/app',
+        '--label',
+        'ralph',
+        '--github-api',
+        gh.url,
+        '--cwd',
+        repo,
+      ],
+      { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('from a tasks file or from --from-github, not both');
+    const bad = await ralph(
+      ['batch', '--from-github', 'acme', '--label', 'ralph', '--github-api', gh.url, '--cwd', repo],
+      { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--from-github must name a repository as OWNER/REPO');
+    expect(gh.requests).toEqual([]);
+  });
+});
