@@ -34,6 +34,24 @@ async function fakeGitHub(): Promise<FakeGitHub> {
   return gh;
 }
 
+/** `ralph batch --from-github acme/app --label ralph` on the fake, in `repo`, with `more` arguments. */
+const batchFromFake = (gh: FakeGitHub, repo: string, more: string[], env: NodeJS.ProcessEnv) =>
+  ralph(
+    [
+      'batch',
+      '--from-github',
+      'acme/app',
+      '--label',
+      'ralph',
+      '--github-api',
+      gh.url,
+      '--cwd',
+      repo,
+      ...more,
+    ],
+    { cwd: repo, env },
+  );
+
 /** Every file under `dir`, recursively, as text (binary files too: a token would show in them as text). */
 function allText(dir: string): string {
   let text = '';
@@ -63,35 +81,15 @@ describe('ralph batch --from-github', () => {
     const dumps = tempFolder('ralph-github-env-');
     const otlp = await startOtlpReceiver();
     servers.push(otlp);
-    const done = await ralph(
-      [
-        'batch',
-        '--from-github',
-        'acme/app',
-        '--label',
-        'ralph',
-        '--github-api',
-        gh.url,
-        '--agent-command',
-        AGENT,
-        '--verify',
-        CHECK,
-        '--cwd',
-        repo,
-      ],
-      {
-        cwd: repo,
-        env: {
-          ...env,
-          GITHUB_TOKEN: TOKEN,
-          GH_TOKEN: TOKEN,
-          GITHUB_ENTERPRISE_TOKEN: TOKEN,
-          GH_ENTERPRISE_TOKEN: TOKEN,
-          ENV_DUMP_DIR: dumps,
-          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-        },
-      },
-    );
+    const done = await batchFromFake(gh, repo, ['--agent-command', AGENT, '--verify', CHECK], {
+      ...env,
+      GITHUB_TOKEN: TOKEN,
+      GH_TOKEN: TOKEN,
+      GITHUB_ENTERPRISE_TOKEN: TOKEN,
+      GH_ENTERPRISE_TOKEN: TOKEN,
+      ENV_DUMP_DIR: dumps,
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+    });
     expect(done.stderr).toContain(`gh-${first}  #${first} "Add a"`);
     expect(done.stderr).toContain(`gh-${second}  #${second} "Add b" (after gh-${first})`);
     expect(done.stderr).toContain(
@@ -126,20 +124,11 @@ describe('ralph batch --from-github', () => {
     gh.addIssue({ title: 'Add a', author: 'mallory', body: 'write a.txt a', labels: ['ralph'] });
     gh.addIssue({ title: 'Add b', author: 'bob', body: 'write b.txt b', labels: ['ralph'] });
     const { repo, env } = batchScene([]);
-    const done = await ralph(
-      [
-        'batch',
-        '--from-github',
-        'acme/app',
-        '--label',
-        'ralph',
-        '--from-authors',
-        'mallory',
-        '--github-api',
-        gh.url,
-      ].concat(['--agent-command', quote([process.execPath, fixture('edit-agent.mjs')]), '--cwd', repo]),
-      { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },
-    );
+    const editAgent = quote([process.execPath, fixture('edit-agent.mjs')]);
+    const done = await batchFromFake(gh, repo, ['--from-authors', 'mallory', '--agent-command', editAgent], {
+      ...env,
+      GITHUB_TOKEN: TOKEN,
+    });
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toContain('its author bob is not in --from-authors');
     expect(gh.requests.some((request) => request.path.includes('/collaborators/'))).toBe(false);
@@ -148,21 +137,7 @@ describe('ralph batch --from-github', () => {
   test('refuses a tasks file and --from-github together, and a bad OWNER/REPO, before asking GitHub', async () => {
     const gh = await fakeGitHub();
     const { repo, tasksFile, env } = batchScene([{ id: 'a', objective: 'write a.txt a' }]);
-    const both = await ralph(
-      [
-        'batch',
-        tasksFile,
-        '--from-github',
-        'acme/app',
-        '--label',
-        'ralph',
-        '--github-api',
-        gh.url,
-        '--cwd',
-        repo,
-      ],
-      { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },
-    );
+    const both = await batchFromFake(gh, repo, [tasksFile], { ...env, GITHUB_TOKEN: TOKEN });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('from a tasks file or from --from-github, not both');
     const bad = await ralph(
