@@ -67,3 +67,7 @@ export const noAuthorListed = (): string => '--from-authors must list at least o
 /** The progress line while ralph waits for GitHub's rate limit. */
 export const githubWaitLine = (seconds: number, why: string): string =>
   `GitHub: waiting ${seconds}s (${why})`;
+
+/** Refusal: GitHub did not give the issues or an author's permission (its answer as the client says it). */
+export const githubUnreadable = (repo: string, answer: string): string =>
+  `cannot read the issues of ${repo} and who may write them: ${answer}; nothing was started`;

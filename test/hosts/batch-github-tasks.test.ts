@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GitHubApi, GitHubIssue, IssueFilter } from '../../src/github/github-api.js';
+import {
+  type GitHubApi,
+  GitHubApiError,
+  type GitHubIssue,
+  type IssueFilter,
+} from '../../src/github/github-api.js';
 import {
   assertNoGitHubFilter,
   GITHUB_TOKEN_VARIABLES,
@@ -133,6 +138,21 @@ describe('readGitHubTasks', () => {
     const github = memoryGitHub([issue(1, 'a')]);
     await expect(readGitHubTasks(options, () => {}, github.connect)).rejects.toThrow(message);
     expect(github.connects).toEqual([]);
+  });
+
+  it('refuses (nothing started) when GitHub does not answer, with its answer', async () => {
+    const api = {
+      listIssues: () => Promise.reject(new GitHubApiError('GET /repos/team/app/issues', 404, 'Not Found')),
+    } as Pick<GitHubApi, 'listIssues'> as GitHubApi;
+    await expect(
+      readGitHubTasks(
+        { fromGithub: 'team/app', label: 'r' },
+        () => {},
+        async () => api,
+      ),
+    ).rejects.toThrow(
+      'ralph batch: cannot read the issues of team/app and who may write them: GitHub GET /repos/team/app/issues: 404 Not Found; nothing was started',
+    );
   });
 
   it('hands --github-api to the client', async () => {

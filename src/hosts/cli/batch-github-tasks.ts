@@ -7,6 +7,7 @@ import { checkTaskOrder, TasksFileError } from '../../contract/batch-tasks.js';
 import { RalphError } from '../../contract/errors.js';
 import {
   filterWithoutGitHub,
+  githubUnreadable,
   githubWaitLine,
   limitProblem,
   noAuthorListed,
@@ -17,8 +18,14 @@ import {
   takenHeading,
   takenLine,
 } from '../../contract/github-task-messages.js';
-import type { GitHubApi, IssueFilter, RepoRef } from '../../github/github-api.js';
-import { issueTasks } from '../../github/issue-tasks.js';
+import {
+  type GitHubApi,
+  GitHubApiError,
+  type GitHubIssue,
+  type IssueFilter,
+  type RepoRef,
+} from '../../github/github-api.js';
+import { issueTasks, type TaskAuthors } from '../../github/issue-tasks.js';
 import { listedAuthors, writingAuthors } from '../../github/task-authors.js';
 
 /** The options of `ralph batch` that take its tasks from GitHub issues. */
@@ -142,14 +149,22 @@ export async function readGitHubTasks(
   const name = `${repo.owner}/${repo.repo}`;
   const api = await connect(apiUrl, (wait) => say(githubWaitLine(wait.seconds, wait.why)));
   forgetGitHubTokens();
-  const issues = await api.listIssues(repo, filter);
-  const authors =
-    listed ??
-    (await writingAuthors(
-      api,
-      repo,
-      issues.map((issue) => issue.author),
-    ));
+  let issues: GitHubIssue[];
+  let authors: TaskAuthors;
+  try {
+    issues = await api.listIssues(repo, filter);
+    authors =
+      listed ??
+      (await writingAuthors(
+        api,
+        repo,
+        issues.map((issue) => issue.author),
+      ));
+  } catch (error) {
+    // Nothing started yet: GitHub's answer (never the token) is the refusal's reason.
+    if (error instanceof GitHubApiError) throw refuse(githubUnreadable(name, error.message));
+    throw error;
+  }
   const { tasks, skipped } = issueTasks(issues, authors);
   if (tasks.length > 0) say(takenHeading(tasks.length, name));
   for (const { task, issue } of tasks) say(takenLine(task.id, issue.number, issue.title, task.after));
