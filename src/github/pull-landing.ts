@@ -37,7 +37,7 @@ export interface PullLanded {
 }
 
 /** How a task's pull request reaches GitHub: the API, the repository, and the push of its branch. */
-export interface PullLandingDeps {
+export interface LandingDeps {
   api: GitHubApi;
   repo: RepoRef;
   /** Pushes `branch` to the repository GitHub serves (see `gitPusher`). */
@@ -72,7 +72,7 @@ export function pullBase(
 
 /** The pull request a former run opened for this task: one of its head branch's, carrying the task's marker. */
 async function formerPull(
-  deps: PullLandingDeps,
+  deps: LandingDeps,
   task: PullTask,
   branch: string,
 ): Promise<GitHubPull | undefined> {
@@ -82,7 +82,7 @@ async function formerPull(
 }
 
 /** Opens (or updates) the task's pull request; ready only when it passed. */
-async function landPull(deps: PullLandingDeps, task: PullTask, branch: string): Promise<PullLanded> {
+async function landPull(deps: LandingDeps, task: PullTask, branch: string): Promise<PullLanded> {
   const passed = task.outcome === 'passed';
   const body = pullBody(task);
   await deps.push(branch);
@@ -111,7 +111,7 @@ async function landPull(deps: PullLandingDeps, task: PullTask, branch: string): 
 
 /** Comments the outcome on the task's issue, unless a former run said the same outcome already. */
 async function commentOnce(
-  deps: PullLandingDeps,
+  deps: LandingDeps,
   task: PullTask,
   pullUrl: string | null,
 ): Promise<string | null> {
@@ -127,7 +127,7 @@ async function commentOnce(
  * when it passed, else a draft labelled `ralph: needs-review` — then comments the outcome on its issue once. A task
  * with no branch gets only the comment.
  */
-export async function landAsPull(deps: PullLandingDeps, task: PullTask): Promise<PullLanded> {
+export async function landAsPull(deps: LandingDeps, task: PullTask): Promise<PullLanded> {
   const landed: PullLanded =
     task.branch === null
       ? { pull: null, action: 'none', commentUrl: null }
