@@ -38,10 +38,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
   notify: ['contract', 'render', 'process'],
+  // GitHub's issues in and pull requests out: its client, and the pushes of the branches its pull requests show.
+  github: ['contract', 'process', 'workspace'],
   hosts: [...BENEATH_HOSTS, 'render'],
   // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
   fleet: [...BENEATH_HOSTS, 'hosts', 'render', 'package-root'],
-  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'package-root'],
+  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'github', 'package-root'],
 };
 
 /** Every module of src/, as a path relative to it. */

@@ -12,6 +12,7 @@ import type { RunModel } from '../../inspect/run-model.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import type { TaskStatus } from '../../machines/batch-types.js';
 import { taskBranch } from '../../workspace/git-session.js';
+import type { BatchOptions } from './batch-options.js';
 import { batchRunPath } from './report-path.js';
 
 /**
@@ -87,6 +88,13 @@ function afterFirst<T extends { id: string; after: string[] }>(tasks: readonly T
   }
   return ordered;
 }
+
+/**
+ * How a `--land pr` batch reaches GitHub: the client, the repository and the push of a branch, made once the options
+ * are read and before anything starts (a token without the rights it needs is refused then). The CLI's entry point
+ * passes the Octokit one; tests pass an in-memory one.
+ */
+export type ConnectGitHub = (cwd: string, options: BatchOptions) => Promise<LandingDeps>;
 
 /** What a `--land pr` batch's pull requests need besides GitHub: its recording, target, stacking and report link. */
 export interface BatchPullsSetup {
