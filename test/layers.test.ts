@@ -19,6 +19,7 @@ const BENEATH_HOSTS = [
   'actors',
   'notify',
   'trace',
+  'github',
 ];
 
 /**
@@ -38,12 +39,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   providers: ['contract', 'process', 'workspace', 'package-root'],
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
   notify: ['contract', 'render', 'process'],
-  // GitHub's issues in and pull requests out: its client, and the pushes of the branches its pull requests show.
-  github: ['contract', 'process', 'workspace'],
+  github: ['contract'],
   hosts: [...BENEATH_HOSTS, 'render'],
   // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
   fleet: [...BENEATH_HOSTS, 'hosts', 'render', 'package-root'],
-  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'github', 'package-root'],
+  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'package-root'],
 };
 
 /** Every module of src/, as a path relative to it. */

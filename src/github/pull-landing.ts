@@ -11,7 +11,6 @@ import {
   pullBody,
   pullMarker,
 } from '../contract/pull-messages.js';
-import { git } from '../workspace/git-command.js';
 import type { GitHubApi, GitHubPull, RepoRef } from './github-api.js';
 
 export { pullBody } from '../contract/pull-messages.js';
@@ -40,16 +39,8 @@ export interface PullLanded {
 export interface LandingDeps {
   api: GitHubApi;
   repo: RepoRef;
-  /** Pushes `branch` to the repository GitHub serves (see `gitPusher`). */
+  /** Pushes `branch` to the repository GitHub serves (the CLI's `gitPusher`: `git push <remote> <branch>`). */
   push(branch: string): Promise<void>;
-}
-
-/** A push of a local repository's branches to `remote` (a remote's name or URL) with the git CLI. */
-export function gitPusher(cwd: string, remote: string): (branch: string) => Promise<void> {
-  return async (branch) => {
-    // A plain push, never forced: a person's commits pushed on the branch since are not overwritten.
-    await git(cwd, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
-  };
 }
 
 /**

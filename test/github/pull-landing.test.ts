@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NEEDS_REVIEW_LABEL, pullBody } from '../../src/contract/pull-messages.js';
 import type { RepoRef } from '../../src/github/github-api.js';
-import { gitPusher, landAsPull, type PullTask, pullBase } from '../../src/github/pull-landing.js';
+import { landAsPull, type PullTask, pullBase } from '../../src/github/pull-landing.js';
+import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
 

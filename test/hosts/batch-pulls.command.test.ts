@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
-import { gitPusher } from '../../src/github/pull-landing.js';
 import { batchCommand } from '../../src/hosts/cli/batch-command.js';
+import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
 

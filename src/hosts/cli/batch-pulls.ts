@@ -11,9 +11,18 @@ import { type BatchRecording, readBatchRecording } from '../../inspect/batch-rec
 import type { RunModel } from '../../inspect/run-model.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import type { TaskStatus } from '../../machines/batch-types.js';
+import { git } from '../../workspace/git-command.js';
 import { taskBranch } from '../../workspace/git-session.js';
 import type { BatchOptions } from './batch-options.js';
 import { batchRunPath } from './report-path.js';
+
+/** A push of a local repository's branches to `remote` (a remote's name or URL) with the git CLI. */
+export function gitPusher(cwd: string, remote: string): (branch: string) => Promise<void> {
+  return async (branch) => {
+    // A plain push, never forced: a person's commits pushed on the branch since are not overwritten.
+    await git(cwd, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+  };
+}
 
 /**
  * What a settled task of a `--land pr` batch tells its pull request: `landed` (its loop completed, its verify passed
