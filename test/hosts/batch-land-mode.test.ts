@@ -13,8 +13,8 @@ describe('landModeOf', () => {
     });
     expect(landModeOf(undefined, undefined)).toEqual({ kind: 'target' });
   });
-  it('refuses anything else, and --stack without --land pr', () => {
-    expect(() => landModeOf('PR', undefined)).toThrow(/--land takes pr .* or a batch id/);
+  it('leaves any other word to the landing of a fixed task (it says there is no such batch), and refuses --stack without --land pr', () => {
+    expect(landModeOf('nosuch', undefined)).toEqual({ kind: 'fixed-task', batchId: 'nosuch' });
     expect(() => landModeOf(undefined, true)).toThrow(/--stack needs --land pr/);
     expect(() => landModeOf('20261201-1522-a1b2c3', true)).toThrow(/--stack needs --land pr/);
   });
