@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RalphSandbox } from '../contract/sandbox.js';
 import type { BringOutcome, CombinedVerify, MergeItem } from '../machines/batch-types.js';
 import { takeRoundFolder } from '../process/round-folder.js';
-import { gitLine } from '../workspace/git-command.js';
+import { git, gitLine } from '../workspace/git-command.js';
 import { fastForwardTarget } from '../workspace/git-land.js';
 import { rebaseOnto } from '../workspace/git-rebase.js';
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
@@ -103,6 +103,25 @@ export async function landOnTarget(
     item.onto,
     `ralph batch ${setup.batchId}: land ${item.taskId}`,
   );
+  await clearScratch(setup);
+  await removeWorktree(setup.repo, taskWorktree(setup.folder, item.taskId));
+}
+
+/**
+ * Lands a task as a pull request will take it (`ralph batch --land pr`): its own branch moved to the head that was
+ * rebased onto the target and verified there; the target itself stays where it is.
+ */
+export async function landOnOwnBranch(
+  setup: MergeSetup,
+  item: MergeItem & { head: string; onto: string },
+): Promise<void> {
+  await git(setup.repo, [
+    'update-ref',
+    '-m',
+    `ralph batch ${setup.batchId}: ${item.taskId} onto ${setup.target}`,
+    `refs/heads/${item.branch}`,
+    item.head,
+  ]);
   await clearScratch(setup);
   await removeWorktree(setup.repo, taskWorktree(setup.folder, item.taskId));
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createActor, toPromise } from 'xstate';
-import { type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
+import { landOnOwnBranch, type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
 import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
@@ -9,9 +9,10 @@ import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { tasksFileAndGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
+import type { LandingDeps } from '../../github/pull-landing.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
-import { GitError } from '../../workspace/git-command.js';
+import { GitError, gitLine } from '../../workspace/git-command.js';
 import { repoUrlProblem } from '../../workspace/git-remote.js';
 import { rollbackRemoteSession } from '../../workspace/git-remote-session.js';
 import { rollbackSession, SessionError, taskBranch } from '../../workspace/git-session.js';
@@ -20,6 +21,7 @@ import { answerWaitOf } from './batch-answers.js';
 import { cleanIfAsked } from './batch-clean.js';
 import { assertNoGitHubFilter, readGitHubTasks } from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
+import { type LandMode, landModeOf } from './batch-land-mode.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { localMergeQueue } from './batch-merge-queue.js';
@@ -28,6 +30,7 @@ import { openBatch } from './batch-open.js';
 import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, type NextSteps, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
+import { type ConnectGitHub, landBatchAsPulls } from './batch-pulls.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from './batch-sandbox.js';
 import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
@@ -132,6 +135,19 @@ async function rollbackCommand(batchId: string, cwd: string, repo: string | unde
   return EXIT.complete;
 }
 
+/** The GitHub a `--land pr` batch opens its pull requests on; refused without `--into` (a branch GitHub has). */
+async function githubForPulls(
+  connect: ConnectGitHub | undefined,
+  cwd: string,
+  options: BatchOptions,
+): Promise<LandingDeps> {
+  if (options.into === undefined)
+    throw refuse('--land pr needs --into <branch>: the branch on GitHub the pull requests go into');
+  if (connect === undefined)
+    throw refuse('--land pr: this ralph has no GitHub client to open pull requests with');
+  return connect(cwd, options);
+}
+
 /**
  * `ralph batch TASKS`: runs every task of the file as its own Ralph loop in its own git worktree, at most
  * `--parallel` at once, and lands each completed one on the target through the merge queue. The user's working
@@ -143,10 +159,17 @@ export async function batchCommand(
   tasksFile: string | undefined,
   options: BatchOptions,
   args: readonly string[],
+  connectGitHub?: ConnectGitHub,
 ): Promise<number> {
-  if (options.land !== undefined) {
+  let landMode: LandMode;
+  try {
+    landMode = landModeOf(options.land, options.stack);
+  } catch (error) {
+    return printFailure(error, false);
+  }
+  if (landMode.kind === 'fixed-task') {
     const { landCommand } = await import('./batch-land.js');
-    return landCommand(options.land, tasksFile, options);
+    return landCommand(landMode.batchId, tasksFile, options);
   }
   const progress = createBatchProgress(process.stderr, progressOptionsFor(process.stderr));
   const say = (text: string) => progress.line(text);
@@ -165,6 +188,7 @@ export async function batchCommand(
         '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
       );
     checkTaskOptions(tasks, options, cwd);
+    const github = landMode.kind === 'pr' ? await githubForPulls(connectGitHub, cwd, options) : null;
     await assertBatchSandbox(options);
     const notifier = notifierFor(options);
     openNotifier = notifier;
@@ -248,6 +272,7 @@ export async function batchCommand(
     const queue = localMergeQueue(merge, landings, {
       ...(traced === undefined ? {} : { step: traced.mergeStep.bind(traced) }),
       resolveConflicts: (input, signal) => resolveConflicts(merge, loopSetup, input, signal),
+      ...(github === null ? {} : { land: landOnOwnBranch }),
     });
     const actor = createActor(batchMachine.provide({ actors: { runTask: loops, mergeQueue: queue } }), {
       input: {
@@ -312,6 +337,23 @@ export async function batchCommand(
     }
     recorder.settled(output.cancelReason);
     recorder.close();
+    if (github !== null)
+      await landBatchAsPulls(
+        github,
+        {
+          recordingPath,
+          target: session.target,
+          stack: landMode.kind === 'pr' && landMode.stack,
+          reportUrl: null,
+          hasChanges: async (branch) =>
+            (await gitLine(session.repo, [
+              'rev-list',
+              '--count',
+              `${session.start}..refs/heads/${branch}`,
+            ])) !== '0',
+        },
+        (taskId, text) => say(`${taskId}: ${text}`),
+      );
     // Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch).
     const kept = new Set<string>();
     const workOnBranch = new Set<string>();

@@ -29,6 +29,8 @@ export type MergeStep = <T>(
 export interface MergeQueueHooks {
   step?: MergeStep;
   resolveConflicts?(input: ConflictItem, signal: AbortSignal): Promise<ResolveOutcome>;
+  /** Where a verified task lands in place of the target (`--land pr`: its own branch, for its pull request). */
+  land?(merge: MergeSetup, input: MergeItem & { head: string; onto: string }): Promise<void>;
 }
 
 const untraced: MergeStep = (_name, _taskId, body) => body();
@@ -40,6 +42,7 @@ const untraced: MergeStep = (_name, _taskId, body) => body();
 export function localMergeQueue(merge: MergeSetup, landings: LandingLog, hooks: MergeQueueHooks = {}) {
   const step = hooks.step ?? untraced;
   const resolver = hooks.resolveConflicts;
+  const land = hooks.land ?? landOnTarget;
   return mergeQueueMachine.provide({
     actors: {
       bringOntoTarget: fromPromise<BringOutcome, MergeItem>(({ input }) =>
@@ -56,7 +59,7 @@ export function localMergeQueue(merge: MergeSetup, landings: LandingLog, hooks: 
         step('verify', input.taskId, () => verifyCombinedOwned(merge, input, signal), verifySpanOutcome),
       ),
       landOnTarget: fromPromise<void, MergeItem & { head: string; onto: string }>(async ({ input }) => {
-        const landing = step('land', input.taskId, () => landOnTarget(merge, input));
+        const landing = step('land', input.taskId, () => land(merge, input));
         landings.track(input.taskId, input.head, landing);
         await landing;
         await pauseAfterLandForTests(input.taskId);

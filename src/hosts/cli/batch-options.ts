@@ -27,6 +27,11 @@ export interface BatchOptions
   repo?: string;
   resolveConflicts?: boolean;
   resume?: string;
-  /** `--land <batch-id>`: lands that batch's task (the tasks argument names it) after a person fixed its branch. */
+  /**
+   * `--land pr`: each task that passed opens its own pull request (see batch-land-mode.ts); `--land <batch-id>`: lands
+   * that batch's task (the tasks argument names it) after a person fixed its branch.
+   */
   land?: string;
+  /** With `--land pr`: a task that comes `after` another opens its pull request against that task's branch. */
+  stack?: boolean;
 }

@@ -386,8 +386,12 @@ export async function runCli(argv: string[]): Promise<number> {
                 "hand a conflict to a Ralph loop of fresh agents that resolves it keeping both sides' intent (needs --verify)",
               )
               .option(
-                '--land <batch-id>',
-                'with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
+                '--land <pr|batch-id>',
+                'pr: push each task that passed as its own branch and open it as a pull request (a task that did not pass: a draft labelled ralph: needs-review, or an issue comment), in place of landing on the target; a batch id, with the task id as argument (ralph batch --land <batch-id> <task-id>): land that task of the batch through the merge queue once its branch was fixed by hand, and run nothing else',
+              )
+              .option(
+                '--stack',
+                "with --land pr: a task that comes after another opens its pull request against that task's branch",
               )
               .option(
                 '--rollback <id>',
