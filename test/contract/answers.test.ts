@@ -100,6 +100,8 @@ describe('shortenToFit', () => {
     // 'ab😀cd' is 6 units; a cap that keeps the last 3 units would start inside the emoji.
     expect(shortenToFit('ab😀cd', (kept) => kept.length - 3, 'end')).toBe('cd');
     expect(shortenToFit('ab😀cd', (kept) => kept.length - 4, 'end')).toBe('😀cd');
+    // A whole character inside what is kept stays: only a half at the cut goes.
+    expect(shortenToFit('ab😀cd', (kept) => kept.length - 5, 'end')).toBe('b😀cd');
   });
 
   it('keeps the start of a text whole, and gives up to an empty text when nothing fits', () => {
