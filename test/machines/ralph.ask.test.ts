@@ -254,6 +254,14 @@ describe('a run resumed while it waited for an answer', () => {
     const refusedToo = await notBlocked.outcome();
     expect(!refusedToo.ok && refusedToo.failure.message).toContain(
       'is not a blocked report the rules accept',
+    ); // A handoff the rules refuse (a hand-edited recording), though it says blocked.
+    const malformed = startRun({
+      ...asking(),
+      resume: { ...point, handoff: { status: 'blocked' } as unknown as RalphReport },
+    });
+    const refusedAlso = await malformed.outcome();
+    expect(!refusedAlso.ok && refusedAlso.failure.message).toContain(
+      'is not a blocked report the rules accept',
     );
   });
 });
