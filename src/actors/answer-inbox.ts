@@ -1,3 +1,4 @@
+import { notWaiting } from '../contract/answer-messages.js';
 import {
   type AnswerOutcome,
   type AnswerSource,
@@ -23,8 +24,8 @@ export interface AnswerInbox {
 /** What happened to an answer handed to an inbox. */
 export type AnswerDelivery = { delivered: true; round: number } | { delivered: false; problem: string };
 
-/** The text of an answer for a run that does not wait for one. */
-export const notWaiting = (runId: string): string => `Ralph run ${runId} is not waiting for an answer`;
+/** The text of an answer for a run that does not wait for one (the contract's, re-exported for the hosts). */
+export { notWaiting };
 
 /** Creates an in-process answer inbox (a host's: the MCP server's, a live page's, the engine's own). */
 export function createAnswerInbox(): AnswerInbox {

@@ -6,6 +6,9 @@ import { formatDuration } from './duration.js';
  * its wording patterns and are spelled out here only.
  */
 
+/** The refusal of an answer for a run that waits on no question (an inbox, the answer folder, `ralph answer`). */
+export const notWaiting = (runId: string): string => `Ralph run ${runId} is not waiting for an answer`;
+
 /** The line a blocked run's result text adds when it waited for an answer that did not come. */
 export function unansweredLine(ending: RalphQuestionEnding): string {
   switch (ending.reason) {

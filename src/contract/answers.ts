@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shortenToFit, wholeStart } from './shorten-to-fit.js';
 import type { RalphReport } from './types.js';
 
 export type { RalphQuestionEnding, UnansweredReason } from './types.js';
@@ -67,15 +68,6 @@ export function answerTextProblem(text: string): string | undefined {
 
 const sizeOf = (report: RalphReport): number => JSON.stringify(report).length;
 
-/**
- * The first `units` UTF-16 units of `text`, less a high surrogate left at the end: half a character would be escaped
- * to six characters in the JSON handoff (and reach the agent as no character at all).
- */
-const cut = (text: string, units: number): string => {
-  const kept = text.slice(0, Math.max(0, units));
-  return /[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept;
-};
-
 /** The handoff with the blocker and as much of the answer as `answer` gives. */
 function handoffWith(report: RalphReport, blocker: string, answer: string): RalphReport {
   return {
@@ -96,19 +88,15 @@ export function answeredHandoff(report: RalphReport, answer: string, maxHandoffC
   const blocker = report.blocker ?? '';
   const full = handoffWith(report, blocker, answer);
   if (sizeOf(full) <= maxHandoffChars) return full;
-  // JSON escapes make a character worth up to 6; cut by what the excess must take at the least, until it fits.
-  let kept = answer;
-  let over = sizeOf(full) - maxHandoffChars;
-  while (over > 0 && kept.length > 0) {
-    kept = cut(kept, kept.length - Math.ceil(over / 6));
-    over = sizeOf(handoffWith(report, blocker, `${kept}…`)) - maxHandoffChars;
-  }
-  if (over <= 0) return handoffWith(report, blocker, `${kept}…`);
-  const bare = handoffWith({ ...report, evidence: [] }, cut(blocker, 200), '…');
+  const withCut = (kept: string) => handoffWith(report, blocker, `${kept}…`);
+  const kept = shortenToFit(answer, (part) => sizeOf(withCut(part)) - maxHandoffChars, 'start');
+  const over = sizeOf(withCut(kept)) - maxHandoffChars;
+  if (over <= 0) return withCut(kept);
+  const bare = handoffWith({ ...report, evidence: [] }, wholeStart(blocker, 200), '…');
   const room = maxHandoffChars - sizeOf(bare);
   if (room >= 0) return bare;
   // Cut from the summary's first non-blank character, whole characters, keeping one: a summary the rules accept.
   const summary = report.summary.trimStart();
   const first = (summary.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
-  return { ...bare, summary: cut(summary, Math.max(first, summary.length + room - 1)) };
+  return { ...bare, summary: wholeStart(summary, Math.max(first, summary.length + room - 1)) };
 }

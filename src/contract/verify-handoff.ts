@@ -1,10 +1,8 @@
 import { VERIFY_OUTPUT_TAIL, verifyEnding, verifyFailedStep } from './guard-rail-messages.js';
+import { shortenToFit } from './shorten-to-fit.js';
 import type { RalphReport, VerifyOutcome, VerifySpec } from './types.js';
 
 const sizeOf = (report: RalphReport): number => JSON.stringify(report).length;
-
-/** The most characters JSON writes for one character of a string: a control character's `\u001b`. */
-const WIDEST_ESCAPE = 6;
 
 /** The handoff with `tail` as the last part of its next step. */
 function withTail(base: RalphReport, step: string, tail: string): RalphReport {
@@ -33,15 +31,11 @@ export function verifyFailureHandoff(
     const summary = report.summary.slice(0, Math.max(1, report.summary.length + room - 1));
     return { ...bare, summary, evidence: [] };
   }
-  let tail = outcome.outputTail.slice(-room);
-  // JSON escapes (quotes, newlines, control characters) make the serialized tail longer than its text. Cutting as
-  // many characters as it is over could cut escaped ones, each worth up to 6, and keep less than fits; so each pass
-  // cuts only what the over must take at the least, and the tail kept is the longest end that fits. (An empty tail
-  // always fits: the bare note did.)
-  let over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
-  while (over > 0) {
-    tail = tail.slice(Math.ceil(over / WIDEST_ESCAPE));
-    over = sizeOf(withTail(base, step, tail)) - maxHandoffChars;
-  }
+  // The tail is cut from its start: a failing test run says what failed last.
+  const tail = shortenToFit(
+    outcome.outputTail.slice(-room),
+    (kept) => sizeOf(withTail(base, step, kept)) - maxHandoffChars,
+    'end',
+  );
   return withTail(base, step, tail);
 }

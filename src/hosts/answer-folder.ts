@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FSWatcher, mkdirSync, readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { notWaiting } from '../contract/answer-messages.js';
 import {
   type AnswerOutcome,
   type AnswerSource,
@@ -89,8 +90,7 @@ export function readQuestion(runId: string, stateDir?: string): QuestionFile | u
  */
 export function leaveAnswer(runId: string, answer: PersonAnswer, stateDir?: string): QuestionFile {
   const question = readQuestion(runId, stateDir);
-  if (question === undefined)
-    throw new RalphError({ code: 'refused', message: `Ralph run ${runId} is not waiting for an answer` });
+  if (question === undefined) throw new RalphError({ code: 'refused', message: notWaiting(runId) });
   const checked = personAnswerSchema.parse(answer);
   writeAtomically(join(askFolderOf(runId, stateDir), 'answer.json'), {
     runId,

@@ -11,7 +11,7 @@ export function resumePointProblem(context: RalphContext): string | undefined {
   if (from === null) return undefined;
   const cap = resolveMaxRounds(context.call.requestedMaxRounds, context.call.deploymentMaxRounds);
   if (from.evaluating === true) return evaluatingResumeProblem(context, cap);
-  if (from.awaitingAnswer === true) return questionResumeProblem(context, cap);
+  if (from.awaitingAnswer === true) return questionResumeProblem(context, from, cap);
   if (!Number.isSafeInteger(from.round) || from.round < 0 || from.round >= cap)
     return `its finished rounds (${String(from.round)}) must be a whole number below the round cap ${cap}`;
   const counts = countsProblem(from, from.round + 1);
@@ -50,9 +50,11 @@ function evaluatingResumeProblem(context: RalphContext, cap: number): string | u
  * What is wrong with a resume point that waits again for an answer (the run stopped while it waited): the run must
  * ask, the blocked round must be below the cap (an answer starts another), and the handoff that round's blocked report.
  */
-function questionResumeProblem(context: RalphContext, cap: number): string | undefined {
-  const from = context.call.resumeFrom;
-  if (from === null) return undefined;
+function questionResumeProblem(
+  context: RalphContext,
+  from: RalphResumePoint,
+  cap: number,
+): string | undefined {
   if (context.call.guardRails.waitForAnswersMs === undefined)
     return `it stopped while round ${String(from.round)}'s blocker waited for an answer: resume it with --ask`;
   if (!Number.isSafeInteger(from.round) || from.round < 1 || from.round >= cap)

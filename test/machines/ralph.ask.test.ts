@@ -170,6 +170,38 @@ describe('a run with --ask', () => {
     });
   });
 
+  it('asks while the cost budget is not yet spent, and asks nobody once it is', async () => {
+    const under = startRun(asking(60_000, { maxCostUsd: 1 }), {
+      rounds: [{ output: blocked(), usage: { costUsd: 0.5 } }],
+      answers: [{ kind: 'give-up' }],
+    });
+    const waited = await under.outcome();
+    expect(under.questions.map((question) => question.round)).toEqual([1]);
+    expect(waited.ok && waited.envelope.result.question?.reason).toBe('given-up');
+    const spent = startRun(asking(60_000, { maxCostUsd: 1 }), {
+      rounds: [{ output: blocked(), usage: { costUsd: 1 } }],
+    });
+    const ended = await spent.outcome();
+    expect(spent.questions).toEqual([]);
+    expect(ended.ok && ended.envelope.result.question).toBeUndefined();
+  });
+
+  it('names who answered, or why it went unanswered, only when there is one', async () => {
+    const answered = startRun(asking(), {
+      rounds: [{ output: blocked() }, { output: report('complete') }],
+      answers: [{ kind: 'answer', text: 'Postgres 16' }],
+    });
+    await answered.outcome();
+    expect(Object.keys(eventsOf(answered.events, 'question-answered')[0] ?? {})).not.toContain('by');
+    const unanswered = startRun(asking(), {
+      rounds: [{ output: blocked() }],
+      answers: [{ kind: 'timed-out' }],
+    });
+    const outcome = await unanswered.outcome();
+    expect(Object.keys((outcome.ok && outcome.envelope.result.question) || {})).not.toContain('detail');
+    expect(Object.keys(eventsOf(unanswered.events, 'question-unanswered')[0] ?? {})).not.toContain('detail');
+  });
+
   it('asks nobody at the round cap: an answer could start no round', async () => {
     const run = startRun(asking(), {
       rounds: [{ output: report('continue') }, { output: report('continue') }, { output: blocked() }],
@@ -221,6 +253,14 @@ describe('a run resumed while it waited for an answer', () => {
     const notBlocked = startRun({ ...asking(), resume: { ...point, handoff: report('continue') } });
     const refusedToo = await notBlocked.outcome();
     expect(!refusedToo.ok && refusedToo.failure.message).toContain(
+      'is not a blocked report the rules accept',
+    ); // A handoff the rules refuse (a hand-edited recording), though it says blocked.
+    const malformed = startRun({
+      ...asking(),
+      resume: { ...point, handoff: { status: 'blocked' } as unknown as RalphReport },
+    });
+    const refusedAlso = await malformed.outcome();
+    expect(!refusedAlso.ok && refusedAlso.failure.message).toContain(
       'is not a blocked report the rules accept',
     );
   });

@@ -4,6 +4,7 @@ import {
   answerForGoneRunText,
   answerLeftText,
   answerTargetProblem,
+  notWaiting,
 } from '../../contract/answer-messages.js';
 import { answerTextProblem, type PersonAnswer } from '../../contract/answers.js';
 import { RalphError } from '../../contract/errors.js';
@@ -97,7 +98,7 @@ export function runIdOf(target: string): string {
 
 /** Where a run has no local question and no fleet's database is named: the run does not wait. */
 function noLocalQuestion(runId: string): never {
-  throw refuse(`Ralph run ${runId} is not waiting for an answer`);
+  throw refuse(notWaiting(runId));
 }
 
 /** Leaves the answer beside the question; a run that stopped waiting meanwhile (its folder gone) is not waiting. */

@@ -9,15 +9,16 @@ import {
   answerTooLarge,
   LIVE_PAGE_ANSWERER,
 } from '../../contract/answer-page-messages.js';
-import { answerTextProblem, MAX_ANSWER_CHARS, personAnswerSchema } from '../../contract/answers.js';
+import { answerTextProblem, personAnswerSchema } from '../../contract/answers.js';
 import { formatIssues } from '../../contract/zod-issues.js';
+import { MAX_ANSWER_BODY_BYTES, requestBodyOf } from '../answer-request-body.js';
 import { SECURITY_HEADERS } from './loopback-page.js';
 
 /** Where the live page posts a person's answer. */
 export const ANSWER_PATH = '/answer';
 
-/** The largest body an answer's request may have: the longest answer with every character JSON-escaped, and room. */
-export const MAX_ANSWER_BODY_BYTES = MAX_ANSWER_CHARS * 6 + 1_024;
+/** The largest body an answer's request may have (re-exported for the page's tests). */
+export { MAX_ANSWER_BODY_BYTES };
 
 /** What the page posts: the round it answers (so an answer never lands on a later question) and the answer. */
 const answerPostSchema = z.strictObject({
@@ -29,24 +30,6 @@ const json = (response: ServerResponse, status: number, body: unknown) => {
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS });
   response.end(JSON.stringify(body));
 };
-
-/** The request's body as text, or undefined once it grew past `limit` bytes (the rest is not read). */
-function bodyOf(request: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners('data');
-        request.resume();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
 
 /** Parses the posted text as an answer to a round, or says what is wrong with it. */
 function parsedAnswer(text: string): z.infer<typeof answerPostSchema> | { problem: string } {
@@ -82,7 +65,7 @@ export async function takeAnswer(
     return json(response, 403, { error: answerNotFromPage });
   if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
     return json(response, 415, { error: answerNotJson });
-  const text = await bodyOf(request, MAX_ANSWER_BODY_BYTES);
+  const text = await requestBodyOf(request, MAX_ANSWER_BODY_BYTES);
   if (text === undefined) {
     response.setHeader('connection', 'close');
     return json(response, 413, { error: answerTooLarge(MAX_ANSWER_BODY_BYTES) });
