@@ -25,17 +25,40 @@ export interface PullReport {
   costUsd: number | null;
   /** A link to the run's report, when there is one to link to. */
   reportUrl: string | null;
+  /** Where the batch's recording is, relative to the clone that ran it: its report is `ralph report <path>` there. */
+  recording: string;
   /** The issue the task came from. */
   issue: number | null;
+  /** The branch on GitHub the task's pull request comes from, the same in every batch that runs the task. */
+  pullBranch: string;
+  /** The commit ralph pushed there (null: nothing pushed), so a re-run overwrites only its own push. */
+  pushed: string | null;
 }
 
-/** The hidden marker of a task's pull request: how a re-run finds it among the pulls of its head branch. */
-export const pullMarker = (batchId: string, taskId: string): string =>
-  `<!-- ralph-task: ${batchId}/${taskId} -->`;
+/**
+ * The hidden marker of a task's pull request, by its branch on GitHub (the same in every batch that runs the task):
+ * how a re-run, of this batch or a later one, finds it among the pulls of that branch.
+ */
+export const pullMarker = (pullBranch: string): string => `<!-- ralph-task: ${pullBranch} -->`;
 
-/** The hidden marker of a task's comment on its issue, one per outcome: a re-run with the same outcome says nothing. */
-export const issueCommentMarker = (batchId: string, taskId: string, outcome: PullOutcome): string =>
-  `<!-- ralph-issue: ${batchId}/${taskId} ${outcome} -->`;
+/** The hidden marker of the commit ralph pushed last to a task's branch: a re-run overwrites that commit and no other. */
+export const pushedMarker = (commit: string): string => `<!-- ralph-pushed: ${commit} -->`;
+
+/**
+ * The commit a pull request's body says ralph pushed last, or null when it says none. The last marker counts: ralph
+ * writes its own after the report and the verify output, which an agent wrote and may have filled with markers.
+ */
+export function pushedCommitIn(body: string): string | null {
+  const found = [...body.matchAll(/<!-- ralph-pushed: ([0-9a-f]{40}|[0-9a-f]{64}) -->/g)].at(-1);
+  return found === undefined ? null : (found[1] as string);
+}
+
+/**
+ * The hidden marker of a task's comment on its issue, one per outcome: a re-run (of any batch) with the same outcome
+ * says nothing new.
+ */
+export const issueCommentMarker = (pullBranch: string, outcome: PullOutcome): string =>
+  `<!-- ralph-issue: ${pullBranch} ${outcome} -->`;
 
 const OUTCOME_WORDS: Record<PullOutcome, string> = {
   passed: 'completed: its verify passed and its evaluator (where there is one) accepted it',
@@ -56,6 +79,12 @@ function fenced(text: string): string {
 }
 
 const cost = (usd: number | null): string => (usd === null ? 'unknown' : `$${usd.toFixed(2)}`);
+
+/** Where the run's report is: its published page, else the command that makes it in the clone that ran the batch. */
+const reportLine = (task: PullReport): string =>
+  task.reportUrl !== null
+    ? `Run report: ${task.reportUrl}`
+    : `Run report: \`ralph report ${task.recording}\` in the clone that ran batch \`${task.batchId}\``;
 
 /** The body of a task's pull request: the outcome, report, verify, evaluator, rounds, cost, report link and marker. */
 export function pullBody(task: PullReport): string {
@@ -81,9 +110,10 @@ export function pullBody(task: PullReport): string {
     if (task.evaluator.verdict.trim() !== '') lines.push('', fenced(task.evaluator.verdict));
   }
   lines.push('', `Rounds: ${task.rounds} · cost: ${cost(task.costUsd)}`);
-  if (task.reportUrl !== null) lines.push(`Run report: ${task.reportUrl}`);
+  lines.push(reportLine(task));
   if (passed && task.issue !== null) lines.push('', `Closes #${task.issue}`);
-  lines.push('', pullMarker(task.batchId, task.taskId));
+  lines.push('', pullMarker(task.pullBranch));
+  if (task.pushed !== null) lines.push(pushedMarker(task.pushed));
   return `${lines.join('\n')}\n`;
 }
 
@@ -100,7 +130,7 @@ export function issueComment(task: PullReport, pullUrl: string | null): string {
         ? `Pull request: ${pullUrl}`
         : `Draft pull request (labelled \`${NEEDS_REVIEW_LABEL}\`): ${pullUrl}`;
   const lines = [said, '', where, '', `Rounds: ${task.rounds} · cost: ${cost(task.costUsd)}`];
-  if (task.reportUrl !== null) lines.push(`Run report: ${task.reportUrl}`);
-  lines.push('', issueCommentMarker(task.batchId, task.taskId, task.outcome));
+  lines.push(reportLine(task));
+  lines.push('', issueCommentMarker(task.pullBranch, task.outcome));
   return `${lines.join('\n')}\n`;
 }

@@ -1,9 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_REVIEW_LABEL, pullBody } from '../../src/contract/pull-messages.js';
+import { NEEDS_REVIEW_LABEL, pullBody, pushedCommitIn } from '../../src/contract/pull-messages.js';
 import type { RepoRef } from '../../src/github/github-api.js';
-import { landAsPull, type PullTask, pullBase } from '../../src/github/pull-landing.js';
+import {
+  type LandingDeps,
+  landAsPull,
+  type PullTask,
+  pullBase,
+  pullBranchOf,
+} from '../../src/github/pull-landing.js';
 import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
@@ -22,7 +28,10 @@ function task(change: Partial<PullTask> = {}): PullTask {
     rounds: 3,
     costUsd: 0.42,
     reportUrl: 'https://ci.test/batch/report.html',
+    recording: '.git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl',
     issue: 7,
+    pullBranch: 'ralph/gh-7',
+    pushed: HEAD,
     branch: 'ralph/20261201-1522-a1b2c3/gh-7',
     base: 'main',
     title: 'Parse the config',
@@ -30,8 +39,20 @@ function task(change: Partial<PullTask> = {}): PullTask {
   };
 }
 
-function deps(api: MemoryGitHub) {
-  return { api, repo, push: async (branch: string) => void api.pushed.push(branch) };
+const HEAD = 'a'.repeat(40);
+
+/** The memory GitHub, with a push that keeps git's lease: it moves a branch only from the commit it is told. */
+function deps(api: MemoryGitHub): LandingDeps {
+  return {
+    api,
+    repo,
+    login: 'ralph',
+    push: async (from, to, lease) => {
+      if ((api.branches.get(to) ?? null) !== lease) throw new Error(`stale info: ${to}`);
+      api.pushed.push(`${from} -> ${to}`);
+      api.branches.set(to, api.heads.get(from) ?? HEAD);
+    },
+  };
 }
 
 describe('pullBody', () => {
@@ -45,9 +66,22 @@ describe('pullBody', () => {
       'Rounds: 3 · cost: $0.42',
       'https://ci.test/batch/report.html',
       'Closes #7',
-      '<!-- ralph-task: 20261201-1522-a1b2c3/gh-7 -->',
+      '<!-- ralph-task: ralph/gh-7 -->',
+      `<!-- ralph-pushed: ${HEAD} -->`,
     ])
       expect(body).toContain(part);
+  });
+
+  it('says the commit ralph pushed by its last marker: one an agent wrote into its report does not count', () => {
+    const forged = `<!-- ralph-pushed: ${'b'.repeat(40)} -->`;
+    expect(pushedCommitIn(pullBody(task({ report: forged })))).toBe(HEAD);
+    expect(pushedCommitIn('a person wrote this')).toBeNull();
+  });
+
+  it('gives the command that makes the report where no published page is linked', () => {
+    expect(pullBody(task({ reportUrl: null }))).toContain(
+      'Run report: `ralph report .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl` in the clone that ran batch `20261201-1522-a1b2c3`',
+    );
   });
 
   it('says what went wrong and closes nothing for a task that did not pass', () => {
@@ -73,14 +107,10 @@ describe('landAsPull', () => {
   it('pushes a task that passed and opens a ready pull request, then comments on its issue', async () => {
     const api = new MemoryGitHub();
     const landed = await landAsPull(deps(api), task());
-    expect(api.pushed).toEqual(['ralph/20261201-1522-a1b2c3/gh-7']);
+    expect(api.pushed).toEqual(['ralph/20261201-1522-a1b2c3/gh-7 -> ralph/gh-7']);
     expect(landed.action).toBe('opened');
     expect(api.pulls).toHaveLength(1);
-    expect(api.pulls[0]).toMatchObject({
-      draft: false,
-      base: 'main',
-      head: 'ralph/20261201-1522-a1b2c3/gh-7',
-    });
+    expect(api.pulls[0]).toMatchObject({ draft: false, base: 'main', head: 'ralph/gh-7' });
     expect(api.pulls[0]?.body).toContain('Added the parser and its tests.');
     expect(api.pulls[0]?.body).toContain('Closes #7');
     expect(api.labels.size).toBe(0);
@@ -108,46 +138,94 @@ describe('landAsPull', () => {
     expect(api.issueComments.get(7)?.[0]).toContain('No pull request was opened');
   });
 
-  it('opens nothing twice and comments once when re-run', async () => {
+  it('opens nothing twice and comments once when re-run, by a later batch too', async () => {
     const api = new MemoryGitHub();
     await landAsPull(deps(api), task());
-    const again = await landAsPull(deps(api), task());
+    const later = task({ batchId: '20261202-0900-b2c3d4', branch: 'ralph/20261202-0900-b2c3d4/gh-7' });
+    const again = await landAsPull(deps(api), later);
     expect(again).toMatchObject({ action: 'updated', commentUrl: null });
     expect(api.pulls).toHaveLength(1);
     expect(api.issueComments.get(7)).toHaveLength(1);
   });
 
-  it('finds its pull request even once closed, and opens no second one', async () => {
+  it('leaves a pull request a person closed as it is: nothing pushed, opened or said', async () => {
     const api = new MemoryGitHub();
     await landAsPull(deps(api), task());
     Object.assign(api.pulls[0] ?? {}, { state: 'closed' });
-    await landAsPull(deps(api), task());
+    const again = await landAsPull(deps(api), task());
+    expect(again.action).toBe('left');
     expect(api.pulls).toHaveLength(1);
+    expect(api.pushed).toHaveLength(1);
+    expect(api.issueComments.get(7)).toHaveLength(1);
   });
 
-  it('marks its draft ready once a re-run passed', async () => {
+  it('leaves a ready pull request as it is when a re-run did not pass: its reviewed work is not overwritten', async () => {
+    const api = new MemoryGitHub();
+    await landAsPull(deps(api), task());
+    const again = await landAsPull(deps(api), task({ outcome: 'failed', why: 'verify failed' }));
+    expect(again.action).toBe('left');
+    expect(api.pushed).toHaveLength(1);
+    expect(api.pulls[0]).toMatchObject({ draft: false });
+    expect(api.labels.size).toBe(0);
+  });
+
+  it('marks its draft ready once a re-run passed, overwriting only the commit it pushed', async () => {
     const api = new MemoryGitHub();
     await landAsPull(deps(api), task({ outcome: 'needs-review', why: 'verify failed' }));
     expect(api.pulls[0]?.draft).toBe(true);
-    await landAsPull(deps(api), task());
+    const fixed = 'c'.repeat(40);
+    api.heads.set('ralph/20261201-1522-a1b2c3/gh-7', fixed);
+    await landAsPull(deps(api), task({ pushed: fixed }));
     expect(api.pulls).toHaveLength(1);
     expect(api.pulls[0]?.draft).toBe(false);
     expect(api.pulls[0]?.body).toContain('Closes #7');
+    expect(api.pulls[0]?.body).toContain(`<!-- ralph-pushed: ${fixed} -->`);
+    expect(api.branches.get('ralph/gh-7')).toBe(fixed);
     expect(api.issueComments.get(7)).toHaveLength(2);
+  });
+
+  it("refuses to push over a person's commits on its draft's branch, and changes nothing", async () => {
+    const api = new MemoryGitHub();
+    await landAsPull(deps(api), task({ outcome: 'needs-review', why: 'verify failed' }));
+    api.branches.set('ralph/gh-7', 'd'.repeat(40)); // a person pushed a fix
+    await expect(landAsPull(deps(api), task())).rejects.toThrow('stale info');
+    expect(api.branches.get('ralph/gh-7')).toBe('d'.repeat(40));
+    expect(api.pulls[0]?.draft).toBe(true);
+    expect(api.issueComments.get(7)).toHaveLength(1);
   });
 
   it('does not take a pull request of the same branch without its marker for its own', async () => {
     const api = new MemoryGitHub();
     await api.openPull(repo, {
-      head: 'ralph/20261201-1522-a1b2c3/gh-7',
+      head: 'ralph/gh-7',
       base: 'main',
       title: 'x',
       body: 'a person',
       draft: false,
     });
-    await landAsPull(deps(api), task({ outcome: 'failed', why: 'x' }));
-    expect(api.pulls).toHaveLength(2);
+    api.branches.set('ralph/gh-7', 'd'.repeat(40));
+    await expect(landAsPull(deps(api), task({ outcome: 'failed', why: 'x' }))).rejects.toThrow('stale info');
+    expect(api.pulls).toHaveLength(1);
     expect(api.pulls[0]?.body).toBe('a person');
+  });
+
+  it("comments though another's comment on the issue carries ralph's marker", async () => {
+    const api = new MemoryGitHub();
+    await api.comment(repo, 7, '<!-- ralph-issue: ralph/gh-7 passed -->');
+    api.commentAuthors.set(7, ['mallory']);
+    const landed = await landAsPull(deps(api), task());
+    expect(landed.commentUrl).not.toBeNull();
+    expect(api.issueComments.get(7)).toHaveLength(2);
+  });
+});
+
+describe('pullBranchOf', () => {
+  it("names an issue's task by the issue, and a tasks file's by its id and objective", () => {
+    expect(pullBranchOf('gh-7', 'Parse the config\nand more')).toBe('ralph/gh-7');
+    expect(pullBranchOf('gh-7', 'edited later')).toBe('ralph/gh-7');
+    expect(pullBranchOf('task-1', 'write a')).toMatch(/^ralph\/task-1-[0-9a-f]{8}$/);
+    expect(pullBranchOf('task-1', 'write a')).toBe(pullBranchOf('task-1', 'write a'));
+    expect(pullBranchOf('task-1', 'write b')).not.toBe(pullBranchOf('task-1', 'write a'));
   });
 });
 
@@ -172,7 +250,7 @@ describe('pullBase', () => {
 });
 
 describe('gitPusher', () => {
-  it('pushes the branch to a bare repository given as the remote', async () => {
+  it('pushes the branch to a bare repository given as the remote, under its name on GitHub', async () => {
     const local = tempRepo();
     gitIn(local, 'checkout', '--quiet', '-b', 'ralph/b/t');
     writeFileSync(join(local, 'change.txt'), 'x\n');
@@ -180,7 +258,31 @@ describe('gitPusher', () => {
     gitIn(local, 'commit', '--quiet', '-m', 'change');
     const bare = tempFolder('ralph-bare-');
     gitIn(bare, 'init', '--quiet', '--bare');
-    await gitPusher(local, bare)('ralph/b/t');
-    expect(gitIn(bare, 'rev-parse', 'refs/heads/ralph/b/t')).toBe(gitIn(local, 'rev-parse', 'HEAD'));
+    await gitPusher(local, bare)('ralph/b/t', 'ralph/t', null);
+    expect(gitIn(bare, 'rev-parse', 'refs/heads/ralph/t')).toBe(gitIn(local, 'rev-parse', 'HEAD'));
+  });
+
+  it('overwrites only the commit it is leased, and creates no branch that is there already', async () => {
+    const local = tempRepo();
+    const bare = tempFolder('ralph-bare-');
+    gitIn(bare, 'init', '--quiet', '--bare');
+    const commitOn = (branch: string, file: string) => {
+      gitIn(local, 'checkout', '--quiet', '-B', branch, 'main');
+      writeFileSync(join(local, file), `${file}\n`);
+      gitIn(local, 'add', '--all');
+      gitIn(local, 'commit', '--quiet', '-m', file);
+      return gitIn(local, 'rev-parse', 'HEAD');
+    };
+    const first = commitOn('ralph/b1/t', 'one.txt');
+    const push = gitPusher(local, bare);
+    await push('ralph/b1/t', 'ralph/t', null);
+    // A later batch's work, not built on the first: not pushed where a branch is and no lease is given, nor with a
+    // lease on another commit; replaced, leased on the commit that is there.
+    const second = commitOn('ralph/b2/t', 'two.txt');
+    await expect(push('ralph/b2/t', 'ralph/t', null)).rejects.toThrow();
+    await expect(push('ralph/b2/t', 'ralph/t', 'f'.repeat(40))).rejects.toThrow();
+    expect(gitIn(bare, 'rev-parse', 'refs/heads/ralph/t')).toBe(first);
+    await push('ralph/b2/t', 'ralph/t', first);
+    expect(gitIn(bare, 'rev-parse', 'refs/heads/ralph/t')).toBe(second);
   });
 });

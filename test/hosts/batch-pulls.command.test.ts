@@ -32,7 +32,12 @@ describe('ralph batch --land pr --stack', () => {
       ]),
     );
     const api = new MemoryGitHub();
-    const connect = async () => ({ api, repo: { owner: 'o', repo: 'r' }, push: gitPusher(repo, bare) });
+    const connect = async () => ({
+      api,
+      repo: { owner: 'o', repo: 'r' },
+      login: 'ralph',
+      push: gitPusher(repo, bare),
+    });
     const options = {
       agentCommand: AGENT,
       cwd: repo,
@@ -57,5 +62,8 @@ describe('ralph batch --land pr --stack', () => {
       expect(gitIn(bare, 'rev-parse', `refs/heads/${pull.head}`)).toMatch(/^[0-9a-f]{40}$/);
     expect(api.issueComments.get(1)).toHaveLength(1);
     expect(api.issueComments.get(2)).toHaveLength(1);
+    // Stacked, the second task started on the first's branch: its work is there under it.
+    expect(first?.head).toBe('ralph/gh-1');
+    expect(gitIn(bare, 'show', `refs/heads/${second?.head}:a.txt`)).toBe('A');
   }, 120_000);
 });

@@ -6,6 +6,12 @@ export class MemoryGitHub implements GitHubApi {
   labels = new Map<number, string[]>();
   issueComments = new Map<number, string[]>();
   pushed: string[] = [];
+  /** The branches on the remote and the commit each is at (for a push's lease). */
+  branches = new Map<string, string>();
+  /** The commit each local branch is at, when a test sets one. */
+  heads = new Map<string, string>();
+  /** Each issue's comments' authors, in order, where a test set them (else ralph). */
+  commentAuthors = new Map<number, string[]>();
   async listIssues() {
     return [];
   }
@@ -48,6 +54,7 @@ export class MemoryGitHub implements GitHubApi {
     return `https://github.test/o/r/issues/${issue}#c${list.length}`;
   }
   async comments(_repo: RepoRef, issue: number) {
-    return (this.issueComments.get(issue) ?? []).map((body) => ({ body, author: 'ralph' }));
+    const authors = this.commentAuthors.get(issue) ?? [];
+    return (this.issueComments.get(issue) ?? []).map((body, i) => ({ body, author: authors[i] ?? 'ralph' }));
   }
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { landOnOwnBranch, type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
@@ -21,7 +21,7 @@ import { answerWaitOf } from './batch-answers.js';
 import { cleanIfAsked } from './batch-clean.js';
 import { assertNoGitHubFilter, readGitHubTasks } from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
-import { type LandMode, landModeOf } from './batch-land-mode.js';
+import { LAND_AS_PULLS, type LandMode, landModeOf } from './batch-land-mode.js';
 import { LandingLog } from './batch-landings.js';
 import { type LoopSetup, runTaskActor, taskOptions } from './batch-loops.js';
 import { localMergeQueue } from './batch-merge-queue.js';
@@ -30,7 +30,7 @@ import { openBatch } from './batch-open.js';
 import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, type NextSteps, statusLine, summary } from './batch-output.js';
 import { createBatchProgress } from './batch-progress.js';
-import { type ConnectGitHub, landBatchAsPulls } from './batch-pulls.js';
+import { type ConnectGitHub, landBatchAsPulls, tasksStillToPull } from './batch-pulls.js';
 import { resolveConflicts } from './batch-resolver.js';
 import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from './batch-sandbox.js';
 import { type BatchTracing, startBatchTracing } from './batch-tracing.js';
@@ -90,7 +90,7 @@ async function readTasks(
     const { connectGitHub } = await import('./github-connect.js');
     return { tasks: await readGitHubTasks({ ...options, fromGithub }, say, connectGitHub) };
   }
-  assertNoGitHubFilter(options);
+  assertNoGitHubFilter(options, options.land === LAND_AS_PULLS);
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   const use = { command: 'ralph batch', file, nothing: 'nothing was started' };
@@ -140,12 +140,22 @@ async function githubForPulls(
   connect: ConnectGitHub | undefined,
   cwd: string,
   options: BatchOptions,
+  say: (line: string) => void,
 ): Promise<LandingDeps> {
   if (options.into === undefined)
     throw refuse('--land pr needs --into <branch>: the branch on GitHub the pull requests go into');
-  if (connect === undefined)
-    throw refuse('--land pr: this ralph has no GitHub client to open pull requests with');
-  return connect(cwd, options);
+  if (connect === undefined) {
+    // The CLI's own: Octokit with the host's token, loaded only for a batch that opens pull requests.
+    const { connectPulls } = await import('./github-connect.js');
+    return connectPulls(cwd, options, say);
+  }
+  return connect(cwd, options, say);
+}
+
+/** A batch whose tasks all passed still did not do its work when a pull request of theirs could not be opened. */
+function pullsExitCode(code: number, output: BatchOutput, pulls: Map<string, unknown> | null): number {
+  if (pulls === null || code !== EXIT.complete) return code;
+  return output.tasks.every((task) => pulls.has(task.id)) ? code : EXIT.failed;
 }
 
 /**
@@ -167,6 +177,21 @@ export async function batchCommand(
   } catch (error) {
     return printFailure(error, false);
   }
+  if (options.reportUrl !== undefined && landMode.kind !== 'pr')
+    return printFailure(
+      refuse('--report-url needs --land pr: the pull requests link the report there'),
+      false,
+    );
+  if (options.reportUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.reportUrl))
+    return printFailure(
+      refuse(`--report-url must be an http(s) URL (got ${JSON.stringify(options.reportUrl)})`),
+      false,
+    );
+  if (options.githubRepo !== undefined && landMode.kind !== 'pr')
+    return printFailure(
+      refuse('--github-repo needs --land pr: it names where the pull requests are opened'),
+      false,
+    );
   if (landMode.kind === 'fixed-task') {
     const { landCommand } = await import('./batch-land.js');
     return landCommand(landMode.batchId, tasksFile, options);
@@ -181,14 +206,25 @@ export async function batchCommand(
     if (cleaned !== null) return cleaned;
     if (options.rollback !== undefined) return await rollbackCommand(options.rollback, cwd, options.repo);
     if (options.repo !== undefined) throw refuse('ralph batch --repo is for --rollback of a fleet batch');
-    const { tasks, path: tasksPath } = await readTasks(tasksFile, options, say);
+    const { tasks: read, path: tasksPath } = await readTasks(tasksFile, options, say);
     const parallel = parallelOf(options.parallel);
     if (options.resolveConflicts === true && options.verify === undefined)
       throw refuse(
         '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
       );
-    checkTaskOptions(tasks, options, cwd);
-    const github = landMode.kind === 'pr' ? await githubForPulls(connectGitHub, cwd, options) : null;
+    checkTaskOptions(read, options, cwd);
+    const github = landMode.kind === 'pr' ? await githubForPulls(connectGitHub, cwd, options, say) : null;
+    // Tasks whose pull request a person decided on (or is deciding on) are not run again, resumed or not.
+    const tasks =
+      github === null
+        ? read
+        : await tasksStillToPull(github, read, (taskId, text) => say(`${taskId}: ${text}`));
+    if (tasks.length === 0) {
+      process.stdout.write(
+        'every task has its pull request decided on or under review already: nothing to run\n',
+      );
+      return EXIT.complete;
+    }
     await assertBatchSandbox(options);
     const notifier = notifierFor(options);
     openNotifier = notifier;
@@ -208,6 +244,7 @@ export async function batchCommand(
         batchId: newBatchId(),
         ...(tasksPath === undefined ? {} : { tasksFile: tasksPath }),
         ...(options.into === undefined ? {} : { into: options.into }),
+        asPulls: github !== null,
         ...(options.resume === undefined ? {} : { resume: options.resume }),
         verifyText: (task) => task.verify ?? options.verify ?? null,
         verifyTimeoutMs,
@@ -255,6 +292,8 @@ export async function batchCommand(
       resuming: session.resumed,
       tasks: byId,
       branchOf: (taskId) => taskBranch(batchId, taskId),
+      // Landed as pull requests, a task's work stays on its branch: one that comes after it starts there.
+      startAfterOnBranch: github !== null,
       options,
       hide,
       say: (taskId, text) => say(`${taskId}: ${text}`),
@@ -301,13 +340,15 @@ export async function batchCommand(
         if (seen.get(task.id) === task.status) continue;
         seen.set(task.id, task.status);
         recordTask(task);
-        const line = statusLine(task, session.target);
+        const line = statusLine(task, session.target, github !== null);
         // A task that asks says its question itself, with its run id (batch-answers.ts).
         if (!QUIET.has(task.status)) say(`${task.id}: ${line}`);
         if (task.status === 'needs-review') {
-          say(
-            `${task.id}: ${landHint(taskBranch(batchId, task.id), landCommandLine(batchId, task.id, options.cwd))}`,
-          );
+          // Landed as pull requests, the fix goes on its draft pull request's branch, not through --land <batch-id>.
+          if (github === null)
+            say(
+              `${task.id}: ${landHint(taskBranch(batchId, task.id), landCommandLine(batchId, task.id, options.cwd))}`,
+            );
           notifyTaskNeedsReview(notifier, { batchId, taskId: task.id, line, recording: recordingPath });
         }
       }
@@ -337,23 +378,28 @@ export async function batchCommand(
     }
     recorder.settled(output.cancelReason);
     recorder.close();
-    if (github !== null)
-      await landBatchAsPulls(
-        github,
-        {
-          recordingPath,
-          target: session.target,
-          stack: landMode.kind === 'pr' && landMode.stack,
-          reportUrl: null,
-          hasChanges: async (branch) =>
-            (await gitLine(session.repo, [
-              'rev-list',
-              '--count',
-              `${session.start}..refs/heads/${branch}`,
-            ])) !== '0',
-        },
-        (taskId, text) => say(`${taskId}: ${text}`),
-      );
+    const pulls =
+      github === null
+        ? null
+        : await landBatchAsPulls(
+            github,
+            {
+              recordingPath,
+              target: session.target,
+              stack: landMode.kind === 'pr' && landMode.stack,
+              reportUrl: options.reportUrl ?? null,
+              recording: relative(session.repo, recordingPath),
+              hasChanges: async (branch) =>
+                (await gitLine(session.repo, [
+                  'rev-list',
+                  '--count',
+                  `${session.start}..refs/heads/${branch}`,
+                ])) !== '0',
+              headOf: (branch) =>
+                gitLine(session.repo, ['rev-parse', '--verify', `refs/heads/${branch}^{commit}`]),
+            },
+            (taskId, text) => say(`${taskId}: ${text}`),
+          );
     // Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch).
     const kept = new Set<string>();
     const workOnBranch = new Set<string>();
@@ -374,10 +420,13 @@ export async function batchCommand(
     const next: NextSteps = {
       land: (taskId) => landCommandLine(batchId, taskId, options.cwd),
       resume: output.cancelReason === null ? null : resumeCommandLine(args, recordingPath),
+      ...(pulls === null
+        ? {}
+        : { pulls: new Map([...pulls].map(([taskId, landed]) => [taskId, landed.pull])) }),
     };
     process.stdout.write(summary(output, folder, batchId, session.target, kept, workOnBranch, next));
     process.stdout.write(`recording ${recordingPath}; its page: ralph report ${recordingPath}\n`);
-    const code = exitCodeOf(output, output.cancelReason);
+    const code = pullsExitCode(exitCodeOf(output, output.cancelReason), output, pulls);
     await traced?.end(code !== EXIT.complete);
     // The tasks' notifications get a short while to arrive, and no longer.
     await notifier.close();

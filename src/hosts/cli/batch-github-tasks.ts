@@ -41,6 +41,8 @@ export interface GitHubTasksOptions {
   fromAuthors?: string;
   /** GitHub Enterprise's API root. */
   githubApi?: string;
+  /** With `--land pr`: the repository the pull requests are opened on (`OWNER/REPO`). */
+  githubRepo?: string;
 }
 
 /** Reaches GitHub: the client for the API root (default api.github.com), with the host's token. */
@@ -80,7 +82,7 @@ export function repoRefOf(text: string): RepoRef {
 }
 
 /** `--github-api URL`: an http(s) URL with no credential in it, or a refusal. */
-function apiUrlOf(text: string | undefined): string | undefined {
+export function apiUrlOf(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   let url: URL;
   try {
@@ -117,15 +119,18 @@ function filterOf(options: GitHubTasksOptions): IssueFilter {
   };
 }
 
-/** Refuses the GitHub options without `--from-github` (they would be ignored, silently). */
-export function assertNoGitHubFilter(options: GitHubTasksOptions): void {
+/**
+ * Refuses the GitHub options without `--from-github` (they would be ignored, silently); `--github-api` also serves
+ * the pull requests of `--land pr` (`pulls`).
+ */
+export function assertNoGitHubFilter(options: GitHubTasksOptions, pulls = false): void {
   const given: [keyof GitHubTasksOptions, string][] = [
     ['label', '--label'],
     ['assignee', '--assignee'],
     ['milestone', '--milestone'],
     ['limit', '--limit'],
     ['fromAuthors', '--from-authors'],
-    ['githubApi', '--github-api'],
+    ...(pulls ? [] : ([['githubApi', '--github-api']] as [keyof GitHubTasksOptions, string][])),
   ];
   for (const [key, option] of given)
     if (options[key] !== undefined) throw refuse(filterWithoutGitHub(option));

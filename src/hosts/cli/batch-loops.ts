@@ -39,6 +39,11 @@ export interface LoopSetup {
   resuming: boolean;
   tasks: ReadonlyMap<string, BatchTask>;
   branchOf(taskId: string): string;
+  /**
+   * Whether a task that comes after others starts on the branch of the first of them (`--land pr`: their work is
+   * there, not on the target) rather than on the target's head.
+   */
+  startAfterOnBranch?: boolean;
   /** The batch's options; with an evaluator, every task's reported completion must be accepted by it to land. */
   options: AgentOptions & GuardRailOptions & EvaluatorOptions & SandboxOptions & { maxRounds?: string };
   /** With `--sandbox`: what a task's processes must not see besides ralph's own state (batch-sandbox.ts). */
@@ -122,9 +127,14 @@ async function runLoop(
 ): Promise<TaskOutcome> {
   const task = setup.tasks.get(input.taskId) as BatchTask;
   const worktree = taskWorktree(setup.folder, task.id);
-  // A task that comes after others starts where they landed: the target's head now.
+  // A task that comes after others starts where they landed: the target's head now, or (landing as pull requests)
+  // the branch of the first task it comes after.
+  const startRef =
+    setup.startAfterOnBranch === true && task.after[0] !== undefined
+      ? setup.branchOf(task.after[0])
+      : setup.target;
   const start = input.startFromTarget
-    ? await gitLine(setup.repo, ['rev-parse', '--verify', `refs/heads/${setup.target}^{commit}`])
+    ? await gitLine(setup.repo, ['rev-parse', '--verify', `refs/heads/${startRef}^{commit}`])
     : setup.start;
   if (setup.resuming) await reopenWorktree(setup.repo, worktree, setup.branchOf(task.id), start);
   else await addWorktree(setup.repo, worktree, setup.branchOf(task.id), start);

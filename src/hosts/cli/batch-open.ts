@@ -41,6 +41,8 @@ export async function openBatch(
     verifyTimeoutMs: number;
     /** The tasks file's absolute path, recorded for the resume command a batch's page prints (none: from GitHub). */
     tasksFile?: string;
+    /** `--land pr`: the tasks go up as pull requests into the target, which itself does not move. */
+    asPulls?: boolean;
   },
   cwd: string,
   say: (text: string) => void,
@@ -63,7 +65,7 @@ export async function openBatch(
   // What an earlier batch that crashed left registered (worktrees whose folders are gone) is forgotten first.
   await pruneWorktrees(session.repo);
   say(
-    `batch ${batchId}: ${tasks.length} task(s), at most ${options.parallel} at once, landing on ${session.target} from ${session.start.slice(0, 12)}`,
+    `batch ${batchId}: ${tasks.length} task(s), at most ${options.parallel} at once, ${options.asPulls === true ? 'as pull requests into' : 'landing on'} ${session.target} from ${session.start.slice(0, 12)}`,
   );
   if (session.dirty.length > 0)
     say(

@@ -34,4 +34,6 @@ export interface BatchOptions
   land?: string;
   /** With `--land pr`: a task that comes `after` another opens its pull request against that task's branch. */
   stack?: boolean;
+  /** With `--land pr`: where the batch's report page is published; each pull request links it. */
+  reportUrl?: string;
 }

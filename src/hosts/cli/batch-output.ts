@@ -6,14 +6,19 @@ import { stripControl, stripControlToLine } from '../../render/terminal-text.js'
 import { taskBranch } from '../../workspace/git-session.js';
 import { EXIT } from './exit-codes.js';
 
-/** The line a task's new status gets on stderr. */
-export function statusLine(task: TaskEntry, target: string): string {
+/**
+ * The line a task's new status gets on stderr. `asPulls` (`--land pr`): a landed task passed its verify on the
+ * target's tree and waits on its own branch for its pull request, opened once the batch settles.
+ */
+export function statusLine(task: TaskEntry, target: string, asPulls = false): string {
   const note = task.note === null ? '' : stripControlToLine(task.note).slice(0, 300);
   switch (task.status) {
     case 'queued':
       return 'loop complete; queued for the merge queue';
     case 'landed':
-      return `landed on ${target}`;
+      return asPulls
+        ? `passed: its pull request into ${target} is opened once the batch settles`
+        : `landed on ${target}`;
     case 'needs-review':
       return `needs review: ${note}`;
     case 'failed':
@@ -39,12 +44,32 @@ export function exitCodeOf(output: BatchOutput, cancelledBy: string | null): num
   return output.tasks.every((task) => task.status === 'landed') ? EXIT.complete : EXIT.failed;
 }
 
+/** A task's pull request, as the summary of a `--land pr` batch gives it. */
+export interface SummaryPull {
+  htmlUrl: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+}
+
 /** The commands the summary gives as next steps. */
 export interface NextSteps {
   /** The command that lands a task that needs review once its branch is fixed (`ralph batch --land …`). */
   land(taskId: string): string;
   /** The command that resumes the batch, given when it was cancelled with tasks left to run; else null. */
   resume: string | null;
+  /** `--land pr`: each task's pull request (a task missing here has none); undefined when the batch lands on its target. */
+  pulls?: ReadonlyMap<string, SummaryPull | null>;
+}
+
+/** A task's pull request in the summary: where it is, and whether it waits for review or for a fix. */
+function pullLine(taskId: string, pulls: ReadonlyMap<string, SummaryPull | null>): string {
+  const pull = pulls.get(taskId);
+  if (pull === undefined) return '\n  no pull request (see above why)';
+  if (pull === null) return '\n  no pull request: no changes (its issue was told)';
+  if (pull.state === 'closed') return `\n  pull request ${pull.htmlUrl} (closed)`;
+  return pull.draft
+    ? `\n  draft pull request ${pull.htmlUrl} (needs review)`
+    : `\n  pull request ${pull.htmlUrl}`;
 }
 
 /** The line a task that needs review gets after its own: how to land it once a person fixed its branch. */
@@ -75,10 +100,20 @@ export function summary(
     const files = task.conflicts.length > 0 ? `\n  conflicting files: ${task.conflicts.join(', ')}` : '';
     // A note's later lines (a failing verify's output) are quoted under the task, so only task lines start a line.
     const note = task.note === null ? '' : `: ${stripControl(task.note).trim().replaceAll('\n', '\n    ')}`;
+    const pulls = next.pulls;
+    if (pulls !== undefined) {
+      const status = task.status === 'landed' ? 'passed' : task.status;
+      const pull = ['waiting', 'running', 'cancelled'].includes(task.status) ? '' : pullLine(task.id, pulls);
+      return `${task.id}: ${status}${task.status === 'landed' ? '' : note}${files}${pull}${where}`;
+    }
     const land = task.status === 'needs-review' ? `\n  ${landHint(branch, next.land(task.id))}` : '';
     return `${task.id}: ${task.status}${task.status === 'landed' ? '' : note}${files}${where}${land}`;
   });
-  lines.push(`target ${target}; undo with: ralph batch --rollback ${batchId}`);
+  lines.push(
+    next.pulls === undefined
+      ? `target ${target}; undo with: ralph batch --rollback ${batchId}`
+      : `pull requests into ${target}; ${target} itself did not move`,
+  );
   if (next.resume !== null && output.tasks.some((task) => task.status === 'cancelled'))
     lines.push(`the cancelled tasks run again (landed ones stay landed) with: ${next.resume}`);
   return `${lines.join('\n')}\n`;

@@ -1,26 +1,39 @@
 import { readFileSync } from 'node:fs';
+import type { BatchTask } from '../../contract/batch-tasks.js';
 import type { PullOutcome } from '../../contract/pull-messages.js';
 import {
+  formerPull,
+  isDecided,
   type LandingDeps,
   landAsPull,
   type PullLanded,
   type PullTask,
   pullBase,
+  pullBranchOf,
 } from '../../github/pull-landing.js';
 import { type BatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import type { RunModel } from '../../inspect/run-model.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import type { TaskStatus } from '../../machines/batch-types.js';
-import { git } from '../../workspace/git-command.js';
+import { GitError, git } from '../../workspace/git-command.js';
 import { taskBranch } from '../../workspace/git-session.js';
 import type { BatchOptions } from './batch-options.js';
 import { batchRunPath } from './report-path.js';
 
-/** A push of a local repository's branches to `remote` (a remote's name or URL) with the git CLI. */
-export function gitPusher(cwd: string, remote: string): (branch: string) => Promise<void> {
-  return async (branch) => {
-    // A plain push, never forced: a person's commits pushed on the branch since are not overwritten.
-    await git(cwd, ['push', '--quiet', remote, `refs/heads/${branch}:refs/heads/${branch}`]);
+/**
+ * A push of a local repository's branch to a branch of `remote` (a remote's name or URL) with the git CLI, leased:
+ * it overwrites only the commit ralph pushed there last (or, with no lease, only creates the branch), so a person's
+ * commits pushed since are never lost — git refuses, and the task says so.
+ */
+export function gitPusher(cwd: string, remote: string): LandingDeps['push'] {
+  return async (from, to, lease) => {
+    await git(cwd, [
+      'push',
+      '--quiet',
+      `--force-with-lease=refs/heads/${to}:${lease ?? ''}`,
+      remote,
+      `refs/heads/${from}:refs/heads/${to}`,
+    ]);
   };
 }
 
@@ -103,7 +116,11 @@ function afterFirst<T extends { id: string; after: string[] }>(tasks: readonly T
  * are read and before anything starts (a token without the rights it needs is refused then). The CLI's entry point
  * passes the Octokit one; tests pass an in-memory one.
  */
-export type ConnectGitHub = (cwd: string, options: BatchOptions) => Promise<LandingDeps>;
+export type ConnectGitHub = (
+  cwd: string,
+  options: BatchOptions,
+  say: (line: string) => void,
+) => Promise<LandingDeps>;
 
 /** What a `--land pr` batch's pull requests need besides GitHub: its recording, target, stacking and report link. */
 export interface BatchPullsSetup {
@@ -111,16 +128,31 @@ export interface BatchPullsSetup {
   /** The branch each pull request goes into (unless stacked). */
   target: string;
   stack: boolean;
-  /** The link to the batch's report page, when it is published somewhere a reviewer can open. */
+  /** The link to the batch's report page, when it is published somewhere a reviewer can open (`--report-url`). */
   reportUrl: string | null;
+  /** The recording's path relative to the repository (what `ralph report` is given there). */
+  recording: string;
   /** Whether the task's branch holds commits of its own (a failed task with none gets only an issue comment). */
   hasChanges(branch: string): Promise<boolean>;
+  /** The commit the task's local branch is at (what is pushed). */
+  headOf(branch: string): Promise<string>;
+}
+
+/** What a task's landing as a pull request said: opened, updated, left, or only commented. */
+function landedLine(result: PullLanded): string {
+  if (result.pull === null) return 'no branch with changes: commented on its issue';
+  if (result.action === 'left')
+    return result.pull.state === 'closed'
+      ? `its pull request ${result.pull.htmlUrl} was closed: left as it is`
+      : `its pull request ${result.pull.htmlUrl} is ready for review: left as it is`;
+  return `pull request ${result.action} ${result.pull.htmlUrl}${result.pull.draft ? ' (draft: needs review)' : ''}`;
 }
 
 /**
  * Lands each settled task of a batch as its own pull request, from its recording: ready for a task that passed, a
  * labelled draft (or, with no branch, an issue comment) for any other; with `stack`, a task whose `after` names a
- * task with a pull request goes into that task's branch. Says each as it goes.
+ * task with a pull request goes into that task's branch. Says each as it goes; a task GitHub or the push refused is
+ * said with why and left out of the result (the others go on).
  */
 export async function landBatchAsPulls(
   deps: LandingDeps,
@@ -136,8 +168,9 @@ export async function landBatchAsPulls(
     const outcome = pullOutcomeOf(last?.status ?? 'waiting', last?.note ?? null);
     if (outcome === null) continue;
     const branch = taskBranch(batchId, task.id);
-    const withChanges = await setup.hasChanges(branch);
+    const head = (await setup.hasChanges(branch)) ? await setup.headOf(branch) : null;
     const verify = task.verify ?? null;
+    const pullBranch = pullBranchOf(task.id, task.objective);
     const pullTask: PullTask = {
       batchId,
       taskId: task.id,
@@ -153,20 +186,58 @@ export async function landBatchAsPulls(
               output: outcome === 'passed' ? '' : (last?.note ?? ''),
             },
       reportUrl: setup.reportUrl,
+      recording: setup.recording,
       issue: issueOfTask(task.id),
-      branch: withChanges ? branch : null,
+      pullBranch,
+      pushed: head,
+      branch: head === null ? null : branch,
       base: pullBase(task.after, pulled, setup.target, setup.stack),
       title: task.objective.split('\n')[0]?.slice(0, 200) || task.id,
     };
-    const result = await landAsPull(deps, pullTask);
-    if (result.pull !== null) pulled.set(task.id, branch);
+    let result: PullLanded;
+    try {
+      result = await landAsPull(deps, pullTask);
+    } catch (error) {
+      say(task.id, pullRefusedLine(pullBranch, error));
+      continue;
+    }
+    if (result.pull !== null) pulled.set(task.id, pullBranch);
     landed.set(task.id, result);
-    say(
-      task.id,
-      result.pull === null
-        ? 'no branch with changes: commented on its issue'
-        : `${result.action} ${result.pull.htmlUrl}`,
-    );
+    say(task.id, landedLine(result));
   }
   return landed;
+}
+
+/** Why a task's pull request was not opened: GitHub's answer, or git's refusal to push over commits ralph did not push. */
+function pullRefusedLine(pullBranch: string, error: unknown): string {
+  if (error instanceof GitError)
+    return `no pull request: git would not push ${pullBranch} (it has commits ralph did not push there, or the remote refused): ${error.message.split('\n')[0]}`;
+  return `no pull request: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * The tasks of a `--land pr` batch without those whose pull request (opened by a former run, of any batch) a person
+ * has decided on — closed, or open and ready for review: they are not run again, and are said with their pull
+ * request. Tasks that came after one of them no longer wait for it (its work is on GitHub, not in this batch).
+ */
+export async function tasksStillToPull(
+  deps: Pick<LandingDeps, 'api' | 'repo'>,
+  tasks: readonly BatchTask[],
+  say: (taskId: string, text: string) => void,
+): Promise<BatchTask[]> {
+  const decided = new Set<string>();
+  for (const task of tasks) {
+    const former = await formerPull(deps, pullBranchOf(task.id, task.objective));
+    if (former === undefined || !isDecided(former)) continue;
+    decided.add(task.id);
+    say(
+      task.id,
+      former.state === 'closed'
+        ? `not run: its pull request ${former.htmlUrl} was closed`
+        : `not run: its pull request ${former.htmlUrl} is ready for review`,
+    );
+  }
+  return tasks
+    .filter((task) => !decided.has(task.id))
+    .map((task) => ({ ...task, after: task.after.filter((id) => !decided.has(id)) }));
 }

@@ -88,6 +88,7 @@ Examples:
   $ ralph batch --clean 20261201-1522-a1b2c3 --force
   $ ralph batch TASKS.md --agent claude --ask    # a blocked task waits for: ralph answer <run-id> "text"
   $ ralph batch --from-github team/app --label ralph --agent claude --verify 'npm test'
+  $ ralph batch --from-github team/app --label ralph --agent claude --verify 'npm test' --land pr --into main
 
 Every task is one Ralph loop in its own git worktree on its own branch (ralph/<batch>/<task>); a loop that completes
 joins the merge queue, which rebases it onto the target, runs --verify on the combined tree, and only then moves the
@@ -434,7 +435,18 @@ export async function runCli(argv: string[]): Promise<number> {
                 '--from-authors <logins>',
                 'with --from-github: take only issues by these logins (a,b), instead of everyone with write access',
               )
-              .option('--github-api <url>', 'with --from-github: the API root of GitHub Enterprise'),
+              .option(
+                '--github-api <url>',
+                'with --from-github or --land pr: the API root of GitHub Enterprise',
+              )
+              .option(
+                '--report-url <url>',
+                "with --land pr: where you publish the batch's report page (ralph report); each pull request links it",
+              )
+              .option(
+                '--github-repo <owner/repo>',
+                "with --land pr: the repository the pull requests are opened on (default: --from-github's, else origin's); branches are pushed to origin",
+              ),
           ),
         ),
       ),
