@@ -50,9 +50,16 @@ export const noIssueTaken = (repo: string, matched: number): string =>
 export const repoRefProblem = (given: string): string =>
   `--from-github must name a repository as OWNER/REPO (got ${JSON.stringify(given)})`;
 
-/** Refusal: both a tasks file and `--from-github`. */
-export const tasksFileAndGitHub = (): string =>
-  'ralph batch takes its tasks from a tasks file or from --from-github, not both';
+/** Refusal: both a tasks file and `--from-github` (`command`: `ralph batch` or `ralph submit --batch`). */
+export const tasksFileAndGitHub = (command = 'ralph batch'): string =>
+  `${command} takes its tasks from a tasks file or from --from-github, not both`;
+
+/**
+ * Refusal: `--trust-tasks` with `--from-github`. It vouches for the commands a tasks file names; an issue names
+ * none, and its text is never vouched for.
+ */
+export const trustTasksWithGitHub = (command: string): string =>
+  `${command}: --trust-tasks is for a tasks file: a task from --from-github never names a command, and an issue's text is never trusted`;
 
 /** Refusal: a GitHub filter option without `--from-github`. */
 export const filterWithoutGitHub = (option: string): string => `${option} is for --from-github`;

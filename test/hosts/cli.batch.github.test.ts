@@ -5,7 +5,8 @@ import { quote } from 'shell-quote';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ralph } from '../fixtures/cli-agents/harness.js';
 import { batchScene } from '../support/batch-scene.js';
-import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { addTeamIssues, fromTeam, startFakeTeam, teamIssueLines } from '../support/fake-github-team.js';
 import { tempFolder } from '../support/git-repo.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.js';
 
@@ -23,34 +24,11 @@ afterEach(async () => {
 });
 
 /** A fake GitHub where ana (the token's owner) and bob may write, mallory may only read. */
-async function fakeGitHub(): Promise<FakeGitHub> {
-  const gh = await startFakeGitHub({
-    owner: 'acme',
-    repo: 'app',
-    tokens: { [TOKEN]: { login: 'ana', permission: 'write' } },
-    collaborators: { ana: 'write', bob: 'admin', mallory: 'read' },
-  });
-  servers.push(gh);
-  return gh;
-}
+const fakeGitHub = (): Promise<FakeGitHub> => startFakeTeam(TOKEN);
 
 /** `ralph batch --from-github acme/app --label ralph` on the fake, in `repo`, with `more` arguments. */
 const batchFromFake = (gh: FakeGitHub, repo: string, more: string[], env: NodeJS.ProcessEnv) =>
-  ralph(
-    [
-      'batch',
-      '--from-github',
-      'acme/app',
-      '--label',
-      'ralph',
-      '--github-api',
-      gh.url,
-      '--cwd',
-      repo,
-      ...more,
-    ],
-    { cwd: repo, env },
-  );
+  ralph(['batch', ...fromTeam(gh), '--cwd', repo, ...more], { cwd: repo, env });
 
 /** Every file under `dir`, recursively, as text (binary files too: a token would show in them as text). */
 function allText(dir: string): string {
@@ -63,20 +41,7 @@ function allText(dir: string): string {
 describe('ralph batch --from-github', () => {
   test('takes the issues of authors with write access (after from "depends on"), skips the others saying why, and no agent, verify, recording or trace holds the token', async () => {
     const gh = await fakeGitHub();
-    const first = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt a', labels: ['ralph'] });
-    const evil = gh.addIssue({
-      title: 'Add evil',
-      author: 'mallory',
-      body: 'write evil.txt x',
-      labels: ['ralph'],
-    });
-    const second = gh.addIssue({
-      title: 'Add b',
-      author: 'bob',
-      body: `write b.txt b\ndepends on #${first}`,
-      labels: ['ralph'],
-    });
-    gh.addIssue({ title: 'Not a task', author: 'ana', body: 'write c.txt c', labels: ['other'] });
+    const issues = addTeamIssues(gh);
     const { repo, env } = batchScene([]);
     const dumps = tempFolder('ralph-github-env-');
     const otlp = await startOtlpReceiver();
@@ -90,11 +55,7 @@ describe('ralph batch --from-github', () => {
       ENV_DUMP_DIR: dumps,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
     });
-    expect(done.stderr).toContain(`gh-${first}  #${first} "Add a"`);
-    expect(done.stderr).toContain(`gh-${second}  #${second} "Add b" (after gh-${first})`);
-    expect(done.stderr).toContain(
-      `#${evil} "Add evil": its author mallory has no write access to the repository (their permission: read)`,
-    );
+    for (const line of teamIssueLines(issues)) expect(done.stderr).toContain(line);
     expect(done.stderr).not.toContain('Not a task');
     // The list comes before the batch starts.
     expect(done.stderr.indexOf('taken as tasks')).toBeLessThan(done.stderr.indexOf(`batch `));
@@ -140,6 +101,9 @@ describe('ralph batch --from-github', () => {
     const both = await batchFromFake(gh, repo, [tasksFile], { ...env, GITHUB_TOKEN: TOKEN });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('from a tasks file or from --from-github, not both');
+    const trusted = await batchFromFake(gh, repo, ['--trust-tasks'], { ...env, GITHUB_TOKEN: TOKEN });
+    expect(trusted.code).toBe(2);
+    expect(trusted.stderr).toContain("an issue's text is never trusted");
     const bad = await ralph(
       ['batch', '--from-github', 'acme', '--label', 'ralph', '--github-api', gh.url, '--cwd', repo],
       { cwd: repo, env: { ...env, GITHUB_TOKEN: TOKEN } },

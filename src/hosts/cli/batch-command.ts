@@ -7,7 +7,7 @@ import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
-import { tasksFileAndGitHub } from '../../contract/github-task-messages.js';
+import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { LandingDeps } from '../../github/pull-landing.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
@@ -86,11 +86,12 @@ async function readTasks(
   const { fromGithub } = options;
   if (fromGithub !== undefined) {
     if (file !== undefined) throw refuse(tasksFileAndGitHub());
+    if (options.trustTasks === true) throw refuse(trustTasksWithGitHub('ralph batch'));
     // Loaded only here: a batch from a tasks file never loads the GitHub client.
     const { connectGitHub } = await import('./github-connect.js');
     return { tasks: await readGitHubTasks({ ...options, fromGithub }, say, connectGitHub) };
   }
-  assertNoGitHubFilter(options, options.land === LAND_AS_PULLS);
+  assertNoGitHubFilter(options, 'ralph batch', options.land === LAND_AS_PULLS);
   if (file === undefined)
     throw refuse('ralph batch needs a tasks file: a Markdown checklist, or a JSON or YAML list of tasks');
   const use = { command: 'ralph batch', file, nothing: 'nothing was started' };

@@ -68,22 +68,26 @@ export function forgetGitHubTokens(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of GITHUB_TOKEN_VARIABLES) delete env[name];
 }
 
-const refuse = (message: string): RalphError =>
-  new RalphError({ code: 'refused', message: `ralph batch: ${message}` });
+/** The command that reads the issues (or refuses a GitHub option), as its refusals name it. */
+export type GitHubTasksCommand = 'ralph batch' | 'ralph submit --batch' | 'ralph submit';
+
+const refusal = (command: GitHubTasksCommand, message: string): RalphError =>
+  new RalphError({ code: 'refused', message: `${command}: ${message}` });
 
 /** GitHub's rule for owner and repository names: letters, digits, `-`, `_`, `.` (a repository not `.` or `..`). */
 const REPO_REF = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})$/;
 
 /** `--from-github OWNER/REPO` as a repository, or a refusal. */
-export function repoRefOf(text: string): RepoRef {
+export function repoRefOf(text: string, command: GitHubTasksCommand = 'ralph batch'): RepoRef {
   const match = REPO_REF.exec(text.trim());
-  if (match === null || match[2] === '.' || match[2] === '..') throw refuse(repoRefProblem(text));
+  if (match === null || match[2] === '.' || match[2] === '..') throw refusal(command, repoRefProblem(text));
   return { owner: match[1] as string, repo: match[2] as string };
 }
 
 /** `--github-api URL`: an http(s) URL with no credential in it, or a refusal. */
-export function apiUrlOf(text: string | undefined): string | undefined {
+export function apiUrlOf(text: string | undefined, command: GitHubTasksCommand): string | undefined {
   if (text === undefined) return undefined;
+  const refuse = (message: string) => refusal(command, message);
   let url: URL;
   try {
     url = new URL(text);
@@ -98,7 +102,8 @@ export function apiUrlOf(text: string | undefined): string | undefined {
 }
 
 /** The issue filter of the command line, or a refusal. */
-function filterOf(options: GitHubTasksOptions): IssueFilter {
+function filterOf(options: GitHubTasksOptions, command: GitHubTasksCommand): IssueFilter {
+  const refuse = (message: string) => refusal(command, message);
   const labels = (options.label ?? '')
     .split(',')
     .map((label) => label.trim())
@@ -123,7 +128,11 @@ function filterOf(options: GitHubTasksOptions): IssueFilter {
  * Refuses the GitHub options without `--from-github` (they would be ignored, silently); `--github-api` also serves
  * the pull requests of `--land pr` (`pulls`).
  */
-export function assertNoGitHubFilter(options: GitHubTasksOptions, pulls = false): void {
+export function assertNoGitHubFilter(
+  options: GitHubTasksOptions,
+  command: GitHubTasksCommand = 'ralph batch',
+  pulls = false,
+): void {
   const given: [keyof GitHubTasksOptions, string][] = [
     ['label', '--label'],
     ['assignee', '--assignee'],
@@ -133,7 +142,7 @@ export function assertNoGitHubFilter(options: GitHubTasksOptions, pulls = false)
     ...(pulls ? [] : ([['githubApi', '--github-api']] as [keyof GitHubTasksOptions, string][])),
   ];
   for (const [key, option] of given)
-    if (options[key] !== undefined) throw refuse(filterWithoutGitHub(option));
+    if (options[key] !== undefined) throw refusal(command, filterWithoutGitHub(option));
 }
 
 /**
@@ -145,10 +154,12 @@ export async function readGitHubTasks(
   options: GitHubTasksOptions & { fromGithub: string },
   say: (line: string) => void,
   connect: GitHubConnect,
+  command: GitHubTasksCommand = 'ralph batch',
 ): Promise<BatchTask[]> {
-  const repo = repoRefOf(options.fromGithub);
-  const filter = filterOf(options);
-  const apiUrl = apiUrlOf(options.githubApi);
+  const refuse = (message: string) => refusal(command, message);
+  const repo = repoRefOf(options.fromGithub, command);
+  const filter = filterOf(options, command);
+  const apiUrl = apiUrlOf(options.githubApi, command);
   const listed = options.fromAuthors === undefined ? undefined : listedAuthors(options.fromAuthors);
   if (listed === null) throw refuse(noAuthorListed());
   const name = `${repo.owner}/${repo.repo}`;

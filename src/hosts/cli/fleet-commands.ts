@@ -5,6 +5,7 @@ import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
+import { addGitHubTaskOptions, GITHUB_TASK_KEYS } from './github-task-options.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
@@ -131,7 +132,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       setExitCode(await workerCommand(options));
     });
 
-  addAskOptions(
+  const submit = addAskOptions(
     addSandboxOptions(
       addEvaluatorOptions(
         addGuardRailOptions(
@@ -142,8 +143,8 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
               .argument('[objective]', 'the immutable objective every round works toward')
               .option('--max-rounds <n>', 'round cap for this run (default and ceiling 256)')
               .option(
-                '--batch <tasks>',
-                'submit every task of a tasks file as a run of a batch (see ralph batch); needs --repo',
+                '--batch [tasks]',
+                'submit every task of a tasks file (or of --from-github) as a run of a batch (see ralph batch); needs --repo',
               )
               .option(
                 '--repo <url>',
@@ -164,15 +165,21 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
         ),
       ),
     ),
-  )
+  );
+  addGitHubTaskOptions(submit)
     .addHelpText(
       'after',
       `${GUARD_RAILS_HELP}${SUBMIT_GUARD_RAILS_HELP}${ASK_HELP}${SUBMIT_ASK_HELP}${EVALUATOR_HELP}${SUBMIT_EVALUATOR_HELP}${SANDBOX_HELP}${SUBMIT_SANDBOX_HELP}`,
     )
     .action(async (objective: string | undefined, options: SubmitBatchOptions) => {
-      // --resolve-conflicts or --trust-tasks without --batch is refused there (they need a tasks file), never sent as
-      // an agent option.
-      if (options.batch !== undefined || options.resolveConflicts === true || options.trustTasks === true) {
+      // --resolve-conflicts, --trust-tasks or a GitHub option without --batch is refused there (they need a batch),
+      // never sent as an agent option. --from-github alone is a batch: its issues are the tasks.
+      if (
+        options.batch !== undefined ||
+        options.resolveConflicts === true ||
+        options.trustTasks === true ||
+        GITHUB_TASK_KEYS.some((key) => options[key] !== undefined)
+      ) {
         const { submitBatchCommand } = await import('./submit-batch-command.js');
         setExitCode(await submitBatchCommand(objective, options));
         return;

@@ -59,7 +59,7 @@ async function pullRepoOf(
 export const connectPulls: ConnectGitHub = async (cwd, options, say) => {
   const repo = await pullRepoOf(cwd, options);
   const name = `${repo.owner}/${repo.repo}`;
-  const api = await connectGitHub(apiUrlOf(options.githubApi), (wait) =>
+  const api = await connectGitHub(apiUrlOf(options.githubApi, 'ralph batch'), (wait) =>
     say(githubWaitLine(wait.seconds, wait.why)),
   );
   forgetGitHubTokens();

@@ -8,6 +8,7 @@ import { quoteObjectiveHint, TRUST_TASKS_HELP } from './cli-texts.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import { EXIT } from './exit-codes.js';
 import { addFleetCommands } from './fleet-commands.js';
+import { addGitHubTaskOptions } from './github-task-options.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { McpOptions } from './mcp-command.js';
 import { addNotifyCommandOptions } from './notify-options.js';
@@ -356,7 +357,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   if (wanted('batch')) {
-    addSandboxOptions(
+    const batch = addSandboxOptions(
       addEvaluatorOptions(
         addGuardRailOptions(
           addAgentOptions(
@@ -418,28 +419,6 @@ export async function runCli(argv: string[]): Promise<number> {
               )
               .option('--wait-for-answers <duration>', 'like --ask, waiting at most this long (e.g. 2h)')
               .option(
-                '--from-github <owner/repo>',
-                "instead of a tasks file: the repository's open issues with --label, each a task gh-<number> (its author must have write access, or be in --from-authors)",
-              )
-              .option(
-                '--label <names>',
-                'with --from-github: the label(s) marking issues as tasks (a,b: all of them)',
-              )
-              .option('--assignee <login>', 'with --from-github: only issues assigned to this login')
-              .option(
-                '--milestone <name>',
-                'with --from-github: only issues of this milestone (its number or title)',
-              )
-              .option('--limit <n>', 'with --from-github: at most this many issues, oldest first')
-              .option(
-                '--from-authors <logins>',
-                'with --from-github: take only issues by these logins (a,b), instead of everyone with write access',
-              )
-              .option(
-                '--github-api <url>',
-                'with --from-github or --land pr: the API root of GitHub Enterprise',
-              )
-              .option(
                 '--report-url <url>',
                 "with --land pr: where you publish the batch's report page (ralph report); each pull request links it",
               )
@@ -450,7 +429,9 @@ export async function runCli(argv: string[]): Promise<number> {
           ),
         ),
       ),
-    )
+    );
+    // The GitHub options, as ralph submit --batch offers them too, last in its help.
+    addGitHubTaskOptions(batch)
       .addHelpText('after', BATCH_EXAMPLES + GUARD_RAILS_HELP + EVALUATOR_HELP + SANDBOX_HELP)
       .action(async (tasks: string | undefined, options: BatchOptions) => {
         const { batchCommand } = await import('./batch-command.js');

@@ -5,12 +5,14 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
+import { assertNoGitHubFilter, type GitHubTasksOptions, readGitHubTasks } from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
@@ -20,9 +22,9 @@ import { readTasksFile } from './tasks-file.js';
 import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
 /** The options `ralph submit --batch` adds to those of `ralph submit`. */
-export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions {
-  /** The tasks file. */
-  batch?: string;
+export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions, GitHubTasksOptions {
+  /** The tasks file; `true` for `--batch` without one (its tasks then come from `--from-github`). */
+  batch?: string | true;
   /** The repository's URL every worker clones and pushes to. */
   repo?: string;
   /** The branch the batch lands on (default: a new branch `ralph/batch-<id>` from the remote's HEAD). */
@@ -33,14 +35,40 @@ export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions {
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
 
+const COMMAND = 'ralph submit --batch';
+
+/** The tasks file `--batch` names, if it names one. */
+const tasksFileOf = (options: SubmitBatchOptions): string | undefined =>
+  typeof options.batch === 'string' ? options.batch : undefined;
+
 /**
- * The tasks of the file as the command line lets them run (a command it names needs --trust-tasks), in an order
- * where every task comes after those it names in `after`.
+ * The batch's tasks: those of the tasks file as the command line lets them run (a command it names needs
+ * --trust-tasks), or with `--from-github` those of the repository's issues, read here with this host's token (a
+ * taken or skipped issue said on stderr). On the fleet the token is the worker's: the submitter's stays in this
+ * process, and goes from its environment once the client holds it.
  */
-async function readTasks(file: string, options: SubmitOptions & TasksTrustOptions): Promise<BatchTask[]> {
-  const use = { command: 'ralph submit --batch', file, nothing: 'nothing was submitted' };
-  const said = (line: string) => process.stderr.write(`${use.command}: ${line}\n`);
-  const tasks = tasksAsTrusted(await readTasksFile(file, use.command), options, use, said);
+async function readTasks(options: SubmitBatchOptions): Promise<BatchTask[]> {
+  const said = (line: string) => process.stderr.write(`${COMMAND}: ${line}\n`);
+  const file = tasksFileOf(options);
+  const { fromGithub } = options;
+  if (fromGithub !== undefined) {
+    if (file !== undefined) throw refuse(tasksFileAndGitHub(COMMAND));
+    if (options.trustTasks === true) throw refuse(trustTasksWithGitHub(COMMAND));
+    // Loaded only here: a batch from a tasks file never loads the GitHub client.
+    const { connectGitHub } = await import('./github-connect.js');
+    const tasks = await readGitHubTasks({ ...options, fromGithub }, said, connectGitHub, COMMAND);
+    // An issue's task is its id, objective and order, whatever else a task may hold: no issue names a command.
+    return inOrder(tasks.map(({ id, objective, after }) => ({ id, objective, after })));
+  }
+  assertNoGitHubFilter(options, COMMAND);
+  if (file === undefined)
+    throw refuse('ralph submit --batch needs a tasks file, or --from-github OWNER/REPO --label NAME');
+  const use = { command: COMMAND, file, nothing: 'nothing was submitted' };
+  return inOrder(tasksAsTrusted(await readTasksFile(file, COMMAND), options, use, said));
+}
+
+/** The tasks in an order where every task comes after those it names in `after`. */
+function inOrder(tasks: BatchTask[]): BatchTask[] {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const ordered: BatchTask[] = [];
   // A set, not ordered.includes: a 1 MiB checklist holds some 100,000 tasks, and a scan per task would be quadratic.
@@ -94,9 +122,22 @@ function batchBudgetOf(options: SubmitOptions): BatchBudget | undefined {
  * round cap in their place), checked as `ralph submit` checks one run before the database is asked.
  */
 export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<FleetBatchSubmission> {
-  // --trust-tasks is this command's own: it never goes with a task to a worker.
-  const { batch: file, repo, into, resolveConflicts, trustTasks: _trust, ...rest } = options;
-  if (file === undefined) throw refuse('ralph submit --batch needs a tasks file');
+  // --trust-tasks and the GitHub options are this command's own: none goes with a task to a worker.
+  const {
+    batch: _batch,
+    repo,
+    into,
+    resolveConflicts,
+    trustTasks: _trust,
+    fromGithub: _fromGithub,
+    label: _label,
+    assignee: _assignee,
+    milestone: _milestone,
+    limit: _limit,
+    fromAuthors: _fromAuthors,
+    githubApi: _githubApi,
+    ...rest
+  } = options;
   if (resolveConflicts === true && rest.verify === undefined)
     throw refuse(
       '--resolve-conflicts needs --verify: a resolved merge lands only when the verify command passes on it',
@@ -108,7 +149,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   const problem = repoUrlProblem(repo);
   if (problem !== null)
     throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
-  const tasks = await readTasks(file, options);
+  const tasks = await readTasks(options);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
       ? DEFAULT_VERIFY_TIMEOUT_MS
@@ -150,17 +191,26 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   }));
 }
 
-/** `ralph submit --batch TASKS --repo URL`: enqueues the batch's tasks and prints the batch's id on stdout. */
+/**
+ * `ralph submit --batch TASKS --repo URL` (or `--batch --from-github OWNER/REPO --label NAME`): enqueues the batch's
+ * tasks and prints the batch's id on stdout.
+ */
 export async function submitBatchCommand(
   objective: string | undefined,
   options: SubmitBatchOptions,
 ): Promise<number> {
   let submission: FleetBatchSubmission;
   try {
-    if (options.batch === undefined && options.trustTasks === true)
-      throw refuse('ralph submit --trust-tasks is for --batch: it trusts the commands a tasks file names');
+    if (options.batch === undefined && options.fromGithub === undefined) {
+      // Not a batch: a GitHub filter or --trust-tasks here would be ignored, or sent to a worker as an agent option.
+      assertNoGitHubFilter(options, 'ralph submit');
+      if (options.trustTasks === true)
+        throw refuse('ralph submit --trust-tasks is for --batch: it trusts the commands a tasks file names');
+    }
     if (objective !== undefined)
-      throw refuse('ralph submit --batch takes its objectives from the tasks file, not as an argument');
+      throw refuse(
+        'ralph submit --batch takes its objectives from the tasks file (or the issues of --from-github), not as an argument',
+      );
     submission = await batchSubmissionOf(options);
   } catch (error) {
     return reportFleetFailure(error);
