@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ralph } from '../fixtures/cli-agents/harness.js';
+import { allText } from '../support/all-text.js';
 import { batchScene } from '../support/batch-scene.js';
 import type { FakeGitHub } from '../support/fake-github.js';
 import { addTeamIssues, fromTeam, startFakeTeam, teamIssueLines } from '../support/fake-github-team.js';
@@ -29,14 +30,6 @@ const fakeGitHub = (): Promise<FakeGitHub> => startFakeTeam(TOKEN);
 /** `ralph batch --from-github acme/app --label ralph` on the fake, in `repo`, with `more` arguments. */
 const batchFromFake = (gh: FakeGitHub, repo: string, more: string[], env: NodeJS.ProcessEnv) =>
   ralph(['batch', ...fromTeam(gh), '--cwd', repo, ...more], { cwd: repo, env });
-
-/** Every file under `dir`, recursively, as text (binary files too: a token would show in them as text). */
-function allText(dir: string): string {
-  let text = '';
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
-    if (entry.isFile()) text += readFileSync(join(entry.parentPath, entry.name), 'latin1');
-  return text;
-}
 
 describe('ralph batch --from-github', () => {
   test('takes the issues of authors with write access (after from "depends on"), skips the others saying why, and no agent, verify, recording or trace holds the token', async () => {

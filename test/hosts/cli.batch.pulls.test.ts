@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ralph } from '../fixtures/cli-agents/harness.js';
+import { allText } from '../support/all-text.js';
 import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 
@@ -74,14 +75,6 @@ const landAsPulls = (gh: FakeGitHub, repo: string, env: NodeJS.ProcessEnv) =>
     ],
     { cwd: repo, env },
   );
-
-/** Every file under `dir`, recursively, as text. */
-function allText(dir: string): string {
-  let text = '';
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
-    if (entry.isFile()) text += readFileSync(join(entry.parentPath, entry.name), 'latin1');
-  return text;
-}
 
 describe('ralph batch --land pr', () => {
   test('opens a ready pull request per task that passed (stacked), a labelled draft for the one that did not, and a re-run opens nothing twice', async () => {
