@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
@@ -87,6 +87,42 @@ describe('ralph batch --from-github', () => {
     expect(done.stderr).toContain('its author bob is not in --from-authors');
     expect(gh.requests.some((request) => request.path.includes('/collaborators/'))).toBe(false);
   });
+
+  test('--resume goes on with the tasks the batch took when it started: issues edited since change nothing, and are not read again', async () => {
+    const gh = await fakeGitHub();
+    const { repo, env } = batchScene([]);
+    const hold = join(tempFolder('ralph-github-hold-'), 'hold');
+    writeFileSync(hold, '');
+    const number = gh.addIssue({
+      title: 'Add a',
+      author: 'ana',
+      body: `write a.txt a\nhang-while ${hold}`,
+      labels: ['ralph'],
+    });
+    const agent = quote([process.execPath, fixture('edit-agent.mjs')]);
+    const cut = await batchFromFake(gh, repo, ['--agent-command', agent, '--max-time', '3s'], {
+      ...env,
+      GITHUB_TOKEN: TOKEN,
+    });
+    expect(cut.code, cut.stderr).toBe(4);
+    const recording = /recording (\S+batch\.jsonl)/.exec(cut.stdout)?.[1] as string;
+    expect(recording).toBeDefined();
+    // Meanwhile the issue is edited and the hold lifted; the batch resumes with the task as it took it.
+    const issue = gh.issues.find((i) => i.number === number);
+    if (issue !== undefined) issue.title = 'Something else now';
+    rmSync(hold);
+    const asked = gh.requests.length;
+    const resumed = await batchFromFake(gh, repo, ['--agent-command', agent, '--resume', recording], {
+      ...env,
+      GITHUB_TOKEN: TOKEN,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      "resuming with the tasks the batch took from acme/app's issues when it started",
+    );
+    expect(resumed.stdout).toContain(`gh-${number}: landed`);
+    expect(gh.requests.length).toBe(asked);
+  }, 120_000);
 
   test('refuses a tasks file and --from-github together, and a bad OWNER/REPO, before asking GitHub', async () => {
     const gh = await fakeGitHub();

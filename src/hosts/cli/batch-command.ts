@@ -1,15 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { landOnOwnBranch, type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
-import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
+import { type BatchTask, idProblem, parseTasksFile, TasksFileError } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { LandingDeps } from '../../github/pull-landing.js';
+import { readBatchRecording } from '../../inspect/batch-recording.js';
 import { type BatchOutput, batchMachine } from '../../machines/batch.machine.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
 import { GitError, gitLine } from '../../workspace/git-command.js';
@@ -87,6 +88,13 @@ async function readTasks(
   if (fromGithub !== undefined) {
     if (file !== undefined) throw refuse(tasksFileAndGitHub());
     if (options.trustTasks === true) throw refuse(trustTasksWithGitHub('ralph batch'));
+    // Resumed, the batch goes on with the tasks it took when it started: issues edited or closed since change nothing.
+    if (options.resume !== undefined) {
+      say(
+        `resuming with the tasks the batch took from ${fromGithub}'s issues when it started (not read again)`,
+      );
+      return { tasks: await recordedTasks(options.resume) };
+    }
     // Loaded only here: a batch from a tasks file never loads the GitHub client.
     const { connectGitHub } = await import('./github-connect.js');
     return { tasks: await readGitHubTasks({ ...options, fromGithub }, say, connectGitHub) };
@@ -99,6 +107,26 @@ async function readTasks(
     tasks: await tasksAsTrusted(await readTasksFile(file, use.command), options, use, say),
     path: resolve(file),
   };
+}
+
+/** The tasks a batch recorded when it started, checked as a tasks file's are (a recording is a file anyone may edit). */
+async function recordedTasks(recordingPath: string): Promise<BatchTask[]> {
+  let recorded: { id: string; objective: string; after: string[] }[];
+  try {
+    recorded = readBatchRecording(readFileSync(recordingPath, 'utf8')).header.tasks;
+  } catch (error) {
+    throw refuse(
+      `ralph batch --resume ${recordingPath}: cannot read it: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const plain = recorded.map(({ id, objective, after }) => ({ id, objective, after }));
+  try {
+    return await parseTasksFile('recorded.json', JSON.stringify(plain));
+  } catch (error) {
+    if (error instanceof TasksFileError)
+      throw refuse(`ralph batch --resume ${recordingPath}: its tasks are not a batch's: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Checks every task's agent, evaluator and guard rails before anything starts: a refusal here starts no loop. */
@@ -215,9 +243,10 @@ export async function batchCommand(
       );
     checkTaskOptions(read, options, cwd);
     const github = landMode.kind === 'pr' ? await githubForPulls(connectGitHub, cwd, options, say) : null;
-    // Tasks whose pull request a person decided on (or is deciding on) are not run again, resumed or not.
+    // Tasks whose pull request a person decided on (or is deciding on) are not run again; a resumed batch runs the
+    // tasks it recorded (its pull requests are opened only once it settles).
     const tasks =
-      github === null
+      github === null || options.resume !== undefined
         ? read
         : await tasksStillToPull(github, read, (taskId, text) => say(`${taskId}: ${text}`));
     if (tasks.length === 0) {
