@@ -5,6 +5,8 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeGitHub } from './support/fake-github.js';
+import { gitIn, tempFolder, tempRepo } from './support/git-repo.js';
 import { isRunning } from './support/processes.js';
 import { NO_SANDBOX_PLATFORM } from './support/sandbox.js';
 
@@ -254,4 +256,35 @@ describe('the package as published', () => {
     expect(out.pids).toHaveLength(3);
     expect(out.pids.filter(isRunning)).toEqual([]);
   });
+  it('takes tasks from GitHub issues and opens their pull requests with the installed binary (Octokit as shipped)', async () => {
+    const token = 'ghp_fake-token-for-the-package-test-01';
+    const gh = await startFakeGitHub({
+      owner: 'acme',
+      repo: 'app',
+      tokens: { [token]: { login: 'ana', permission: 'write' } },
+      collaborators: { ana: 'write' },
+    });
+    try {
+      const number = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt A', labels: ['ralph'] });
+      const repo = tempRepo();
+      const origin = tempFolder('ralph-pack-origin-');
+      gitIn(origin, 'init', '--quiet', '--bare');
+      gitIn(repo, 'remote', 'add', 'origin', origin);
+      gitIn(repo, 'push', '--quiet', 'origin', 'main');
+      gitIn(repo, 'checkout', '--quiet', '--detach');
+      const agent = fileURLToPath(new URL('./fixtures/batch-agents/edit-agent.mjs', import.meta.url));
+      const args = ['batch', '--from-github', 'acme/app', '--label', 'ralph', '--github-api', gh.url];
+      args.push('--land', 'pr', '--into', 'main', '--agent-command', `${process.execPath} ${agent}`);
+      await run(join(dir, 'node_modules', '.bin', 'ralph'), [...args, '--cwd', repo], {
+        cwd: dir,
+        env: { ...process.env, GITHUB_TOKEN: token, RALPH_DEPTH: '' },
+      });
+      expect(gh.pulls).toHaveLength(1);
+      expect(gh.pulls[0]).toMatchObject({ head: `ralph/gh-${number}`, base: 'main', draft: false });
+      expect(gh.pulls[0]?.body).toContain(`Closes #${number}`);
+      expect(gitIn(origin, 'show', `refs/heads/ralph/gh-${number}:a.txt`)).toBe('A');
+    } finally {
+      await gh.close();
+    }
+  }, 120_000);
 });
