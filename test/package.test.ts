@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub } from './support/fake-github.js';
-import { gitIn, tempFolder, tempRepo } from './support/git-repo.js';
+import { gitIn, repoWithOrigin } from './support/git-repo.js';
 import { isRunning } from './support/processes.js';
 import { NO_SANDBOX_PLATFORM } from './support/sandbox.js';
 
@@ -266,12 +266,7 @@ describe('the package as published', () => {
     });
     try {
       const number = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt A', labels: ['ralph'] });
-      const repo = tempRepo();
-      const origin = tempFolder('ralph-pack-origin-');
-      gitIn(origin, 'init', '--quiet', '--bare');
-      gitIn(repo, 'remote', 'add', 'origin', origin);
-      gitIn(repo, 'push', '--quiet', 'origin', 'main');
-      gitIn(repo, 'checkout', '--quiet', '--detach');
+      const { repo, origin } = repoWithOrigin();
       const agent = fileURLToPath(new URL('./fixtures/batch-agents/edit-agent.mjs', import.meta.url));
       const args = ['batch', '--from-github', 'acme/app', '--label', 'ralph', '--github-api', gh.url];
       args.push('--land', 'pr', '--into', 'main', '--agent-command', `${process.execPath} ${agent}`);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ralph } from '../fixtures/cli-agents/harness.js';
 import { allText } from '../support/all-text.js';
 import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
-import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import { gitIn, repoWithOrigin, tempFolder } from '../support/git-repo.js';
 
 // `ralph batch --from-github … --land pr` through the built CLI against a loopback fake of GitHub and a bare
 // repository as origin: a pull request per task, ready only for one that passed, and a re-run that opens nothing
@@ -36,17 +36,6 @@ async function fakeGitHub(): Promise<FakeGitHub> {
   });
   servers.push(gh);
   return gh;
-}
-
-/** A repository whose origin is a bare one (what GitHub would serve), HEAD detached so `--into main` may move. */
-function repoWithOrigin(): { repo: string; origin: string } {
-  const repo = tempRepo();
-  const origin = tempFolder('ralph-pulls-origin-');
-  gitIn(origin, 'init', '--quiet', '--bare');
-  gitIn(repo, 'remote', 'add', 'origin', origin);
-  gitIn(repo, 'push', '--quiet', 'origin', 'main');
-  gitIn(repo, 'checkout', '--quiet', '--detach');
-  return { repo, origin };
 }
 
 const landAsPulls = (gh: FakeGitHub, repo: string, env: NodeJS.ProcessEnv) =>

@@ -37,3 +37,17 @@ export function commitFiles(cwd: string, files: Record<string, string>, message 
   gitIn(cwd, 'commit', '--quiet', '-m', message);
   return gitIn(cwd, 'rev-parse', 'HEAD');
 }
+
+/**
+ * A repository whose `origin` is a bare one (what GitHub would serve) holding its main, with HEAD detached so a batch
+ * `--into main` may move main.
+ */
+export function repoWithOrigin(): { repo: string; origin: string } {
+  const repo = tempRepo();
+  const origin = tempFolder('ralph-origin-');
+  gitIn(origin, 'init', '--quiet', '--bare');
+  gitIn(repo, 'remote', 'add', 'origin', origin);
+  gitIn(repo, 'push', '--quiet', 'origin', 'main');
+  gitIn(repo, 'checkout', '--quiet', '--detach');
+  return { repo, origin };
+}
