@@ -33,6 +33,6 @@ export const pullPushRefused = (branch: string): string =>
 /** `ralph status`/`wait`: the line of a task whose pull request is ready. */
 export const readyPullLine = (taskId: string, url: string): string => `${taskId}: pull request ${url}`;
 
-/** `ralph status`/`wait`: the line under a task whose pull request is a draft (it did not pass). */
+/** `ralph status`/`wait`: the line (indented under its task) of a task whose pull request is a draft (it did not pass). */
 export const draftPullLine = (url: string): string =>
   `  draft pull request ${url} (labelled ralph: needs-review)`;

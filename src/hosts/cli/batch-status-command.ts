@@ -51,7 +51,7 @@ export function batchLines(batch: Batch, runLine: (run: FleetRunStatus) => strin
       continue;
     }
     lines.push(stripControlToLine(`${taskId}: ${result.status}: ${result.detail}`));
-    if (pull !== undefined) lines.push(stripControlToLine(draftPullLine(pull.url)));
+    if (pull !== undefined) lines.push(`  ${stripControlToLine(draftPullLine(pull.url))}`);
     if (result.files.length > 0)
       lines.push(`  ${stripControlToLine(`conflicting files: ${result.files.join(', ')}`)}`);
     if (result.status === 'needs-review')
