@@ -25,8 +25,11 @@ export interface PullReport {
   costUsd: number | null;
   /** A link to the run's report, when there is one to link to. */
   reportUrl: string | null;
-  /** Where the batch's recording is, relative to the clone that ran it: its report is `ralph report <path>` there. */
-  recording: string;
+  /**
+   * Where the batch's recording is, relative to the clone that ran it: its report is `ralph report <path>` there;
+   * null for a fleet's batch, whose runs the fleet's database holds (`ralph status`, `ralph dashboard`).
+   */
+  recording: string | null;
   /** The issue the task came from. */
   issue: number | null;
   /** The branch on GitHub the task's pull request comes from, the same in every batch that runs the task. */
@@ -81,10 +84,12 @@ function fenced(text: string): string {
 const cost = (usd: number | null): string => (usd === null ? 'unknown' : `$${usd.toFixed(2)}`);
 
 /** Where the run's report is: its published page, else the command that makes it in the clone that ran the batch. */
-const reportLine = (task: PullReport): string =>
-  task.reportUrl !== null
-    ? `Run report: ${task.reportUrl}`
-    : `Run report: \`ralph report ${task.recording}\` in the clone that ran batch \`${task.batchId}\``;
+const reportLine = (task: PullReport): string => {
+  if (task.reportUrl !== null) return `Run report: ${task.reportUrl}`;
+  if (task.recording === null)
+    return `Run report: \`ralph status ${task.batchId}\` (or \`ralph dashboard\`) on the fleet that ran batch \`${task.batchId}\``;
+  return `Run report: \`ralph report ${task.recording}\` in the clone that ran batch \`${task.batchId}\``;
+};
 
 /** The body of a task's pull request: the outcome, report, verify, evaluator, rounds, cost, report link and marker. */
 export function pullBody(task: PullReport): string {

@@ -1,5 +1,6 @@
 import { idProblem } from '../contract/batch-tasks.js';
 import { maskUrlCredentials } from '../contract/url-credentials.js';
+import type { RepoRef } from '../github/github-api.js';
 import { repoUrlProblem } from '../workspace/git-remote.js';
 import { taskTrailerValue } from '../workspace/task-commit-message.js';
 import type { BatchBudget } from './batch-budget.js';
@@ -29,6 +30,27 @@ export interface FleetBatchTask {
   resolveConflicts?: boolean;
   /** The batch's own `--max-time`/`--max-cost`, held for the batch as a whole (absent: none). */
   budget?: BatchBudget;
+  /**
+   * `--land pr`: the task goes out as a pull request on `github` instead of moving the target, opened by a worker
+   * with `--allow-github` and its own token (absent: the task lands on the target).
+   */
+  land?: 'pr';
+  /** With `land: 'pr'`: a task after another opens its pull request against that task's branch. */
+  stack?: boolean;
+  /** With `land: 'pr'`: the repository the pull requests are opened on (never a token, never an API URL). */
+  github?: RepoRef;
+  /** With `land: 'pr'`: where the batch's report page is published, linked from each pull request. */
+  reportUrl?: string;
+}
+
+/** A task's pull request, as the batch knows it once its worker opened (or updated) it. */
+export interface FleetPull {
+  url: string;
+  /** The branch on GitHub it comes from (`ralph/gh-7`). */
+  branch: string;
+  /** The commit ralph pushed there, where a task after it starts from (null: this run pushed none). */
+  head: string | null;
+  draft: boolean;
 }
 
 /** How a batch task ended for the batch: landed on the target, or why not. */
@@ -38,6 +60,8 @@ export interface BatchTaskResult {
   detail: string;
   /** The conflicting files, for a conflict. */
   files: string[];
+  /** With `--land pr`: the task's pull request (ready when it `landed`, else a draft); absent when none. */
+  pull?: FleetPull;
 }
 
 /** The run id of a batch's task: `<batch-id>.<task-id>` (a batch id has no dot, so the prefix names the batch). */

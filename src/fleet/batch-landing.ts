@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type MergeSetup, scratchPath, verifyCombinedOwned } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
+import { pullNotOpened } from '../contract/fleet-pull-messages.js';
 import type { RalphSandbox } from '../contract/sandbox.js';
 import { pauseAfterLandForTests } from '../process/pause-after-land.js';
 import { git } from '../workspace/git-command.js';
@@ -9,6 +10,14 @@ import { pushBranch, remoteHead, taskTrailers } from '../workspace/git-remote.js
 import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
 import { type BatchFolders, branchOf, dropWorktree, withClone } from './batch-clone.js';
 import { type BatchTaskResult, type FleetBatchTask, taskTrailer } from './batch-input.js';
+import {
+  draftOnFleet,
+  errorLine,
+  type FleetGitHub,
+  isPullTask,
+  pullOnFleet,
+  type RunFacts,
+} from './batch-pulls.js';
 import type { FleetResolveOutcome, FleetResolver } from './batch-resolve.js';
 import type { FleetSandboxAsk } from './run-sandbox.js';
 import { privateFolder, StateFolderError, statePath } from './state-folder.js';
@@ -24,7 +33,20 @@ export interface LandingInput {
   resolver?: FleetResolver;
   /** The task's run's ask for the sandbox (its input's `sandbox`), which its merge's verify and resolver keep. */
   sandbox?: FleetSandboxAsk;
+  /** With `--land pr`: what its pull request needs of the task's run (absent: the task lands on the target). */
+  pull?: LandingPull;
 }
+
+/** What the landing of a `--land pr` task needs of its run: its objective, its facts, and what it is stacked on. */
+export interface LandingPull {
+  objective: string;
+  facts: RunFacts;
+  /** The pull request of the task it comes after (its branch and pushed commit), when it is stacked on it. */
+  stackedOn: { branch: string; head: string } | null;
+}
+
+/** Where a `--land pr` landing opens its pull request: the worker's GitHub, and what the run gave it. */
+export type PullLandingOf = LandingPull & { github: FleetGitHub };
 
 const needsReview = (detail: string, files: string[] = []): BatchTaskResult => ({
   status: 'needs-review',
@@ -85,9 +107,37 @@ export async function landTask(
   signal: AbortSignal,
   resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
   sandbox?: RalphSandbox,
+  pull?: PullLandingOf,
+): Promise<BatchTaskResult> {
+  if (pull === undefined || !isPullTask(task)) return landOrPull(folders, task, signal, resolve, sandbox);
+  const result = await landOrPull(folders, task, signal, resolve, sandbox, pull);
+  if (result.status !== 'needs-review') return result;
+  // Its loop completed, but its verify on the target's tree (or its merge) did not pass: a draft, never a ready one.
+  return draftOnFleet(folders, pull.github, task, result, {
+    objective: pull.objective,
+    outcome: 'needs-review',
+    why: result.detail,
+    base: pull.stackedOn?.branch ?? task.target,
+    facts: pull.facts,
+    start: task.base,
+  });
+}
+
+/**
+ * The landing itself: with `pull` (`--land pr`), the verified merge is pushed to the task's branch on GitHub and
+ * opened as a ready pull request (into the target, or stacked on the branch of the task it comes after) instead of
+ * moving the target.
+ */
+async function landOrPull(
+  folders: BatchFolders,
+  task: FleetBatchTask,
+  signal: AbortSignal,
+  resolve?: (merge: { scratch: string; onto: string; head: string }) => Promise<FleetResolveOutcome>,
+  sandbox?: RalphSandbox,
+  pull?: PullLandingOf,
 ): Promise<BatchTaskResult> {
   const opened = await withClone(folders, task.repo, (clone) =>
-    openLanding(folders, clone, task, sandbox),
+    openLanding(folders, clone, task, sandbox, pull === undefined),
   ).catch((error: unknown) => {
     if (error instanceof StateFolderError) return needsReview(error.message);
     throw error;
@@ -95,7 +145,8 @@ export async function landTask(
   if (!('scratch' in opened)) return opened;
   const { setup, scratch, head, targetHead } = opened;
   try {
-    const onto = targetHead ?? task.base;
+    // Stacked: onto the commit the task it comes after pushed to its pull request's branch.
+    const onto = pull?.stackedOn?.head ?? targetHead ?? task.base;
     const rebased = await rebaseOnto(scratch, onto);
     // The commit to land is the one ralph made here, recorded before the verify command runs: whatever that command
     // leaves checked out (a reset, a checkout) is not what lands.
@@ -123,6 +174,7 @@ export async function landTask(
         `the merge to land does not have ${task.target}'s head ${onto} below it: it would drop commits of ` +
           `${task.target}, so it was left as it is`,
       );
+    if (pull !== undefined && isPullTask(task)) return await openPull(folders, task, pull, combined);
     const pushed = await withClone(
       folders,
       task.repo,
@@ -149,9 +201,11 @@ async function openLanding(
   clone: string,
   task: FleetBatchTask,
   sandbox: RalphSandbox | undefined,
+  onTarget: boolean,
 ): Promise<BatchTaskResult | OpenLanding> {
   const targetHead = await remoteHead(clone, task.target);
-  if (targetHead !== null) {
+  // A pull request's task never lands on the target: its trailer there says nothing of it.
+  if (targetHead !== null && onTarget) {
     const landed = await taskTrailers(clone, `${task.base}..${targetHead}`);
     if (landed.includes(taskTrailer(task)))
       return { status: 'landed', detail: `already on ${task.target} at ${targetHead}`, files: [] };
@@ -165,4 +219,27 @@ async function openLanding(
   await privateFolder(folders.stateDir, 'merges', setup.folder);
   await addDetachedWorktree(clone, scratch, head);
   return { setup, scratch, head, targetHead };
+}
+
+/** The verified merge `combined` pushed to the task's branch on GitHub and opened as a ready pull request. */
+async function openPull(
+  folders: BatchFolders,
+  task: Parameters<typeof pullOnFleet>[2],
+  pull: PullLandingOf,
+  combined: string,
+): Promise<BatchTaskResult> {
+  try {
+    const opened = await pullOnFleet(folders, pull.github, task, {
+      objective: pull.objective,
+      outcome: 'passed',
+      why: null,
+      head: combined,
+      base: pull.stackedOn?.branch ?? task.target,
+      facts: pull.facts,
+    });
+    if (opened === null) return needsReview(pullNotOpened('it had no commit to push'));
+    return { status: 'landed', detail: `pull request ${opened.url}`, files: [], pull: opened };
+  } catch (error) {
+    return needsReview(pullNotOpened(errorLine(error)));
+  }
 }

@@ -36,6 +36,11 @@ export async function batchCostUsd(dbos: Dbos, batchId: string): Promise<number>
   return summedCostUsd(steps.map((list) => recordedUsage(list ?? [])));
 }
 
+/** The cost one run's rounds said they used (null: none said), over every worker that ran it. */
+export async function runCostUsd(dbos: Dbos, runId: string): Promise<number | null> {
+  return recordedUsage((await dbos.listWorkflowSteps(runId)) ?? [])?.costUsd ?? null;
+}
+
 /**
  * Cancels the batch's task runs not settled yet but `except` (the run asking), as `ralph cancel <batch-id>`: all
  * but those whose landing started, which finishes (a landing is one push: it lands whole or not at all).

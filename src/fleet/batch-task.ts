@@ -15,6 +15,16 @@ import {
   type FleetBatchTask,
   isBatchTaskOutcome,
 } from './batch-input.js';
+import type { LandingPull } from './batch-landing.js';
+import {
+  draftOnFleet,
+  type FleetGitHub,
+  isPullTask,
+  loopOutcomeOf,
+  pullRefusal,
+  pullRowProblem,
+  runFactsOf,
+} from './batch-pulls.js';
 import { afterProblem, type BatchRowOrder, batchRowProblem } from './batch-row.js';
 import type { DurableSteps } from './durable-provider.js';
 import {
@@ -52,7 +62,14 @@ export interface BatchTaskDeps
    */
   cancelBatch(batchId: string, except: string): Promise<void>;
   /** Starts the task's landing on the merge queue (once: its id is the task's) and resolves with how it went. */
-  land(input: FleetRunInput & { batch: NonNullable<FleetRunInput['batch']> }): Promise<BatchTaskResult>;
+  land(
+    input: FleetRunInput & { batch: NonNullable<FleetRunInput['batch']> },
+    pull?: LandingPull,
+  ): Promise<BatchTaskResult>;
+  /** The worker's GitHub, with `--allow-github`: a `--land pr` task is refused without it. */
+  github?: FleetGitHub;
+  /** What the run's rounds said they cost (null: none said), read in a step of this one. */
+  runCostUsd(runId: string): Promise<number | null>;
 }
 
 /** What a batch task's workflow returns: its run's outcome, and what became of the task. */
@@ -99,6 +116,7 @@ export const rowRefusal = (workerId: string, workflowId: string, problem: string
 async function taskRowRefusal(task: FleetBatchTask, deps: BatchTaskDeps): Promise<string | null> {
   const problem =
     (await batchRowProblem(task, deps.workflowId, batchTaskRunId)) ??
+    pullRowProblem(task) ??
     (await deps.steps.runStep(
       async () => afterProblem(task, await deps.batchOrder(task.batchId)),
       'batch-after',
@@ -191,8 +209,10 @@ export async function runBatchTask(
   deps: BatchTaskDeps,
 ): Promise<BatchTaskOutcome> {
   const task = input.batch;
-  const refusal = batchRefusal(deps, task) ?? (await taskRowRefusal(task, deps));
+  const refusal = batchRefusal(deps, task) ?? (await taskRowRefusal(task, deps)) ?? pullRefusal(deps, task);
   if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
+  // With --land pr, the first task it comes after that has a pull request: it starts from that one's pushed work.
+  let after: { branch: string; head: string } | null = null;
   for (const before of task.after) {
     // A task cancelled or in error has no outcome to give (DBOS throws): it did not land either.
     const outcome = await deps.resultOf(batchTaskRunId(task.batchId, before)).catch(() => undefined);
@@ -203,6 +223,8 @@ export async function runBatchTask(
       };
       return ended({ ok: false, failure }, 'skipped', failure.message);
     }
+    const pull = outcome.batch.pull;
+    if (after === null && pull?.head != null) after = { branch: pull.branch, head: pull.head };
   }
   // The batch's own budget, asked once it may start (recorded: a takeover decides the same).
   const budget = task.budget;
@@ -225,11 +247,17 @@ export async function runBatchTask(
   const base =
     task.after.length === 0
       ? task.base
-      : await deps.steps.runStep(
-          () =>
-            withClone(deps, task.repo, async (clone) => (await remoteHead(clone, task.target)) ?? task.base),
-          'batch-base',
-        );
+      : isPullTask(task) && after !== null
+        ? after.head
+        : await deps.steps.runStep(
+            () =>
+              withClone(
+                deps,
+                task.repo,
+                async (clone) => (await remoteHead(clone, task.target)) ?? task.base,
+              ),
+            'batch-base',
+          );
   let worktree: string;
   try {
     worktree = await openTaskWorktree(deps, task, base);
@@ -270,11 +298,33 @@ export async function runBatchTask(
   );
   const spentAtEnd = budget === undefined ? null : await spendAtEnd(task, budget, deps);
   const why = notLanding(outcome, spentAtEnd);
+  const github = deps.github;
+  const facts =
+    github === undefined || !isPullTask(task)
+      ? undefined
+      : runFactsOf(outcome, await deps.steps.runStep(() => deps.runCostUsd(deps.workflowId), 'batch-cost'));
+  const stackedOn = task.stack === true ? after : null;
   if (why !== null) {
     await closeTaskWorktree(deps, task).catch(() => undefined);
-    return ended(outcome, 'failed', why);
+    const failed = ended(outcome, 'failed', why);
+    if (github === undefined || facts === undefined || !isPullTask(task)) return failed;
+    // A loop that did not complete: its branch as a draft labelled needs-review (or only its issue told), recorded.
+    const drafted = await deps.steps.runStep(
+      () =>
+        draftOnFleet(deps, github, task, failed.batch, {
+          objective,
+          outcome: loopOutcomeOf(outcome, spentAtEnd !== null),
+          why,
+          base: stackedOn?.branch ?? task.target,
+          facts,
+          start: base,
+        }),
+      'batch-draft',
+    );
+    return { ...failed, batch: drafted };
   }
   await deps.steps.runStep(() => saveTaskBranch(deps, task, commit, { final: true }), 'batch-commit');
   await closeTaskWorktree(deps, task).catch(() => undefined);
-  return { ...outcome, batch: await deps.land(input) };
+  const pull = facts === undefined ? undefined : { objective, facts, stackedOn };
+  return { ...outcome, batch: await deps.land(input, pull) };
 }

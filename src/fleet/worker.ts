@@ -4,6 +4,7 @@ import type { RalphConfigInput } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
 import type { RalphProgressEvent } from '../contract/types.js';
+import type { GitHubApi } from '../github/github-api.js';
 import { runNotifications } from '../notify/run-notifications.js';
 import { killLiveGroups } from '../process/live-groups.js';
 import { sweepOrphanedRounds } from '../process/round-folder.js';
@@ -13,9 +14,10 @@ import { startTracesIfAsked } from '../trace/start-traces.js';
 import { parkRun, publishedQuestionRound } from './answer-park.js';
 import { type BatchTaskResult, landingPartition, landingWorkflowId } from './batch-input.js';
 import { type LandingInput, landTask } from './batch-landing.js';
+import { fleetGitHub, landingPullProblem, pullRefusal, pullRowProblem } from './batch-pulls.js';
 import { resolveOnFleet } from './batch-resolve.js';
 import { batchRowProblem } from './batch-row.js';
-import { batchCostUsd, batchRowOrder, cancelBatchRuns } from './batch-runs.js';
+import { batchCostUsd, batchRowOrder, cancelBatchRuns, runCostUsd } from './batch-runs.js';
 import { batchRefusal, rowRefusal, runBatchTask } from './batch-task.js';
 import {
   DEFAULT_LEASE_MS,
@@ -80,6 +82,12 @@ export interface RalphWorkerOptions {
    * settles refused, starting nothing.
    */
   allowBatch?: boolean;
+  /**
+   * With `ralph worker --allow-github`: the client of the worker's own GitHub token, with which it opens the pull
+   * requests of `--land pr` batch tasks (the token out of its environment already). Without it such a task settles
+   * refused, starting nothing.
+   */
+  github?: GitHubApi;
   /** Where it keeps its clones of batch repositories and their worktrees (default ~/.ralph/workers/<id>). */
   stateDir?: string;
   /**
@@ -239,8 +247,9 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     stateDir: folders.stateDir,
     ...(options.privatePaths === undefined ? {} : { privatePaths: options.privatePaths }),
   });
+  const github = options.github === undefined ? undefined : fleetGitHub(options.github);
   const landing = DBOS.registerWorkflow(
-    async ({ task, runId, resolver, sandbox: asked }: LandingInput): Promise<BatchTaskResult> => {
+    async ({ task, runId, resolver, sandbox: asked, pull }: LandingInput): Promise<BatchTaskResult> => {
       notice(
         `${NOTICE} ${workerId}: landing ${task.taskId} of batch ${task.batchId} (run ${runId}) on ${task.target}`,
       );
@@ -250,11 +259,20 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
         allowVerify: options.allowVerify === true,
       };
       const landingId = DBOS.workflowID ?? 'unknown';
-      const problem = await batchRowProblem(task, landingId, landingWorkflowId);
+      const problem =
+        (await batchRowProblem(task, landingId, landingWorkflowId)) ??
+        pullRowProblem(task) ??
+        // A task that goes out as a pull request never moves the target, whatever its landing's input lacks.
+        (pull === undefined
+          ? task.land === undefined
+            ? null
+            : 'it lands as a pull request, and its landing says nothing of it'
+          : landingPullProblem(pull));
       const boxed = await landingSandbox(sandbox, asked, workerId);
       const refusal =
         batchRefusal(allowed, task) ??
         (problem === null ? null : rowRefusal(workerId, landingId, problem)) ??
+        pullRefusal({ workerId, github }, task) ??
         boxed.refusal;
       const result: BatchTaskResult =
         refusal !== null
@@ -266,7 +284,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                   ? undefined
                   : (merge: Parameters<typeof resolveOnFleet>[0]) =>
                       resolveOnFleet(merge, task, resolver, options.providerFor, signal, boxed.sandbox);
-              return landTask(folders, task, signal, resolve, boxed.sandbox);
+              const pulling = pull === undefined || github === undefined ? undefined : { ...pull, github };
+              return landTask(folders, task, signal, resolve, boxed.sandbox, pulling);
             }, 'land');
       notice(
         `${NOTICE} ${workerId}: ${task.taskId} of batch ${task.batchId}: ${result.status}: ${result.detail}`,
@@ -333,8 +352,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                 batchOrder: (batchId) => batchRowOrder(DBOS, batchId),
                 resultOf: (id) => DBOS.getResult(id),
                 batchCostUsd: (batchId) => batchCostUsd(DBOS, batchId),
+                runCostUsd: (id) => runCostUsd(DBOS, id),
+                ...(github === undefined ? {} : { github }),
                 cancelBatch: (batchId, except) => cancelBatchRuns(DBOS, batchId, except),
-                async land({ batch: task, agent, guardRails, maxRounds, terminationGraceMs }) {
+                async land({ batch: task, agent, guardRails, maxRounds, terminationGraceMs }, pull) {
                   const resolver = { agent, guardRails, maxRounds, terminationGraceMs };
                   const handle = await DBOS.startWorkflow(landing, {
                     workflowID: landingWorkflowId(task.batchId, task.taskId),
@@ -346,6 +367,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
                     ...(task.resolveConflicts === true ? { resolver } : {}),
                     // The run's ask goes with its landing, which any worker of the merge queue may take.
                     ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
+                    ...(pull === undefined ? {} : { pull }),
                   });
                   return handle.getResult();
                 },

@@ -55,6 +55,12 @@ export interface LandingDeps {
   push(from: string, to: string, lease: string | null): Promise<void>;
 }
 
+/** The issue a task came from: `gh-<number>` (tasks from `--from-github`), else none. */
+export const issueOfTask = (taskId: string): number | null => {
+  const match = /^gh-(\d+)$/.exec(taskId);
+  return match === null ? null : Number(match[1]);
+};
+
 /** The hex digits of a task's objective that tell two tasks files' `task-1` apart in their branch's name. */
 const objectiveTag = (objective: string): string =>
   createHash('sha256').update(objective).digest('hex').slice(0, 8);

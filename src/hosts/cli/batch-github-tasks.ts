@@ -26,6 +26,7 @@ import {
   type RepoRef,
 } from '../../github/github-api.js';
 import { issueTasks, type TaskAuthors } from '../../github/issue-tasks.js';
+import { parseRepoRef } from '../../github/repo-ref.js';
 import { listedAuthors, writingAuthors } from '../../github/task-authors.js';
 
 /** The options of `ralph batch` that take its tasks from GitHub issues. */
@@ -69,19 +70,16 @@ export function forgetGitHubTokens(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /** The command that reads the issues (or refuses a GitHub option), as its refusals name it. */
-export type GitHubTasksCommand = 'ralph batch' | 'ralph submit --batch' | 'ralph submit';
+export type GitHubTasksCommand = 'ralph batch' | 'ralph submit --batch' | 'ralph submit' | 'ralph worker';
 
 const refusal = (command: GitHubTasksCommand, message: string): RalphError =>
   new RalphError({ code: 'refused', message: `${command}: ${message}` });
 
-/** GitHub's rule for owner and repository names: letters, digits, `-`, `_`, `.` (a repository not `.` or `..`). */
-const REPO_REF = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})$/;
-
 /** `--from-github OWNER/REPO` as a repository, or a refusal. */
 export function repoRefOf(text: string, command: GitHubTasksCommand = 'ralph batch'): RepoRef {
-  const match = REPO_REF.exec(text.trim());
-  if (match === null || match[2] === '.' || match[2] === '..') throw refusal(command, repoRefProblem(text));
-  return { owner: match[1] as string, repo: match[2] as string };
+  const ref = parseRepoRef(text);
+  if (ref === null) throw refusal(command, repoRefProblem(text));
+  return ref;
 }
 
 /** `--github-api URL`: an http(s) URL with no credential in it, or a refusal. */

@@ -4,6 +4,7 @@ import type { PullOutcome } from '../../contract/pull-messages.js';
 import {
   formerPull,
   isDecided,
+  issueOfTask,
   type LandingDeps,
   landAsPull,
   type PullLanded,
@@ -50,11 +51,7 @@ export function pullOutcomeOf(status: TaskStatus | (string & {}), note: string |
   return null;
 }
 
-/** The issue a task came from: `gh-<number>` (tasks from `--from-github`), else none. */
-export const issueOfTask = (taskId: string): number | null => {
-  const match = /^gh-(\d+)$/.exec(taskId);
-  return match === null ? null : Number(match[1]);
-};
+export { issueOfTask } from '../../github/pull-landing.js';
 
 /** What a task's run recording says for its pull request: the last report, rounds, cost, the evaluator's verdict. */
 function runFacts(model: RunModel | null): Pick<PullTask, 'report' | 'rounds' | 'costUsd' | 'evaluator'> {

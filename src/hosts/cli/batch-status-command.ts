@@ -1,3 +1,4 @@
+import { draftPullLine, readyPullLine } from '../../contract/fleet-pull-messages.js';
 import { batchBudgetSpent, summedCostUsd } from '../../fleet/batch-budget.js';
 import type { FleetBatchStatus } from '../../fleet/batch-client.js';
 import type { FleetRunStatus, RalphFleet } from '../../fleet/client.js';
@@ -43,7 +44,14 @@ export function batchLines(batch: Batch, runLine: (run: FleetRunStatus) => strin
       lines.push(stripControlToLine(`${taskId}: ${runLine(run)}`));
       continue;
     }
+    // With --land pr, a task that passed is its ready pull request, never "landed": the target did not move.
+    const pull = result.pull;
+    if (result.status === 'landed' && pull !== undefined && !pull.draft) {
+      lines.push(stripControlToLine(readyPullLine(taskId, pull.url)));
+      continue;
+    }
     lines.push(stripControlToLine(`${taskId}: ${result.status}: ${result.detail}`));
+    if (pull !== undefined) lines.push(`  ${stripControlToLine(draftPullLine(pull.url))}`);
     if (result.files.length > 0)
       lines.push(`  ${stripControlToLine(`conflicting files: ${result.files.join(', ')}`)}`);
     if (result.status === 'needs-review')

@@ -5,7 +5,7 @@ import { TRUST_TASKS_HELP } from './cli-texts.js';
 import type { DashboardOptions } from './dashboard-command.js';
 import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
-import { addGitHubTaskOptions, GITHUB_TASK_KEYS } from './github-task-options.js';
+import { addGitHubTaskOptions, GITHUB_TASK_KEYS, PULL_KEYS } from './github-task-options.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
@@ -114,6 +114,11 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       'also take batch tasks (ralph submit --batch): clone the repository a submitter named and push to it',
     )
     .option(
+      '--allow-github',
+      "also open the pull requests of batches submitted with --land pr, with this worker's own token (GITHUB_TOKEN, GH_TOKEN or gh auth token)",
+    )
+    .option('--github-api <url>', 'with --allow-github: the API root of GitHub Enterprise')
+    .option(
       '--state-dir <dir>',
       'where it keeps its clones of batch repositories (default ~/.ralph/workers/<id>)',
     )
@@ -159,6 +164,22 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
                 "with --batch: a landing's conflict goes to a Ralph loop of fresh agents keeping both sides' intent (needs --verify)",
               )
               .option('--trust-tasks', `with --batch: ${TRUST_TASKS_HELP}`)
+              .option(
+                '--land <pr>',
+                'with --batch: each task goes out as a pull request, opened by a worker with --allow-github and its own token (a task that did not pass: a draft labelled ralph: needs-review)',
+              )
+              .option(
+                '--stack',
+                "with --land pr: a task after another opens its pull request against that task's branch",
+              )
+              .option(
+                '--github-repo <owner/repo>',
+                "with --land pr: the repository of the pull requests (default: --from-github's, else --repo's on GitHub)",
+              )
+              .option(
+                '--report-url <url>',
+                "with --land pr: where the batch's report is published, linked from each pull request",
+              )
               .option(...DATABASE_URL)
               .option(...DATABASE_URL_FILE),
           ),
@@ -178,6 +199,7 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
         options.batch !== undefined ||
         options.resolveConflicts === true ||
         options.trustTasks === true ||
+        PULL_KEYS.some((key) => options[key] !== undefined) ||
         GITHUB_TASK_KEYS.some((key) => options[key] !== undefined)
       ) {
         const { submitBatchCommand } = await import('./submit-batch-command.js');

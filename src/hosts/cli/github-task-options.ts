@@ -14,6 +14,17 @@ export const GITHUB_TASK_KEYS: readonly (keyof GitHubTasksOptions)[] = [
   'githubApi',
 ];
 
+/** The keys of `ralph submit --batch`'s pull-request options: any one makes `ralph submit` a batch (refused there without). */
+export const PULL_KEYS = ['land', 'stack', 'githubRepo', 'reportUrl'] as const;
+
+/** Those options' flags, as a refusal names them. */
+export const PULL_FLAGS: Record<(typeof PULL_KEYS)[number], string> = {
+  land: '--land',
+  stack: '--stack',
+  githubRepo: '--github-repo',
+  reportUrl: '--report-url',
+};
+
 /** Adds `--from-github` and its filter options (`--label`, `--assignee`, …) to a command. */
 export function addGitHubTaskOptions(command: Command): Command {
   return command

@@ -5,17 +5,27 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
+import { fleetLandNotPr, noPullRepo, pullOptionWithoutLand } from '../../contract/fleet-pull-messages.js';
 import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
+import type { FleetBatchTask } from '../../fleet/batch-input.js';
+import type { RepoRef } from '../../github/github-api.js';
+import { parseRepoRef } from '../../github/repo-ref.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
-import { assertNoGitHubFilter, type GitHubTasksOptions, readGitHubTasks } from './batch-github-tasks.js';
+import {
+  assertNoGitHubFilter,
+  type GitHubTasksOptions,
+  readGitHubTasks,
+  repoRefOf,
+} from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
+import { PULL_FLAGS, PULL_KEYS } from './github-task-options.js';
 import { guardRailConfig } from './guard-rail-options.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
 import { readTasksFile } from './tasks-file.js';
@@ -31,6 +41,55 @@ export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions, Gi
   into?: string;
   /** A conflict at a landing goes to a resolver loop of the task's agent (needs --verify). */
   resolveConflicts?: boolean;
+  /** `pr`: each task goes out as a pull request, opened by a worker with `--allow-github` (its token). */
+  land?: string;
+  /** With `--land pr`: a task after another opens its pull request against that task's branch. */
+  stack?: boolean;
+  /** With `--land pr`: the repository the pull requests are opened on. */
+  githubRepo?: string;
+  /** With `--land pr`: where the batch's report page is published. */
+  reportUrl?: string;
+}
+
+/**
+ * What a batch task's row says of its pull request (`--land pr`): that it lands as one, stacked or not, on which
+ * repository, and where its report is — never a token (the worker's own opens it), never an API URL (the worker's
+ * --github-api). The repository is --github-repo's, else --from-github's, else the --repo URL's on GitHub; none
+ * known is refused, submitting nothing.
+ */
+async function pullsOf(options: SubmitBatchOptions, repo: string): Promise<Partial<FleetBatchTask>> {
+  if (options.land === undefined) {
+    const stray = PULL_KEYS.find((key) => options[key] !== undefined);
+    if (stray !== undefined) throw refuse(pullOptionWithoutLand(PULL_FLAGS[stray]));
+    return {};
+  }
+  if (options.land !== 'pr') throw refuse(fleetLandNotPr(options.land));
+  const named = options.githubRepo ?? options.fromGithub;
+  let github: RepoRef | null;
+  if (named !== undefined) github = repoRefOf(named, COMMAND);
+  else {
+    const { repoOfRemoteUrl } = await import('./github-connect.js');
+    const fromUrl = repoOfRemoteUrl(repo);
+    github = fromUrl === null ? null : parseRepoRef(fromUrl);
+  }
+  if (github === null) throw refuse(noPullRepo());
+  const { reportUrl } = options;
+  if (reportUrl !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(reportUrl);
+    } catch {}
+    if (url === null || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '')
+      throw refuse(
+        `ralph submit --report-url must be an http(s) URL with no credential (got ${JSON.stringify(reportUrl)})`,
+      );
+  }
+  return {
+    land: 'pr',
+    ...(options.stack === true ? { stack: true } : {}),
+    github,
+    ...(reportUrl === undefined ? {} : { reportUrl }),
+  };
 }
 
 const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
@@ -136,6 +195,10 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
     limit: _limit,
     fromAuthors: _fromAuthors,
     githubApi: _githubApi,
+    land: _land,
+    stack: _stack,
+    githubRepo: _githubRepo,
+    reportUrl: _reportUrl,
     ...rest
   } = options;
   if (resolveConflicts === true && rest.verify === undefined)
@@ -149,6 +212,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   const problem = repoUrlProblem(repo);
   if (problem !== null)
     throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
+  const pulls = await pullsOf(options, repo);
   const tasks = await readTasks(options);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
@@ -176,6 +240,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   return inputs.map(({ task, input, verify }) => ({
     ...input,
     batch: {
+      ...pulls,
       ...(budget === undefined ? {} : { budget }),
       ...(resolveConflicts === true ? { resolveConflicts } : {}),
       batchId,
@@ -206,6 +271,8 @@ export async function submitBatchCommand(
       assertNoGitHubFilter(options, 'ralph submit');
       if (options.trustTasks === true)
         throw refuse('ralph submit --trust-tasks is for --batch: it trusts the commands a tasks file names');
+      const pull = PULL_KEYS.find((key) => options[key] !== undefined);
+      if (pull !== undefined) throw refuse(`ralph submit ${PULL_FLAGS[pull]} is for --batch`);
     }
     if (objective !== undefined)
       throw refuse(
@@ -222,7 +289,9 @@ export async function submitBatchCommand(
       await fleet.submitBatch(submission);
       process.stdout.write(`${first?.batchId}\n`);
       process.stderr.write(
-        `ralph submit: batch ${first?.batchId}: ${submission.length} task(s) landing on ${first?.target} of ${first?.repo}\n`,
+        first?.land === 'pr'
+          ? `ralph submit: batch ${first.batchId}: ${submission.length} task(s) opening pull requests into ${first.target} of ${first.github?.owner}/${first.github?.repo}\n`
+          : `ralph submit: batch ${first?.batchId}: ${submission.length} task(s) landing on ${first?.target} of ${first?.repo}\n`,
       );
       if (!(await anyWorkerLive(fleet))) process.stderr.write(`ralph submit: ${NO_LIVE_WORKER}\n`);
       return 0;

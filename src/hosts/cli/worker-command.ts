@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import { githubWaitLine } from '../../contract/github-task-messages.js';
+import type { GitHubApi } from '../../github/github-api.js';
+import { apiUrlOf, forgetGitHubTokens } from './batch-github-tasks.js';
 import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
 import { type NotifyOptions, notifyPolicyOf, notifyTargetsOf } from './notify-options.js';
@@ -19,6 +22,10 @@ export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyO
   allowNotify?: boolean;
   /** Whether it takes batch tasks (clones and pushes the repository a submitter named). */
   allowBatch?: boolean;
+  /** Whether it opens the pull requests of `--land pr` batch tasks, with its own GitHub token. */
+  allowGithub?: boolean;
+  /** With `allowGithub`: the API root of GitHub Enterprise. */
+  githubApi?: string;
   /** Where it keeps its clones of batch repositories. */
   stateDir?: string;
 }
@@ -49,6 +56,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
     const { sandbox } = sandboxConfig(options, [options.databaseUrlFile, stateDir]);
     const notifyTargets = notifyTargetsOf(options);
     const notifyPolicy = notifyPolicyOf(options, notifyTargets);
+    const github = await workerGitHub(options);
     const { startRalphWorker } = await import('../../fleet/worker.js');
     const worker = await startRalphWorker({
       databaseUrl,
@@ -57,6 +65,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       allowVerify: options.allowVerify === true,
       notify: { targets: notifyTargets, policy: notifyPolicy, allowSubmitted: options.allowNotify === true },
       allowBatch: options.allowBatch === true,
+      ...(github === undefined ? {} : { github }),
       ...(stateDir === undefined ? {} : { stateDir }),
       ...(sandbox === undefined ? {} : { sandbox }),
       ...(options.databaseUrlFile === undefined ? {} : { privatePaths: [options.databaseUrlFile] }),
@@ -81,4 +90,29 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
   } catch (error) {
     return reportFleetFailure(error);
   }
+}
+
+/**
+ * With `--allow-github`: the client of the worker's own token (GITHUB_TOKEN, GH_TOKEN, else `gh auth token`), read
+ * once here, and the token variables taken out of the worker's environment before anything is started, so no agent,
+ * verify command or notifier it starts inherits them. A submitter's token never comes here: the database holds none.
+ */
+async function workerGitHub(options: WorkerOptions): Promise<GitHubApi | undefined> {
+  if (options.allowGithub !== true) {
+    if (options.githubApi !== undefined)
+      throw new RalphError({ code: 'refused', message: 'ralph worker --github-api needs --allow-github' });
+    return undefined;
+  }
+  const apiUrl = apiUrlOf(options.githubApi, 'ralph worker');
+  const [{ githubToken }, { createGitHubApi }] = await Promise.all([
+    import('../../github/token.js'),
+    import('../../github/client.js'),
+  ]);
+  const token = await githubToken();
+  forgetGitHubTokens();
+  return createGitHubApi({
+    token,
+    ...(apiUrl === undefined ? {} : { apiUrl }),
+    onWait: (wait) => process.stderr.write(`ralph worker: ${githubWaitLine(wait.seconds, wait.why)}\n`),
+  });
 }
