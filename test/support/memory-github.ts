@@ -18,7 +18,7 @@ export class MemoryGitHub implements GitHubApi {
   async permissionOf() {
     return 'write' as const;
   }
-  async tokenAccess() {
+  async tokenAccess(): Promise<{ login: string; missing: string[] }> {
     return { login: 'ralph', missing: [] };
   }
   async pullsWithHead(_repo: RepoRef, branch: string, state: 'open' | 'all' = 'open') {
