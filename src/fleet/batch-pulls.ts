@@ -6,10 +6,17 @@
 // submit of the same issues updates it, never opens a second.
 import { draftNotOpened, noGitHubWorker, pullPushRefused } from '../contract/fleet-pull-messages.js';
 import { githubTokenLacks } from '../contract/github-messages.js';
-import type { PullOutcome } from '../contract/pull-messages.js';
+import { type PullOutcome, pushedCommitIn } from '../contract/pull-messages.js';
 import type { RalphResultStatus } from '../contract/types.js';
 import type { GitHubApi, RepoRef } from '../github/github-api.js';
-import { issueOfTask, type LandingDeps, landAsPull, pullBranchOf } from '../github/pull-landing.js';
+import {
+  formerPull,
+  isDecided,
+  issueOfTask,
+  type LandingDeps,
+  landAsPull,
+  pullBranchOf,
+} from '../github/pull-landing.js';
 import { isRepoRef } from '../github/repo-ref.js';
 import { pushBranch, remoteHead } from '../workspace/git-remote.js';
 import { type BatchFolders, branchOf, withClone } from './batch-clone.js';
@@ -241,4 +248,34 @@ export function landingPullProblem(pull: unknown): string | null {
   if (typeof on.head !== 'string' || !COMMIT_ID.test(on.head))
     return `its stacked-on commit ${shown(on.head)} is refused: it is no commit id`;
   return null;
+}
+
+/** A former run's pull request of a task that a person has decided on (closed) or is deciding on (ready). */
+export interface DecidedPull {
+  pull: FleetPull;
+  state: 'open' | 'closed';
+}
+
+/**
+ * The pull request a former run (of any batch) opened for the task, when a person has it — ready for review, or
+ * closed: the task is not run again, as `ralph batch --land pr` does not. Null when there is none, it is a draft, or
+ * GitHub cannot say (the task then runs, and its landing says what GitHub answers).
+ */
+export async function decidedPull(
+  github: FleetGitHub,
+  task: PullBatchTask,
+  objective: string,
+): Promise<DecidedPull | null> {
+  try {
+    const access = await github.accessTo(task.github);
+    const branch = pullBranchOf(task.taskId, objective);
+    const former = await formerPull(access, branch);
+    if (former === undefined || !isDecided(former)) return null;
+    return {
+      pull: { url: former.htmlUrl, branch, head: pushedCommitIn(former.body), draft: former.draft },
+      state: former.state,
+    };
+  } catch {
+    return null;
+  }
 }

@@ -17,6 +17,8 @@ import {
 } from './batch-input.js';
 import type { LandingPull } from './batch-landing.js';
 import {
+  type DecidedPull,
+  decidedPull,
   draftOnFleet,
   type FleetGitHub,
   isPullTask,
@@ -82,6 +84,21 @@ const ended = (outcome: FleetOutcome, status: 'failed' | 'skipped', detail: stri
   ...outcome,
   batch: { status, detail, files: [] },
 });
+
+/**
+ * A task not run again because a person has its pull request: a ready one stands for the task as its landing would
+ * (tasks after it start from the commit ralph pushed there), a closed one ends it skipped.
+ */
+function notRunAgain({ pull, state }: DecidedPull): BatchTaskOutcome {
+  const detail =
+    state === 'closed'
+      ? `not run: its pull request ${pull.url} was closed`
+      : `not run: its pull request ${pull.url} is ready for review`;
+  const outcome: FleetOutcome = { ok: false, failure: { code: 'cancelled', message: detail } };
+  return state === 'closed'
+    ? ended(outcome, 'skipped', detail)
+    : { ...outcome, batch: { status: 'landed', detail, files: [], pull } };
+}
 
 /**
  * Why this worker refuses a batch task (or its landing), or null when it takes it: a worker clones and pushes a
@@ -211,6 +228,16 @@ export async function runBatchTask(
   const task = input.batch;
   const refusal = batchRefusal(deps, task) ?? (await taskRowRefusal(task, deps)) ?? pullRefusal(deps, task);
   if (refusal !== null) return ended(refused(refusal), 'failed', refusal);
+  // A task whose pull request a person has (ready, or closed) is not run again: recorded, so a takeover decides alike.
+  const github = deps.github;
+  if (github !== undefined && isPullTask(task)) {
+    const objectiveText = typeof input.objective === 'string' ? input.objective : '';
+    const decided = await deps.steps.runStep(
+      () => decidedPull(github, task, objectiveText),
+      'batch-pull-decided',
+    );
+    if (decided !== null) return notRunAgain(decided);
+  }
   // With --land pr, the first task it comes after that has a pull request: it starts from that one's pushed work.
   let after: { branch: string; head: string } | null = null;
   for (const before of task.after) {
@@ -298,7 +325,6 @@ export async function runBatchTask(
   );
   const spentAtEnd = budget === undefined ? null : await spendAtEnd(task, budget, deps);
   const why = notLanding(outcome, spentAtEnd);
-  const github = deps.github;
   const facts =
     github === undefined || !isPullTask(task)
       ? undefined

@@ -202,6 +202,17 @@ describe('ralph submit --batch --land pr', () => {
     expect(gh.pulls.filter((pull) => !pull.draft)).toHaveLength(2);
     for (const issue of [a, b, bad]) expect(commentsOn(issue), `#${issue}`).toHaveLength(1);
     expect(await everyRow()).not.toContain(TOKEN);
+    // The tasks whose pull request is ready for review were not run again (no round pushed their branch of this
+    // batch); the draft's task was.
+    const againBranches = gitIn(
+      repo.bare,
+      'for-each-ref',
+      '--format=%(refname:short)',
+      `refs/heads/ralph/${again.stdout.trim()}/`,
+    );
+    expect(againBranches).toContain(`gh-${bad}`);
+    expect(againBranches).not.toContain(`gh-${a}`);
+    expect(againBranches).not.toContain(`gh-${b}`);
   }, 240_000);
 
   it('a worker without --allow-github refuses the task, pushing nothing; a batch whose repository is not known is refused', async () => {
