@@ -6,6 +6,7 @@
 // submit of the same issues updates it, never opens a second.
 import { draftNotOpened, noGitHubWorker, pullPushRefused } from '../contract/fleet-pull-messages.js';
 import { githubTokenLacks } from '../contract/github-messages.js';
+import { isPlainHttpUrl } from '../contract/plain-http-url.js';
 import { type PullOutcome, pushedCommitIn } from '../contract/pull-messages.js';
 import type { RalphResultStatus } from '../contract/types.js';
 import type { GitHubApi, RepoRef } from '../github/github-api.js';
@@ -49,21 +50,9 @@ export function pullRowProblem(task: FleetBatchTask): string | null {
     return `its GitHub repository ${shown(row.github)} is refused: it is no {owner, repo} by GitHub's rule`;
   if (row.stack !== undefined && typeof row.stack !== 'boolean')
     return `its stack ${shown(row.stack)} is refused: it is true, false or absent`;
-  if (row.reportUrl !== undefined && !isHttpUrl(row.reportUrl))
+  if (row.reportUrl !== undefined && !isPlainHttpUrl(row.reportUrl))
     return `its report URL ${shown(row.reportUrl)} is refused: it is no http(s) URL`;
   return null;
-}
-
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return (
-      (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
-    );
-  } catch {
-    return false;
-  }
 }
 
 /** Why this worker refuses a `--land pr` task, or null: it opens pull requests only with `--allow-github`. */

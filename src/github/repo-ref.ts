@@ -20,3 +20,13 @@ export function isRepoRef(value: unknown): value is RepoRef {
   const parsed = parseRepoRef(`${owner}/${repo}`);
   return parsed !== null && parsed.owner === owner && parsed.repo === repo;
 }
+
+/**
+ * The repository a git remote's URL names on GitHub (https, ssh or scp-like `git@host:owner/repo.git`), or null when
+ * its path is not `OWNER/REPO` by GitHub's rule.
+ */
+export function repoOfRemoteUrl(url: string): RepoRef | null {
+  const path = /^[a-z+]+:\/\/[^/]+\/(.+)$/i.exec(url)?.[1] ?? /^[^/:]+@[^/:]+:(.+)$/.exec(url)?.[1];
+  const parts = path?.replace(/\.git\/?$/, '').split('/');
+  return parts?.length === 2 ? parseRepoRef(parts.join('/')) : null;
+}

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../support/fake-github.js';
 import { addTeamIssues, fromTeam, startFakeTeam, teamIssueLines } from '../support/fake-github-team.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
-import { postgresBin } from '../support/postgres.js';
+import { everyRowOf, postgresBin } from '../support/postgres.js';
 import { killedAfterTest, ralph, startWorker, useFleetScene } from './harness.js';
 
 // `ralph submit --batch --from-github` through the built CLI against a loopback fake of GitHub and a real Postgres:
@@ -53,16 +53,7 @@ const submitFromFake = (gh: FakeGitHub, databaseUrl: string, repo: string, more:
 /** The server's own `postgres` database (the scene's `ralph` one is never made). */
 const serverUrl = () => scene.pg.url.replace(/\/ralph$/, '/postgres');
 
-/** Every row of every table of every database of the test's server, as text (pg_dumpall's data-only dump). */
-async function everyRow(): Promise<string> {
-  const bin = await postgresBin();
-  const { stdout } = await run(
-    join(bin as string, 'pg_dumpall'),
-    ['--data-only', `--dbname=${serverUrl()}`],
-    { maxBuffer: 256 * 1024 * 1024 },
-  );
-  return stdout;
-}
+const everyRow = () => everyRowOf(scene.pg.url);
 
 /** The names of the server's databases. */
 async function databases(): Promise<string[]> {

@@ -1,20 +1,18 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { quote } from 'shell-quote';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { addPullIssues, startFakeTeam } from '../support/fake-github-team.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
-import { postgresBin } from '../support/postgres.js';
+import { everyRowOf } from '../support/postgres.js';
 import { killedAfterTest, ralph, startWorker, useFleetScene } from './harness.js';
 
 // `ralph submit --batch --land pr` through the built CLI on a real Postgres, against a loopback fake of GitHub: the
 // worker (--allow-github) opens the pull requests with its own token; the submitter has none, and the fleet's
 // database never holds one.
 
-const run = promisify(execFile);
 const scene = useFleetScene();
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
 const AGENT = quote([process.execPath, fixture('env-agent.mjs')]);
@@ -24,16 +22,7 @@ const TOKEN = 'ghp_fake-token-of-the-worker-0123456789';
 /** The submitter's environment: no GitHub token at all. */
 const NO_TOKEN = { GITHUB_TOKEN: '', GH_TOKEN: '' };
 
-async function fakeGitHub(): Promise<FakeGitHub> {
-  const gh = await startFakeGitHub({
-    owner: 'acme',
-    repo: 'app',
-    tokens: { [TOKEN]: { login: 'ana', permission: 'write' } },
-    collaborators: { ana: 'write', bob: 'admin' },
-  });
-  onTestFinished(() => gh.close());
-  return gh;
-}
+const fakeGitHub = (): Promise<FakeGitHub> => startFakeTeam(TOKEN);
 
 /** A `file://` bare remote with main at one commit; the worker's temp folder beside it. */
 function remote() {
@@ -77,31 +66,12 @@ const submitPulls = (url: string, repo: string, file: string, more: string[] = [
     NO_TOKEN,
   );
 
-/** The server's own `postgres` database (the scene's `ralph` one is never made). */
-const serverUrl = () => scene.pg.url.replace(/\/ralph$/, '/postgres');
-
-/** Every row of every table of every database of the test's server, as text (pg_dumpall's data-only dump). */
-async function everyRow(): Promise<string> {
-  const bin = await postgresBin();
-  const { stdout } = await run(
-    join(bin as string, 'pg_dumpall'),
-    ['--data-only', `--dbname=${serverUrl()}`],
-    { maxBuffer: 256 * 1024 * 1024 },
-  );
-  return stdout;
-}
+const everyRow = () => everyRowOf(scene.pg.url);
 
 describe('ralph submit --batch --land pr', () => {
   it("opens a ready pull request per task that passed (stacked) with the worker's token, a labelled draft for the one that did not, and a second submit opens nothing twice", async () => {
     const gh = await fakeGitHub();
-    const a = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt A', labels: ['ralph'] });
-    const bad = gh.addIssue({
-      title: 'Add fail',
-      author: 'ana',
-      body: 'write fail.txt x',
-      labels: ['ralph'],
-    });
-    const b = gh.addIssue({ title: 'Add b', author: 'bob', body: 'write b.txt B', labels: ['ralph'] });
+    const { a, bad, b } = addPullIssues(gh);
     const url = scene.databaseFor('github_pulls');
     const repo = remote();
     const dumps = tempFolder('ralph-fleet-pulls-env-');

@@ -1,11 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
 import { batchCommand } from '../../src/hosts/cli/batch-command.js';
 import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
-import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
+import { batchScene } from '../support/batch-scene.js';
+import { gitIn, repoWithOrigin } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
 
 const AGENT = quote([
@@ -17,20 +16,11 @@ const FAILS = quote([process.execPath, '-e', 'process.exit(1)']);
 // In-process (the entry point passes the Octokit client once it is there): a GitHub kept in memory, a bare remote.
 describe('ralph batch --land pr --stack', () => {
   it('pushes each task, opens a ready pull request for the one that passed and a labelled draft for the other', async () => {
-    const repo = tempRepo();
-    const bare = tempFolder('ralph-pulls-remote-');
-    gitIn(bare, 'init', '--quiet', '--bare');
-    gitIn(repo, 'push', '--quiet', bare, 'main');
-    gitIn(repo, 'checkout', '--quiet', '--detach'); // a batch never moves a branch checked out (--into main)
-    const side = tempFolder('ralph-pulls-side-');
-    const tasksFile = join(side, 'tasks.json');
-    writeFileSync(
-      tasksFile,
-      JSON.stringify([
-        { id: 'gh-1', objective: 'First\nwrite a.txt A' },
-        { id: 'gh-2', objective: 'Second\nwrite b.txt B', after: ['gh-1'], verify: FAILS },
-      ]),
-    );
+    const { repo, origin: bare } = repoWithOrigin();
+    const { tasksFile } = batchScene([
+      { id: 'gh-1', objective: 'First\nwrite a.txt A' },
+      { id: 'gh-2', objective: 'Second\nwrite b.txt B', after: ['gh-1'], verify: FAILS },
+    ]);
     const api = new MemoryGitHub();
     const connect = async () => ({
       api,

@@ -2,10 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ralph } from '../fixtures/cli-agents/harness.js';
 import { allText } from '../support/all-text.js';
-import { type FakeGitHub, startFakeGitHub } from '../support/fake-github.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { addPullIssues, startFakeTeam } from '../support/fake-github-team.js';
 import { gitIn, repoWithOrigin, tempFolder } from '../support/git-repo.js';
 
 // `ralph batch --from-github … --land pr` through the built CLI against a loopback fake of GitHub and a bare
@@ -19,24 +20,9 @@ const CHECK = quote([process.execPath, '-e', "process.exit(require('fs').existsS
 const TOKEN = 'ghp_fake-token-for-ana-pulls-0123456789';
 const READER = 'ghp_fake-token-that-may-only-read-0123';
 
-const servers: FakeGitHub[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function fakeGitHub(): Promise<FakeGitHub> {
-  const gh = await startFakeGitHub({
-    owner: 'acme',
-    repo: 'app',
-    tokens: {
-      [TOKEN]: { login: 'ana', permission: 'write' },
-      [READER]: { login: 'rita', permission: 'read' },
-    },
-    collaborators: { ana: 'write', bob: 'admin' },
-  });
-  servers.push(gh);
-  return gh;
-}
+/** The fake GitHub: ana's token may write, rita's only read. */
+const fakeGitHub = (): Promise<FakeGitHub> =>
+  startFakeTeam(TOKEN, { [READER]: { login: 'rita', permission: 'read' } });
 
 const landAsPulls = (gh: FakeGitHub, repo: string, env: NodeJS.ProcessEnv) =>
   ralph(
@@ -68,19 +54,7 @@ const landAsPulls = (gh: FakeGitHub, repo: string, env: NodeJS.ProcessEnv) =>
 describe('ralph batch --land pr', () => {
   test('opens a ready pull request per task that passed (stacked), a labelled draft for the one that did not, and a re-run opens nothing twice', async () => {
     const gh = await fakeGitHub();
-    const a = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt A', labels: ['ralph'] });
-    const bad = gh.addIssue({
-      title: 'Add fail',
-      author: 'ana',
-      body: 'write fail.txt x',
-      labels: ['ralph'],
-    });
-    const b = gh.addIssue({
-      title: 'Add b',
-      author: 'bob',
-      body: `write b.txt B\ndepends on #${a}`,
-      labels: ['ralph'],
-    });
+    const { a, bad, b } = addPullIssues(gh);
     const { repo, origin } = repoWithOrigin();
     const dumps = tempFolder('ralph-pulls-env-');
     const env = { ...process.env, GITHUB_TOKEN: TOKEN, ENV_DUMP_DIR: dumps };

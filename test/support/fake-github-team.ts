@@ -1,15 +1,19 @@
 import { onTestFinished } from 'vitest';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
+import { type FakeGitHub, type FakeToken, startFakeGitHub } from './fake-github.js';
 
 /**
- * The fake GitHub of the `--from-github` tests, closed when its test finishes: repository acme/app where ana (the
- * owner of `token`) may write, bob is an admin and mallory may only read, so no task is taken from mallory's issues.
+ * The fake GitHub of the `--from-github` and `--land pr` tests, closed when its test finishes: repository acme/app
+ * where ana (the owner of `token`) may write, bob is an admin and mallory may only read, so no task is taken from
+ * mallory's issues; `others` are more tokens it accepts.
  */
-export async function startFakeTeam(token: string): Promise<FakeGitHub> {
+export async function startFakeTeam(
+  token: string,
+  others: Record<string, FakeToken> = {},
+): Promise<FakeGitHub> {
   const gh = await startFakeGitHub({
     owner: 'acme',
     repo: 'app',
-    tokens: { [token]: { login: 'ana', permission: 'write' } },
+    tokens: { [token]: { login: 'ana', permission: 'write' }, ...others },
     collaborators: { ana: 'write', bob: 'admin', mallory: 'read' },
   });
   onTestFinished(() => gh.close());
@@ -61,3 +65,26 @@ export const fromTeam = (gh: FakeGitHub): string[] => [
   '--github-api',
   gh.url,
 ];
+
+/** The issue numbers of `addPullIssues`. */
+export interface PullIssues {
+  /** ana's "Add a" (write a.txt A): it passes. */
+  a: number;
+  /** ana's "Add fail" (write fail.txt x): a verify that refuses fail.txt never lets it pass. */
+  bad: number;
+  /** bob's "Add b" (write b.txt B), which depends on a. */
+  b: number;
+}
+
+/** The issues of the `--land pr` tests, labelled ralph: one that passes, one that never does, one after the first. */
+export function addPullIssues(gh: FakeGitHub): PullIssues {
+  const a = gh.addIssue({ title: 'Add a', author: 'ana', body: 'write a.txt A', labels: ['ralph'] });
+  const bad = gh.addIssue({ title: 'Add fail', author: 'ana', body: 'write fail.txt x', labels: ['ralph'] });
+  const b = gh.addIssue({
+    title: 'Add b',
+    author: 'bob',
+    body: `write b.txt B\ndepends on #${a}`,
+    labels: ['ralph'],
+  });
+  return { a, bad, b };
+}

@@ -151,3 +151,17 @@ export async function startTestPostgres({ fsync = false } = {}): Promise<TestPos
     },
   };
 }
+
+/**
+ * Every row of every table of every database of the server `url` (a database's URL on it) names, as text:
+ * pg_dumpall's data-only dump, through the server's own `postgres` database.
+ */
+export async function everyRowOf(url: string): Promise<string> {
+  const bin = await postgresBin();
+  if (bin === undefined) throw new Error('no Postgres programs on this machine');
+  const server = url.replace(/\/[^/?]+(\?.*)?$/, '/postgres$1');
+  const { stdout } = await run(join(bin, 'pg_dumpall'), ['--data-only', `--dbname=${server}`], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return stdout;
+}

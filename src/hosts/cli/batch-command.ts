@@ -8,6 +8,7 @@ import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
 import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
+import { isPlainHttpUrl } from '../../contract/plain-http-url.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { LandingDeps } from '../../github/pull-landing.js';
 import { readBatchRecording } from '../../inspect/batch-recording.js';
@@ -211,9 +212,11 @@ export async function batchCommand(
       refuse('--report-url needs --land pr: the pull requests link the report there'),
       false,
     );
-  if (options.reportUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.reportUrl))
+  if (options.reportUrl !== undefined && !isPlainHttpUrl(options.reportUrl))
     return printFailure(
-      refuse(`--report-url must be an http(s) URL (got ${JSON.stringify(options.reportUrl)})`),
+      refuse(
+        `--report-url must be an http(s) URL with no credential (got ${JSON.stringify(options.reportUrl)})`,
+      ),
       false,
     );
   if (options.githubRepo !== undefined && landMode.kind !== 'pr')

@@ -5,6 +5,7 @@ import { githubTokenLacks } from '../../contract/github-messages.js';
 import { githubUnreadable, githubWaitLine } from '../../contract/github-task-messages.js';
 import { createGitHubApi } from '../../github/client.js';
 import { GitHubApiError, type RepoRef } from '../../github/github-api.js';
+import { repoOfRemoteUrl } from '../../github/repo-ref.js';
 import { githubToken } from '../../github/token.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { apiUrlOf, forgetGitHubTokens, type GitHubConnect, repoRefOf } from './batch-github-tasks.js';
@@ -28,13 +29,6 @@ export const connectGitHub: GitHubConnect = async (apiUrl, onWait) =>
 const refuse = (message: string): RalphError =>
   new RalphError({ code: 'refused', message: `ralph batch --land pr: ${message}` });
 
-/** `OWNER/REPO` of a remote URL on GitHub (https, ssh or scp-like), or null when it names no such path. */
-export function repoOfRemoteUrl(url: string): string | null {
-  const path = /^[a-z+]+:\/\/[^/]+\/(.+)$/i.exec(url)?.[1] ?? /^[^/:]+@[^/:]+:(.+)$/.exec(url)?.[1];
-  const parts = path?.replace(/\.git\/?$/, '').split('/');
-  return parts?.length === 2 ? parts.join('/') : null;
-}
-
 /** The repository the pull requests go to: `--github-repo`, else `--from-github`'s, else the one `origin` is. */
 async function pullRepoOf(
   cwd: string,
@@ -48,7 +42,7 @@ async function pullRepoOf(
     throw refuse(
       `the repository the pull requests go to is not known: give --github-repo OWNER/REPO (the branches are pushed to the remote ${PUSH_REMOTE})`,
     );
-  return repoRefOf(fromOrigin);
+  return fromOrigin;
 }
 
 /**

@@ -7,12 +7,13 @@ import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { fleetLandNotPr, noPullRepo, pullOptionWithoutLand } from '../../contract/fleet-pull-messages.js';
 import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
+import { isPlainHttpUrl } from '../../contract/plain-http-url.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
 import type { FleetBatchTask } from '../../fleet/batch-input.js';
 import type { RepoRef } from '../../github/github-api.js';
-import { parseRepoRef } from '../../github/repo-ref.js';
+import { repoOfRemoteUrl } from '../../github/repo-ref.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
@@ -67,23 +68,13 @@ async function pullsOf(options: SubmitBatchOptions, repo: string): Promise<Parti
   const named = options.githubRepo ?? options.fromGithub;
   let github: RepoRef | null;
   if (named !== undefined) github = repoRefOf(named, COMMAND);
-  else {
-    const { repoOfRemoteUrl } = await import('./github-connect.js');
-    const fromUrl = repoOfRemoteUrl(repo);
-    github = fromUrl === null ? null : parseRepoRef(fromUrl);
-  }
+  else github = repoOfRemoteUrl(repo);
   if (github === null) throw refuse(noPullRepo());
   const { reportUrl } = options;
-  if (reportUrl !== undefined) {
-    let url: URL | null = null;
-    try {
-      url = new URL(reportUrl);
-    } catch {}
-    if (url === null || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '')
-      throw refuse(
-        `ralph submit --report-url must be an http(s) URL with no credential (got ${JSON.stringify(reportUrl)})`,
-      );
-  }
+  if (reportUrl !== undefined && !isPlainHttpUrl(reportUrl))
+    throw refuse(
+      `ralph submit --report-url must be an http(s) URL with no credential (got ${JSON.stringify(reportUrl)})`,
+    );
   return {
     land: 'pr',
     ...(options.stack === true ? { stack: true } : {}),
