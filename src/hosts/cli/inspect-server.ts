@@ -74,6 +74,12 @@ export async function startInspectServer(options: InspectServerOptions): Promise
   };
 
   const server = createServer((request, response) => handle(request, response));
+  // A connection the system accepted just before the close (a browser opens spare ones ahead of need) reaches the
+  // server after `closeAllConnections`: it would hold the close open for as long as the browser keeps it.
+  let closing = false;
+  server.on('connection', (socket) => {
+    if (closing) socket.destroy();
+  });
   let allowedHosts: Set<string> = new Set();
   const token = newPageToken();
   const tokenText = token.text;
@@ -148,9 +154,20 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     async close() {
       if (pending) flush();
       // Every stream's last message is handed to the system before the sockets are closed, so no page misses how
-      // the run ended.
-      await Promise.all([...streams].map((stream) => new Promise<void>((resolve) => stream.end(resolve))));
+      // the run ended. A page that went away just now may leave its stream here with its socket gone: `end`'s
+      // callback never comes for that one, its `close` does (or has), so either ends the wait.
+      await Promise.all(
+        [...streams].map(
+          (stream) =>
+            new Promise<void>((resolve) => {
+              if (stream.destroyed) return resolve();
+              stream.once('close', () => resolve());
+              stream.end(() => resolve());
+            }),
+        ),
+      );
       streams.clear();
+      closing = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
