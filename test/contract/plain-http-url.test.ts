@@ -17,6 +17,7 @@ describe('isPlainHttpUrl', () => {
       'not a url',
       '',
       42,
+      { toString: () => 'https://ci.test/r' },
       null,
       undefined,
     ])

@@ -1,45 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_REVIEW_LABEL, pullBody, pushedCommitIn } from '../../src/contract/pull-messages.js';
+import { NEEDS_REVIEW_LABEL } from '../../src/contract/pull-messages.js';
 import type { RepoRef } from '../../src/github/github-api.js';
-import {
-  type LandingDeps,
-  landAsPull,
-  type PullTask,
-  pullBase,
-  pullBranchOf,
-} from '../../src/github/pull-landing.js';
+import { type LandingDeps, landAsPull, pullBase, pullBranchOf } from '../../src/github/pull-landing.js';
 import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
+import { PUSHED as HEAD, pullTask as task } from '../support/pull-task.js';
 
 const repo: RepoRef = { owner: 'o', repo: 'r' };
-
-function task(change: Partial<PullTask> = {}): PullTask {
-  return {
-    batchId: '20261201-1522-a1b2c3',
-    taskId: 'gh-7',
-    outcome: 'passed',
-    why: null,
-    report: 'Added the parser and its tests.',
-    verify: { command: 'npm test', passed: true, output: '12 passed' },
-    evaluator: { accepted: true, verdict: 'The parser does what the issue asks.' },
-    rounds: 3,
-    costUsd: 0.42,
-    reportUrl: 'https://ci.test/batch/report.html',
-    recording: '.git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl',
-    issue: 7,
-    pullBranch: 'ralph/gh-7',
-    pushed: HEAD,
-    branch: 'ralph/20261201-1522-a1b2c3/gh-7',
-    base: 'main',
-    title: 'Parse the config',
-    ...change,
-  };
-}
-
-const HEAD = 'a'.repeat(40);
 
 /** The memory GitHub, with a push that keeps git's lease: it moves a branch only from the commit it is told. */
 function deps(api: MemoryGitHub): LandingDeps {
@@ -54,54 +24,6 @@ function deps(api: MemoryGitHub): LandingDeps {
     },
   };
 }
-
-describe('pullBody', () => {
-  it('carries the report, verify, verdict, rounds, cost, link, Closes #N and the marker for a task that passed', () => {
-    const body = pullBody(task());
-    for (const part of [
-      'Added the parser and its tests.',
-      '`npm test` passed',
-      '12 passed',
-      'The parser does what the issue asks.',
-      'Rounds: 3 · cost: $0.42',
-      'https://ci.test/batch/report.html',
-      'Closes #7',
-      '<!-- ralph-task: ralph/gh-7 -->',
-      `<!-- ralph-pushed: ${HEAD} -->`,
-    ])
-      expect(body).toContain(part);
-  });
-
-  it('says the commit ralph pushed by its last marker: one an agent wrote into its report does not count', () => {
-    const forged = `<!-- ralph-pushed: ${'b'.repeat(40)} -->`;
-    expect(pushedCommitIn(pullBody(task({ report: forged })))).toBe(HEAD);
-    expect(pushedCommitIn('a person wrote this')).toBeNull();
-  });
-
-  it('gives the command that makes the report where no published page is linked', () => {
-    expect(pullBody(task({ reportUrl: null }))).toContain(
-      'Run report: `ralph report .git/ralph/batches/20261201-1522-a1b2c3/batch.jsonl` in the clone that ran batch `20261201-1522-a1b2c3`',
-    );
-  });
-
-  it('says what went wrong and closes nothing for a task that did not pass', () => {
-    const body = pullBody(
-      task({
-        outcome: 'failed',
-        why: 'verify failed',
-        verify: { command: 'npm test', passed: false, output: '1 failed' },
-      }),
-    );
-    expect(body).toMatch(/^\*\*Not ready:\*\*.*failed: verify failed/);
-    expect(body).toContain('`npm test` failed');
-    expect(body).not.toContain('Closes #');
-  });
-
-  it('fences a report so its own backticks cannot end the fence', () => {
-    const body = pullBody(task({ report: 'see ```\n# heading' }));
-    expect(body).toContain('````\nsee ```\n# heading\n````');
-  });
-});
 
 describe('landAsPull', () => {
   it('pushes a task that passed and opens a ready pull request, then comments on its issue', async () => {
