@@ -151,6 +151,8 @@ describe('the fault matrix: many runs at once, each with its own fault', () => {
         await until(
           async () => (await pidsIn(pidLog)).length >= fault.round,
           `run ${i}'s child to be in place`,
+          // 200 runs spawning at once beside the rest of the suite took over 15 s on a loaded machine.
+          75_000,
         );
         turn.abort();
       }

@@ -39,8 +39,12 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Polls `condition` until it holds (a deadline only so a broken test fails instead of hanging). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  deadlineMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
