@@ -5,7 +5,7 @@ import {
   serverFullRefused,
 } from '../contract/fleet-connection-messages.js';
 import { MIN_DB_CONNECTIONS } from './constants.js';
-import { createPgPool } from './pg-pool.js';
+import { createPgPool, type PgPool } from './pg-pool.js';
 import { maintenanceUrl } from './setup-lock.js';
 
 /**
@@ -25,28 +25,18 @@ interface FiguresRow {
 }
 
 /**
- * Asks the server of `databaseUrl` for its connection figures, on a connection of its own (to the server's `postgres`
- * database when the fleet's is not there yet), which it does not count: it is closed before the worker opens its own.
+ * The server's connection figures, asked on `pool` (one connection), which they do not count: it is closed before the
+ * worker opens its own.
  */
-export async function serverConnections(
-  databaseUrl: string,
-  databaseExists: boolean,
-): Promise<ServerConnectionFigures> {
-  const url = databaseExists ? databaseUrl : maintenanceUrl(databaseUrl).url;
-  const pool = createPgPool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
-  pool.on('error', () => {});
-  try {
-    const { rows } = await pool.query<FiguresRow>(FIGURES);
-    const row = rows[0] as FiguresRow;
-    return {
-      maxConnections: row.max_connections,
-      superuserReserved: row.superuser_reserved,
-      reserved: row.reserved,
-      inUse: row.in_use - 1,
-    };
-  } finally {
-    await pool.end().catch(() => {});
-  }
+export async function serverConnections(pool: PgPool): Promise<ServerConnectionFigures> {
+  const { rows } = await pool.query<FiguresRow>(FIGURES);
+  const row = rows[0] as FiguresRow;
+  return {
+    maxConnections: row.max_connections,
+    superuserReserved: row.superuser_reserved,
+    reserved: row.reserved,
+    inUse: row.in_use - 1,
+  };
 }
 
 /**
@@ -54,12 +44,26 @@ export async function serverConnections(
  * left to superusers: better at start, with the figures, than a run failing later on "too many clients". A check,
  * not a reservation: workers starting at the same moment each see the same room.
  */
-export async function assertRoomForWorker(
-  databaseUrl: string,
-  databaseExists: boolean,
-  needed: number,
-): Promise<void> {
-  const figures = await serverConnections(databaseUrl, databaseExists);
+export async function assertRoomForWorker(pool: PgPool, needed: number): Promise<void> {
+  const figures = await serverConnections(pool);
   if (freeConnections(figures) >= needed) return;
   throw new RalphError({ code: 'refused', message: serverFullRefused(needed, MIN_DB_CONNECTIONS, figures) });
+}
+
+/**
+ * The same check where the fleet's database is not there yet (a worker creates it): on a connection of its own to the
+ * server's `postgres` database.
+ */
+export async function assertRoomOnServer(databaseUrl: string, needed: number): Promise<void> {
+  const pool = createPgPool({
+    connectionString: maintenanceUrl(databaseUrl).url,
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+  });
+  pool.on('error', () => {});
+  try {
+    await assertRoomForWorker(pool, needed);
+  } finally {
+    await pool.end().catch(() => {});
+  }
 }

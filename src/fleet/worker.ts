@@ -21,7 +21,7 @@ import { resolveOnFleet } from './batch-resolve.js';
 import { batchRowProblem } from './batch-row.js';
 import { batchCostUsd, batchRowOrder, cancelBatchRuns, runCostUsd } from './batch-runs.js';
 import { batchRefusal, rowRefusal, runBatchTask } from './batch-task.js';
-import { assertRoomForWorker } from './connection-room.js';
+import { assertRoomForWorker, assertRoomOnServer } from './connection-room.js';
 import {
   DEFAULT_DB_CONNECTIONS,
   DEFAULT_LEASE_MS,
@@ -44,6 +44,7 @@ import {
   thisHolder,
   type WorkerLease,
 } from './leases.js';
+import type { PgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
@@ -168,7 +169,8 @@ async function claimWorkerId(
 
 /**
  * Starts a worker: it runs fleet runs from the queue, `concurrency` at a time, each as a DBOS workflow whose steps
- * are its rounds. Refused with a FleetError (one line) when the database cannot be reached or the id is held.
+ * are its rounds. Refused with a FleetError (one line) when the database cannot be reached or the id is held, and
+ * with a RalphError (refused) when the server has fewer connections free than `dbConnections`, before anything starts.
  * Every heartbeat (a third of the lease) it renews its lease and takes over the runs of workers whose lease ran
  * out: a dead worker of this host has its rounds' process groups killed first (the round folders' owner records);
  * a worker elsewhere is taken over only a heartbeat after its lease ran out, by which time a live one would have
@@ -199,9 +201,10 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   if (ownSandbox !== undefined) await assertSandboxAvailable();
   // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
-  const databaseExists = await assertDatabaseReachable(databaseUrl, NOTICE);
   // Before the database is set up or anything runs: a server without room refuses now, with its figures.
-  await assertRoomForWorker(databaseUrl, databaseExists, dbConnections);
+  const roomFor = (pool: PgPool) => assertRoomForWorker(pool, dbConnections);
+  if (!(await assertDatabaseReachable(databaseUrl, NOTICE, roomFor)))
+    await assertRoomOnServer(databaseUrl, dbConnections);
   const { DBOS, Error: DbosErrors } = await loadDbos();
   // The worker's own TRACEPARENT is no run's parent: each run's trace is its own, on every worker (fleetTraceIdOf).
   const traces = await startTracesIfAsked({ ...process.env, TRACEPARENT: '', TRACESTATE: '' }, (line) =>

@@ -155,6 +155,19 @@ describe('a server without room for a worker', () => {
         "ralph worker: the database server has room for 2 more connections and this worker needs 3 (--db-connections 3): max_connections 12, less 3 reserved for superusers (superuser_reserved_connections), less 7 in use (pg_stat_activity). Raise max_connections, stop some of the server's clients, or give this worker fewer (--db-connections, at least 2); the worker did not start\n",
       );
       expect(ws.log()).toEqual([]);
+      // A worker that would create its database: asked on the server's `postgres` database, refused the same way,
+      // creating nothing.
+      const fresh = spawnRalph([
+        'worker',
+        '--database-url',
+        small.url.replace(/\/ralph$/, '/fresh'),
+        '--allow-agent-command',
+      ]);
+      scene.processes.push(fresh);
+      expect((await fresh.exited).code).toBe(2);
+      expect(fresh.stderr()).toBe(worker.stderr());
+      const { rows } = await first.query("SELECT 1 FROM pg_database WHERE datname = 'fresh'");
+      expect(rows).toEqual([]);
       const status = await ralph(['status', runId, '--json', '--database-url', small.url]);
       expect(JSON.parse(status.stdout)).toMatchObject({ state: 'queued' });
       const listed = await ralph(['runs', '--json', '--database-url', small.url]);

@@ -37,7 +37,7 @@ export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyO
  * `ralph worker`: runs fleet runs until SIGINT or SIGTERM, which end its lease (live workers take its runs over at
  * once), kill its children and exit 0; the runs it had are recovered as after a crash. Exit 1 with one line when the
  * database cannot be reached or the id is held, or when another worker took its runs over (it then killed its
- * children).
+ * children). Exit 2, starting nothing, when the server has fewer connections free than `--db-connections`.
  */
 export async function workerCommand(options: WorkerOptions): Promise<number> {
   quietDeprecations();
