@@ -28,9 +28,14 @@ function reasonOf(error: unknown): string {
 /**
  * Checks that the database answers before DBOS is started (which would otherwise retry for a long while): a
  * FleetError naming the URL and the reason when it does not. Resolves with whether the database exists: one that does
- * not exist yet is fine where it may be created (DBOS creates it on first launch).
+ * not exist yet is fine where it may be created (DBOS creates it on first launch). `andThen` asks more of a database
+ * that exists, on the same connection.
  */
-export async function assertDatabaseReachable(databaseUrl: string, what: string): Promise<boolean> {
+export async function assertDatabaseReachable(
+  databaseUrl: string,
+  what: string,
+  andThen?: (pool: PgPool) => Promise<void>,
+): Promise<boolean> {
   let pool: PgPool;
   try {
     pool = createPgPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
@@ -40,12 +45,17 @@ export async function assertDatabaseReachable(databaseUrl: string, what: string)
   pool.on('error', () => {});
   try {
     await pool.query('SELECT 1');
-    return true;
   } catch (error) {
+    await pool.end().catch(() => {});
     if ((error as { code?: unknown }).code === '3D000') return false;
     throw new FleetError(
       `${what}: cannot reach the database at ${redactedUrl(databaseUrl)}: ${reasonOf(error)}`,
     );
+  }
+  try {
+    // On the same connection: a second one would find the first still counted by the server, its backend exiting.
+    await andThen?.(pool);
+    return true;
   } finally {
     await pool.end().catch(() => {});
   }
