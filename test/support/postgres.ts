@@ -95,9 +95,10 @@ async function sweepAbandonedClusters(bin: string, as: { uid?: number; gid?: num
  * Starts a fresh cluster: initdb in a temp folder owned by the postgres user (when the tests run as root), then
  * the server on a free loopback port with its socket in that folder. Everything it started is stopped and removed
  * by `destroy`. `fsync` (off by default: the tests need no durability, and it spares the disk) makes each commit
- * wait for its WAL on disk, as a production server does (bench/fleet.mjs measures with it).
+ * wait for its WAL on disk, as a production server does (bench/fleet.mjs measures with it). `maxConnections` (200 by
+ * default) is the server's `max_connections`: bench/fleet.mjs raises it to fit a hundred workers.
  */
-export async function startTestPostgres({ fsync = false } = {}): Promise<TestPostgres> {
+export async function startTestPostgres({ fsync = false, maxConnections = 200 } = {}): Promise<TestPostgres> {
   const bin = await postgresBin();
   if (bin === undefined) throw new Error('Postgres is not installed (apt-get install postgresql)');
   const user = await unprivilegedUser();
@@ -116,7 +117,7 @@ export async function startTestPostgres({ fsync = false } = {}): Promise<TestPos
     throw error;
   }
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync ? 'on' : 'off'} -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync ? 'on' : 'off'} -c max_connections=${maxConnections}`;
   const start = async () => {
     await exec('pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   };
