@@ -262,21 +262,49 @@ function exactlyOnce(stored, logText, expected) {
   };
 }
 
-/** The workers idle for `seconds`: the database's transactions a second per worker (their polls and heartbeats). */
-async function idleLoad(db, workerCount, seconds) {
+/**
+ * The workers idle for `seconds`: a second of one idle worker, in the database's transactions and rows written (their
+ * polls and heartbeats), and in CPU time, the cluster's (its backends) and the worker's own.
+ */
+async function idleLoad(db, workers, seconds, port) {
   if (seconds <= 0) return undefined;
   // A backend flushes its counters at most once a second: a second's settling on each side.
   await sleep(1_000);
   const before = await databaseStats(db);
+  const pgCpu = postgresCpuMs(port);
+  const workerCpu = workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
   const start = now();
   await sleep(seconds * 1000);
+  const elapsedS = (now() - start) / 1000;
+  const pgCpuMs = postgresCpuMs(port) - pgCpu;
+  const workerCpuMs = workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0) - workerCpu;
   await sleep(1_000);
   const after = await databaseStats(db);
-  const elapsedS = (now() - start) / 1000;
+  const perWorkerSecond = (value) => value / elapsedS / workers.length;
   return {
-    commitsPerSPerWorker: (after.commits - before.commits) / elapsedS / workerCount,
-    rowsPerSPerWorker: (after.rows - before.rows) / elapsedS / workerCount,
+    commitsPerSPerWorker: perWorkerSecond(after.commits - before.commits),
+    rowsPerSPerWorker: perWorkerSecond(after.rows - before.rows),
+    postgresCpuMsPerSPerWorker: perWorkerSecond(pgCpuMs),
+    workerCpuMsPerSPerWorker: perWorkerSecond(workerCpuMs),
   };
+}
+
+/** The size (bytes, with indexes and TOAST) of each table a run writes to, by name. */
+async function tableSizes(db) {
+  const { rows } = await db.query(
+    `SELECT n.nspname || '.' || c.relname AS name, pg_total_relation_size(c.oid) AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND (n.nspname = 'dbos' OR c.relname LIKE 'ralph_fleet_%')`,
+  );
+  return new Map(rows.map((r) => [r.name, Number(r.bytes)]));
+}
+
+/** What each table grew by a run (KB), the tables that grew, largest first. */
+function growthByTable(before, after, runCount) {
+  return [...after]
+    .map(([name, bytes]) => ({ name, kbPerRun: (bytes - (before.get(name) ?? 0)) / 1024 / runCount }))
+    .filter((t) => t.kbPerRun > 0)
+    .sort((a, b) => b.kbPerRun - a.kbPerRun);
 }
 
 /** The max_connections a cluster needs for `workers` workers of at most `perWorker` connections, with room to spare. */
@@ -289,7 +317,7 @@ function printFleetChecks(results) {
   console.log('');
   console.log(
     '| workers | started in | exactly once (runs stored / not SUCCESS / steps wrong / spawned twice / never) | ' +
-      'connection errors (stderr lines) | peak connections a worker / all | idle: transactions / rows a second a worker |',
+      'connection errors (stderr lines) | peak connections a worker / all | idle, a worker: transactions / rows a second; CPU |',
   );
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
@@ -297,7 +325,8 @@ function printFleetChecks(results) {
     const idle =
       r.idle === undefined
         ? 'not measured'
-        : `${r.idle.commitsPerSPerWorker.toFixed(2)} / ${r.idle.rowsPerSPerWorker.toFixed(2)}`;
+        : `${r.idle.commitsPerSPerWorker.toFixed(2)} / ${r.idle.rowsPerSPerWorker.toFixed(2)}; CPU ms a second: ` +
+          `Postgres ${r.idle.postgresCpuMsPerSPerWorker.toFixed(2)}, the worker ${r.idle.workerCpuMsPerSPerWorker.toFixed(2)}`;
     console.log(
       `| ${r.workers} | ${r.startS.toFixed(1)} s | ${o.ok ? 'yes' : 'NO'}: ${o.runsStored} / ${o.notSucceeded} / ` +
         `${o.stepsWrong} / ${o.spawnedTwice} / ${o.spawnedNever} (${o.spawns} spawns) | ${r.connectionErrors}` +
@@ -305,6 +334,10 @@ function printFleetChecks(results) {
         `${r.connectionsPerWorker} / ${r.connectionsTotal} | ${idle} |`,
     );
     if (!o.ok || r.connectionErrors > 0) process.exitCode = 1;
+  }
+  for (const r of results) {
+    const tables = r.growth.map((t) => `${t.name} ${t.kbPerRun.toFixed(1)}`).join(', ');
+    console.log(`\n${r.workers} worker(s): growth a run by table (KB): ${tables}`);
   }
 }
 
@@ -379,13 +412,14 @@ async function burst(pg, submission, workerCount) {
     ),
   );
   const startS = (now() - startedAt) / 1000;
-  const idle = await idleLoad(db, workerCount, idleSeconds);
+  const idle = await idleLoad(db, workers, idleSeconds, pg.port);
   const agentPath = join(submission.cwd, 'agent-once.sh');
   const logPath = join(submission.cwd, `rounds-w${workerCount}.log`);
   await writeFile(agentPath, onceAgentSource());
   await writeFile(logPath, '');
   const cpuBefore = workers.map((w) => cpuMsOf(w.pid));
   const statsBefore = await databaseStats(db);
+  const tablesBefore = await tableSizes(db);
   const fleet = await createRalphFleet({ databaseUrl: db.url });
   let maxPerWorker = 0;
   let maxTotal = 0;
@@ -440,6 +474,7 @@ async function burst(pg, submission, workerCount) {
   );
   const stored = await storedRuns(db);
   const statsAfter = await databaseStats(db);
+  const growth = growthByTable(tablesBefore, await tableSizes(db), runs);
   await db.pool.end();
   const once = exactlyOnce(stored, readFileSync(logPath, 'utf8'), runs);
   const connectionErrors = workers.reduce((sum, w) => sum + w.connectionErrors(), 0);
@@ -469,6 +504,7 @@ async function burst(pg, submission, workerCount) {
     once,
     connectionErrors,
     connectionErrorSample,
+    growth,
   };
 }
 
