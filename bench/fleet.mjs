@@ -16,7 +16,7 @@
 // max_connections fits the largest worker count (--max-connections to choose it); --db-connections N is passed to
 // each `ralph worker` (its connection cap, issue 35 item 1).
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -61,36 +61,7 @@ const STALL_MS = 120_000;
 
 // The test suite's throwaway cluster (initdb in a temp folder as the postgres user; max_connections 200).
 const { startTestPostgres } = await tsImport('../test/support/postgres.ts', import.meta.url);
-const { tcpSockets } = await tsImport('../test/support/tcp-sockets.ts', import.meta.url);
-
-/** The inodes of the established TCP sockets of this machine whose far end is `port`. */
-function socketsTo(port) {
-  return new Set(
-    tcpSockets()
-      .filter((s) => s.remotePort === port && s.state === 1)
-      .map((s) => s.inode),
-  );
-}
-
-/** How many of `inodes` process `pid` holds open: its connections to the server. */
-function connectionsHeldBy(pid, inodes) {
-  let held = 0;
-  let fds = [];
-  try {
-    fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return 0;
-  }
-  for (const fd of fds) {
-    try {
-      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-      if (inode !== undefined && inodes.has(inode)) held += 1;
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return held;
-}
+const { connectionsHeldBy, socketsTo } = await tsImport('../test/support/tcp-sockets.ts', import.meta.url);
 
 /** The CPU time (user + system, ms) process `pid` used so far; with `reaped`, also that of its exited children. */
 function cpuMsOf(pid, reaped = false) {

@@ -46,3 +46,15 @@ export const MERGE_QUEUE = 'ralph-merges';
 
 /** The name a batch task's landing workflow is registered and enqueued under. */
 export const LANDING_WORKFLOW = 'ralphLanding';
+
+/**
+ * How many Postgres connections a worker holds at most, whatever its concurrency (`ralph worker --db-connections`):
+ * one pool for DBOS and ralph, of which DBOS keeps one for its LISTEN/NOTIFY client for the worker's life.
+ */
+export const DEFAULT_DB_CONNECTIONS = 3;
+
+/**
+ * The fewest connections a worker can run on: DBOS's LISTEN client holds one, and its start (a NOTIFY to itself to
+ * check LISTEN works) and every query need another.
+ */
+export const MIN_DB_CONNECTIONS = 2;

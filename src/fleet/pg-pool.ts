@@ -8,6 +8,7 @@ export interface PgPool {
   ): Promise<{ rows: Row[]; rowCount: number | null }>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'connect', listener: (client: PgPoolClient) => void): unknown;
 }
 
 /** One `pg` connection: a session, whose session locks hold until it ends. */
@@ -32,6 +33,8 @@ interface PgPoolOptions {
   max?: number;
   connectionTimeoutMillis?: number;
   idleTimeoutMillis?: number;
+  /** What pg_stat_activity shows of the pool's connections. */
+  application_name?: string;
 }
 
 /**

@@ -18,7 +18,7 @@ const SETUP_LOCK = 7_262_011;
 const LOCK_RETRY_MS = 100;
 
 /** The database a URL names, and the URL of the same server's `postgres` database. */
-function maintenanceUrl(databaseUrl: string): { name: string; url: string } {
+export function maintenanceUrl(databaseUrl: string): { name: string; url: string } {
   const parsed = new URL(databaseUrl);
   const name = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username);
   parsed.pathname = '/postgres';

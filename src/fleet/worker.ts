@@ -1,8 +1,10 @@
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
+import type { DBOSConfig } from '@dbos-inc/dbos-sdk';
 import type { RalphConfigInput } from '../contract/config.js';
 import { errorText } from '../contract/error-text.js';
 import { RalphError } from '../contract/errors.js';
+import { dbConnectionsRefused } from '../contract/fleet-connection-messages.js';
 import type { RalphProgressEvent } from '../contract/types.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { runNotifications } from '../notify/run-notifications.js';
@@ -19,7 +21,9 @@ import { resolveOnFleet } from './batch-resolve.js';
 import { batchRowProblem } from './batch-row.js';
 import { batchCostUsd, batchRowOrder, cancelBatchRuns, runCostUsd } from './batch-runs.js';
 import { batchRefusal, rowRefusal, runBatchTask } from './batch-task.js';
+import { assertRoomForWorker } from './connection-room.js';
 import {
+  DEFAULT_DB_CONNECTIONS,
   DEFAULT_LEASE_MS,
   FLEET_APP_NAME,
   FLEET_APP_VERSION,
@@ -27,6 +31,7 @@ import {
   FLEET_WORKFLOW,
   LANDING_WORKFLOW,
   MERGE_QUEUE,
+  MIN_DB_CONNECTIONS,
   MIN_LEASE_MS,
 } from './constants.js';
 import { assertDatabaseReachable, FleetError, stderrLogger } from './database.js';
@@ -39,7 +44,6 @@ import {
   thisHolder,
   type WorkerLease,
 } from './leases.js';
-import { createPgPool } from './pg-pool.js';
 import { startReaper } from './reaper.js';
 import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
@@ -47,6 +51,7 @@ import { fleetRunNotifier, type WorkerNotify } from './run-notifier.js';
 import { landingSandbox, parsedSandbox, workerSandbox } from './run-sandbox.js';
 import { prepareFleetDatabase } from './schema.js';
 import { loadDbos } from './sdk.js';
+import { createWorkerPool } from './worker-pool.js';
 import { runFleetRun } from './workflow.js';
 
 /** How a worker is started. */
@@ -61,6 +66,11 @@ export interface RalphWorkerOptions {
   workerId?: string;
   /** How many runs this worker runs at once (the queue's per-worker limit; default 1). */
   concurrency?: number;
+  /**
+   * How many Postgres connections it holds at most, whatever its concurrency (default 3, at least 2): one pool for
+   * DBOS and ralph. Refused at start when the server has fewer free.
+   */
+  dbConnections?: number;
   /** How long the worker's lease lasts without a heartbeat before live workers take its runs over (ms). */
   leaseMs?: number;
   /** Makes each run's provider from its `agent` (the CLI's: the agent options of `ralph run`). */
@@ -177,12 +187,21 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new FleetError(`${NOTICE}: the concurrency must be a whole number of at least 1`);
   }
+  const dbConnections = options.dbConnections ?? DEFAULT_DB_CONNECTIONS;
+  if (!Number.isSafeInteger(dbConnections) || dbConnections < MIN_DB_CONNECTIONS) {
+    throw new RalphError({
+      code: 'refused',
+      message: dbConnectionsRefused(String(dbConnections), MIN_DB_CONNECTIONS),
+    });
+  }
   const ownSandbox = parsedSandbox(options.sandbox, NOTICE);
   // Never a worker that says it sandboxes and cannot: refused before the database is asked.
   if (ownSandbox !== undefined) await assertSandboxAvailable();
   // Before anything is started: no child of this process (agent, verify command, reaper) gets the database settings.
   const databaseUrl = takeDatabaseSettings(options.databaseUrl);
-  await assertDatabaseReachable(databaseUrl, NOTICE);
+  const databaseExists = await assertDatabaseReachable(databaseUrl, NOTICE);
+  // Before the database is set up or anything runs: a server without room refuses now, with its figures.
+  await assertRoomForWorker(databaseUrl, databaseExists, dbConnections);
   const { DBOS, Error: DbosErrors } = await loadDbos();
   // The worker's own TRACEPARENT is no run's parent: each run's trace is its own, on every worker (fleetTraceIdOf).
   const traces = await startTracesIfAsked({ ...process.env, TRACEPARENT: '', TRACESTATE: '' }, (line) =>
@@ -191,12 +210,8 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   // Creates the database, DBOS's tables and ralph's on the first launch; refuses a database of another release.
   await prepareFleetDatabase(databaseUrl, () => DBOS.migrate(databaseUrl), NOTICE);
 
-  const pool = createPgPool({
-    connectionString: databaseUrl,
-    max: 2,
-    connectionTimeoutMillis: 5_000,
-  });
-  pool.on('error', () => {});
+  // The worker's only connections, DBOS's and ralph's alike: at most dbConnections, whatever the concurrency.
+  const pool = createWorkerPool(databaseUrl, dbConnections);
   const leases = new LeaseTable(pool);
   const runEvents = new RunEventTable(pool);
   const holder = thisHolder();
@@ -224,6 +239,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
   DBOS.setConfig({
     name: FLEET_APP_NAME,
     systemDatabaseUrl: databaseUrl,
+    systemDatabasePool: pool as unknown as NonNullable<DBOSConfig['systemDatabasePool']>,
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
     // Only a worker that takes batch tasks takes their landings: the others never dequeue from the merge queue.

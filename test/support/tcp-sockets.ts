@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** A TCP socket of this machine as /proc/net/tcp{,6} lists it (Linux). */
 export interface TcpSocket {
@@ -35,4 +35,38 @@ export function tcpSockets(): TcpSocket[] {
     }
   }
   return sockets;
+}
+
+/** The inodes of the established TCP sockets of this machine whose far end is `port` (a server of this machine). */
+export function socketsTo(port: number): Set<string> {
+  return new Set(
+    tcpSockets()
+      .filter((socket) => socket.remotePort === port && socket.state === 1)
+      .map((socket) => socket.inode),
+  );
+}
+
+/** How many of the sockets `inodes` process `pid` holds open (0 for a process that is gone). */
+export function connectionsHeldBy(pid: number, inodes: Set<string>): number {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return 0;
+  }
+  let held = 0;
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined && inodes.has(inode)) held += 1;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return held;
+}
+
+/** How many connections to `port` (a Postgres server of this machine) process `pid` holds open. */
+export function connectionsTo(pid: number, port: number): number {
+  return connectionsHeldBy(pid, socketsTo(port));
 }

@@ -129,6 +129,10 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
       "how many runs a worker runs at once (the queue's per-worker limit; default 1)",
     )
     .option(
+      '--db-connections <n>',
+      'how many Postgres connections it holds at most, whatever its concurrency (default 3, at least 2)',
+    )
+    .option(
       '--lease <duration>',
       'how long a silent worker keeps its runs before live ones take them (default 30s)',
     )

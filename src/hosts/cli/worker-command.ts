@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { parseDuration } from '../../contract/duration.js';
 import { RalphError } from '../../contract/errors.js';
+import { dbConnectionsRefused } from '../../contract/fleet-connection-messages.js';
 import { githubWaitLine } from '../../contract/github-task-messages.js';
+import { MIN_DB_CONNECTIONS } from '../../fleet/constants.js';
 import type { GitHubApi } from '../../github/github-api.js';
 import { apiUrlOf, forgetGitHubTokens } from './batch-github-tasks.js';
 import { EXIT } from './exit-codes.js';
@@ -15,6 +17,7 @@ import { type WorkerAgentOptions, workerProviderFactory } from './worker-agents.
 export interface WorkerOptions extends FleetOptions, WorkerAgentOptions, NotifyOptions, SandboxOptions {
   workerId?: string;
   concurrency?: string;
+  dbConnections?: string;
   lease?: string;
   /** Whether it runs a submitted run's `--verify` command. */
   allowVerify?: boolean;
@@ -49,6 +52,9 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
         message: `ralph worker --concurrency must be a whole number of at least 1 (got ${JSON.stringify(options.concurrency)})`,
       });
     }
+    // The figure as written, for the refusal of one that is not a whole number of at least 2.
+    const dbConnections =
+      options.dbConnections === undefined ? undefined : dbConnectionsOf(options.dbConnections);
     const leaseMs =
       options.lease === undefined ? undefined : parseDuration(options.lease, 'ralph worker --lease');
     const stateDir = options.stateDir === undefined ? undefined : resolve(options.stateDir);
@@ -70,6 +76,7 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
       ...(sandbox === undefined ? {} : { sandbox }),
       ...(options.databaseUrlFile === undefined ? {} : { privatePaths: [options.databaseUrlFile] }),
       concurrency,
+      ...(dbConnections === undefined ? {} : { dbConnections }),
       ...(options.workerId === undefined ? {} : { workerId: options.workerId }),
       ...(leaseMs === undefined ? {} : { leaseMs }),
     });
@@ -90,6 +97,16 @@ export async function workerCommand(options: WorkerOptions): Promise<number> {
   } catch (error) {
     return reportFleetFailure(error);
   }
+}
+
+/** `--db-connections` as a number, refused (exit 2) when it is not a whole number of at least MIN_DB_CONNECTIONS. */
+function dbConnectionsOf(text: string): number {
+  const n = parseNumberOption(text);
+  if (Number.isSafeInteger(n) && n >= MIN_DB_CONNECTIONS) return n;
+  throw new RalphError({
+    code: 'refused',
+    message: dbConnectionsRefused(JSON.stringify(text), MIN_DB_CONNECTIONS),
+  });
 }
 
 /**
