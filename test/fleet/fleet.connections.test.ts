@@ -7,6 +7,7 @@ import { connectionsTo } from '../support/tcp-sockets.js';
 import {
   AGENT_COMMAND,
   agentWorkspace,
+  databaseFailures,
   ralph,
   spawnRalph,
   startWorker,
@@ -20,55 +21,65 @@ const scene = useFleetScene();
 const { databaseFor, workspace, fleets } = scene;
 
 describe("a worker's connections to Postgres", () => {
-  it('a worker at --concurrency 8 runs 8 runs at once on at most 3 connections, and every run completes', async () => {
-    const url = databaseFor('eight');
-    const worker = await startWorker(url, 'eight', {
-      env: { FLEET_AGENT_ROUNDS: '3', FLEET_AGENT_HOLD_ROUND: '2' },
-      extra: ['--concurrency', '8'],
-    });
-    scene.processes.push(worker);
-    let most = 0;
-    const sample = () => {
-      most = Math.max(most, connectionsTo(worker.pid, scene.pg.port));
-    };
-    const fleet = await createRalphFleet({ databaseUrl: url });
-    fleets.push(fleet);
-    const runs = await Promise.all(
-      Array.from({ length: 9 }, async (_, n) => {
-        const ws = await workspace();
-        const runId = await fleet.submit({
-          objective: `Count to three (${n})`,
-          agent: { agentCommand: AGENT_COMMAND },
-          cwd: ws.dir,
-        });
-        return { runId, ws };
-      }),
-    );
-    // Eight runs inside their second round at once, each holding its agent there: the worker's slots all taken.
-    await waitFor(() => {
+  it.each([
+    { connections: 3, extra: [] },
+    { connections: 2, extra: ['--db-connections', '2'] },
+  ])(
+    'a worker at --concurrency 8 runs 8 runs at once on at most $connections connections, and every run completes',
+    async ({ connections, extra }) => {
+      const url = databaseFor(`eight_on_${connections}`);
+      const worker = await startWorker(url, `eight-on-${connections}`, {
+        env: { FLEET_AGENT_ROUNDS: '3', FLEET_AGENT_HOLD_ROUND: '2' },
+        extra: ['--concurrency', '8', ...extra],
+      });
+      scene.processes.push(worker);
+      let most = 0;
+      const sample = () => {
+        most = Math.max(most, connectionsTo(worker.pid, scene.pg.port));
+      };
+      const fleet = await createRalphFleet({ databaseUrl: url });
+      fleets.push(fleet);
+      const runs = await Promise.all(
+        Array.from({ length: 9 }, async (_, n) => {
+          const ws = await workspace();
+          const runId = await fleet.submit({
+            objective: `Count to three (${n})`,
+            agent: { agentCommand: AGENT_COMMAND },
+            cwd: ws.dir,
+          });
+          return { runId, ws };
+        }),
+      );
+      // Eight runs inside their second round at once, each holding its agent there: the worker's slots all taken.
+      await waitFor(() => {
+        sample();
+        return runs.filter(({ ws }) => ws.holders(2).length === 1).length === 8;
+      }, 'eight runs holding in round 2');
       sample();
-      return runs.filter(({ ws }) => ws.holders(2).length === 1).length === 8;
-    }, 'eight runs holding in round 2');
-    sample();
-    expect(most).toBeGreaterThan(0);
-    expect(most).toBeLessThanOrEqual(3);
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(connections);
 
-    // Let go together: eight runs finish their rounds side by side, their steps taking turns on the pool, and the
-    // ninth takes the slot freed.
-    await Promise.all(runs.map(({ ws }) => ws.release()));
-    await waitFor(() => {
+      // Let go together: eight runs finish their rounds side by side, their steps taking turns on the pool, and the
+      // ninth takes the slot freed.
+      await Promise.all(runs.map(({ ws }) => ws.release()));
+      await waitFor(() => {
+        sample();
+        return runs.every(({ ws }) => ws.startsOf(3).length === 1);
+      }, 'every run in its last round');
+      const settled = await Promise.all(runs.map(({ runId }) => fleet.wait(runId, { pollMs: 200 })));
       sample();
-      return runs.every(({ ws }) => ws.startsOf(3).length === 1);
-    }, 'every run in its last round');
-    const settled = await Promise.all(runs.map(({ runId }) => fleet.wait(runId, { pollMs: 200 })));
-    sample();
-    for (const status of settled) {
-      expect(status.state).toBe('complete');
-      expect(status.outcome).toMatchObject({ ok: true, envelope: { result: { rounds: 3 } } });
-    }
-    expect(most).toBeLessThanOrEqual(3);
-    await stopWorker(worker);
-  }, 180_000);
+      for (const status of settled) {
+        expect(status.state).toBe('complete');
+        expect(status.outcome).toMatchObject({ ok: true, envelope: { result: { rounds: 3 } } });
+      }
+      expect(most).toBeLessThanOrEqual(connections);
+      // No step waited past the pool's limit, and the heartbeat always had its turn.
+      expect(databaseFailures(worker)).toEqual([]);
+      expect(worker.stderr()).not.toMatch(/dbos error|lost the database|timeout/);
+      await stopWorker(worker);
+    },
+    180_000,
+  );
 
   it('refuses --db-connections below 2 before the database is asked (exit 2)', async () => {
     const refused = await ralph([
