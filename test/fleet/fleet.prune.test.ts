@@ -153,4 +153,20 @@ describe('ralph prune', () => {
       expect([refused.code, refused.stdout, refused.stderr]).toEqual([2, '', `${message}\n`]);
     }
   });
+
+  it('creates no database: a URL naming none is an error (exit 1)', async () => {
+    const url = scene.databaseFor('never_made');
+    const missing = await ralph(['prune', '--older-than', '30d', '--database-url', url]);
+    expect([missing.code, missing.stdout, missing.stderr]).toEqual([
+      1,
+      '',
+      `ralph prune: there is no database at ${url}; is the URL right?\n`,
+    ]);
+    const empty = scene.databaseFor('postgres');
+    const nothing = await ralph(['prune', '--older-than', '30d', '--database-url', empty]);
+    expect([nothing.code, nothing.stdout]).toEqual([
+      0,
+      'ralph prune: no run or batch ended more than 30d ago; nothing pruned\n',
+    ]);
+  });
 });
