@@ -145,7 +145,7 @@ async function startWorker(url, workerId, workerConcurrency) {
 
 /** What in a worker's stderr says a connection failed or was refused (the server full, reset, timed out). */
 const CONNECTION_ERROR =
-  /too many clients|remaining connection slots|ECONNREFUSED|ECONNRESET|connection terminated|timeout exceeded when trying to connect|could not connect|Connection terminated/i;
+  /too many clients|remaining connection slots|ECONNREFUSED|ECONNRESET|connection terminated|timeout exceeded when trying to connect|could not connect/i;
 
 /** Counts the lines of a worker's stderr that tell of a connection error, and keeps the first for the report. */
 function connectionErrorCounter() {
