@@ -9,7 +9,12 @@
 // stored start to its stored end) and the same run in this process (createRalphTool + commandProvider over the same
 // agent command, no database), interleaved; the median over the pairs of (fleet − in process) / R.
 // Run: npm run bench:fleet [-- --runs 1000 --rounds 3 --workers 1,2,4 --concurrency 1 --pairs 20]
-// [--no-fsync] [--queued N] [--profile-workers DIR]
+// [--no-fsync] [--queued N] [--profile-workers DIR] [--db-connections N] [--max-connections N] [--idle-seconds S]
+// Issue 35 (a hundred workers): each burst's agent appends a line a round to a log the bench counts per run (every
+// round's agent spawned exactly once, every round step stored once), the workers' stderr is searched for connection
+// errors, and the idle fleet's transactions a second per worker are measured before the burst. The cluster's
+// max_connections fits the largest worker count (--max-connections to choose it); --db-connections N is passed to
+// each `ralph worker` (its connection cap, issue 35 item 1).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -47,6 +52,10 @@ const queued = numberFlag('queued', 0);
 const profileDir = stringFlag('profile-workers');
 const workerNode = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir];
 const SAMPLE_MS = 250;
+// --db-connections N: passed to each worker as its own flag (absent: the worker's default).
+const dbConnections = stringFlag('db-connections');
+// --idle-seconds S: how long the started workers are watched idle before the burst (0: not measured).
+const idleSeconds = numberFlag('idle-seconds', 10);
 /** A burst that makes no progress for this long is a broken fleet, not a slow one. */
 const STALL_MS = 120_000;
 
@@ -104,15 +113,18 @@ async function startWorker(url, workerId, workerConcurrency) {
       workerId,
       '--concurrency',
       String(workerConcurrency),
+      ...(dbConnections === undefined ? [] : ['--db-connections', dbConnections]),
     ],
     { env: { ...process.env, RALPH_DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let tail = '';
+  const errors = connectionErrorCounter();
   const exited = new Promise((resolve) => child.on('exit', resolve));
   await new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk) => {
       tail = (tail + chunk).slice(-4096);
+      errors.add(chunk);
       if (tail.includes('taking runs')) resolve();
     });
     child.on('exit', (code) => reject(new Error(`worker ${workerId} exited ${code}:\n${tail}`)));
@@ -120,11 +132,184 @@ async function startWorker(url, workerId, workerConcurrency) {
   return {
     pid: child.pid,
     tail: () => tail,
+    connectionErrors: () => errors.count(),
+    connectionErrorSample: () => errors.sample(),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+// Issue 35: the checks of a burst on many workers (exactly once, connection errors, the idle load).
+
+/** What in a worker's stderr says a connection failed or was refused (the server full, reset, timed out). */
+const CONNECTION_ERROR =
+  /too many clients|remaining connection slots|ECONNREFUSED|ECONNRESET|connection terminated|timeout exceeded when trying to connect|could not connect/i;
+
+/** Counts the lines of a worker's stderr that tell of a connection error, and keeps the first for the report. */
+function connectionErrorCounter() {
+  let count = 0;
+  let first = '';
+  let partial = '';
+  return {
+    add(chunk) {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!CONNECTION_ERROR.test(line)) continue;
+        count += 1;
+        if (first === '') first = line.slice(0, 300);
+      }
+    },
+    count: () => count + (CONNECTION_ERROR.test(partial) ? 1 : 0),
+    sample: () => first,
+  };
+}
+
+/**
+ * The agent of a burst: the bench's sh agent, which also appends `<run> <round>` to the log its command names, the run
+ * read from its objective (`… (bench run N)`, in the prompt on its stdin), so the bench counts each round's spawns.
+ */
+function onceAgentSource() {
+  return `t=none
+while IFS= read -r line; do
+  case "$line" in *"(bench run "*) t=\${line#*(bench run }; t=\${t%%)*};; esac
+done
+printf '%s %s\\n' "$t" "$RALPH_ROUND" >> "$1"
+${shAgentSource.replace('cat > /dev/null\n', '')}`;
+}
+
+/** The burst's submission of run `index`: its own objective, the agent that logs its rounds to `logPath`. */
+function onceSubmission(submission, agentPath, logPath, index) {
+  return {
+    ...submission,
+    objective: `${submission.objective} (bench run ${index})`,
+    agent: { agentCommand: `sh ${agentPath} ${logPath}` },
+  };
+}
+
+/**
+ * Whether each run's rounds ran exactly once: each of the `expected` runs ended SUCCESS with its round steps `round-1`
+ * … `round-R` stored once each (DBOS's step rows), and its agent spawned once a round (the log's lines).
+ */
+function exactlyOnce(stored, logText, expected) {
+  const spawns = new Map();
+  for (const line of logText.split('\n')) {
+    if (line === '') continue;
+    spawns.set(line, (spawns.get(line) ?? 0) + 1);
+  }
+  let notSucceeded = 0;
+  let stepsWrong = 0;
+  let spawnedTwice = 0;
+  let spawnedNever = 0;
+  for (const run of stored) {
+    if (run.status !== 'SUCCESS') notSucceeded += 1;
+    if (run.rounds !== rounds || run.distinctRounds !== rounds) stepsWrong += 1;
+  }
+  for (let index = 0; index < expected; index += 1) {
+    for (let round = 1; round <= rounds; round += 1) {
+      const n = spawns.get(`${index} ${round}`) ?? 0;
+      if (n > 1) spawnedTwice += 1;
+      if (n === 0) spawnedNever += 1;
+    }
+  }
+  const lines = [...spawns.values()].reduce((sum, n) => sum + n, 0);
+  const ok =
+    stored.length === expected &&
+    notSucceeded === 0 &&
+    stepsWrong === 0 &&
+    spawnedTwice === 0 &&
+    spawnedNever === 0 &&
+    lines === expected * rounds;
+  return {
+    ok,
+    runsStored: stored.length,
+    notSucceeded,
+    stepsWrong,
+    spawnedTwice,
+    spawnedNever,
+    spawns: lines,
+  };
+}
+
+/**
+ * The workers idle for `seconds`: a second of one idle worker, in the database's transactions and rows written (their
+ * polls and heartbeats), and in CPU time, the cluster's (its backends) and the worker's own.
+ */
+async function idleLoad(db, workers, seconds, port) {
+  if (seconds <= 0) return undefined;
+  // A backend flushes its counters at most once a second: a second's settling on each side.
+  await sleep(1_000);
+  const before = await databaseStats(db);
+  const pgCpu = postgresCpuMs(port);
+  const workerCpu = workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0);
+  const start = now();
+  await sleep(seconds * 1000);
+  const elapsedS = (now() - start) / 1000;
+  const pgCpuMs = postgresCpuMs(port) - pgCpu;
+  const workerCpuMs = workers.reduce((sum, w) => sum + cpuMsOf(w.pid), 0) - workerCpu;
+  await sleep(1_000);
+  const after = await databaseStats(db);
+  const perWorkerSecond = (value) => value / elapsedS / workers.length;
+  return {
+    commitsPerSPerWorker: perWorkerSecond(after.commits - before.commits),
+    rowsPerSPerWorker: perWorkerSecond(after.rows - before.rows),
+    postgresCpuMsPerSPerWorker: perWorkerSecond(pgCpuMs),
+    workerCpuMsPerSPerWorker: perWorkerSecond(workerCpuMs),
+  };
+}
+
+/** The size (bytes, with indexes and TOAST) of each table a run writes to, by name. */
+async function tableSizes(db) {
+  const { rows } = await db.query(
+    `SELECT n.nspname || '.' || c.relname AS name, pg_total_relation_size(c.oid) AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND (n.nspname = 'dbos' OR c.relname LIKE 'ralph_fleet_%')`,
+  );
+  return new Map(rows.map((r) => [r.name, Number(r.bytes)]));
+}
+
+/** What each table grew by a run (KB), the tables that grew, largest first. */
+function growthByTable(before, after, runCount) {
+  return [...after]
+    .map(([name, bytes]) => ({ name, kbPerRun: (bytes - (before.get(name) ?? 0)) / 1024 / runCount }))
+    .filter((t) => t.kbPerRun > 0)
+    .sort((a, b) => b.kbPerRun - a.kbPerRun);
+}
+
+/** The max_connections a cluster needs for `workers` workers of at most `perWorker` connections, with room to spare. */
+function maxConnectionsFor(workers, perWorker) {
+  return Math.max(200, workers * perWorker + 50);
+}
+
+/** Prints the issue 35 checks of each burst: exactly once, connection errors, peak connections, idle load. */
+function printFleetChecks(results) {
+  console.log('');
+  console.log(
+    '| workers | started in | exactly once (runs stored / not SUCCESS / steps wrong / spawned twice / never) | ' +
+      'connection errors (stderr lines) | peak connections a worker / all | idle, a worker: transactions / rows a second; CPU |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of results) {
+    const o = r.once;
+    const idle =
+      r.idle === undefined
+        ? 'not measured'
+        : `${r.idle.commitsPerSPerWorker.toFixed(2)} / ${r.idle.rowsPerSPerWorker.toFixed(2)}; CPU ms a second: ` +
+          `Postgres ${r.idle.postgresCpuMsPerSPerWorker.toFixed(2)}, the worker ${r.idle.workerCpuMsPerSPerWorker.toFixed(2)}`;
+    console.log(
+      `| ${r.workers} | ${r.startS.toFixed(1)} s | ${o.ok ? 'yes' : 'NO'}: ${o.runsStored} / ${o.notSucceeded} / ` +
+        `${o.stepsWrong} / ${o.spawnedTwice} / ${o.spawnedNever} (${o.spawns} spawns) | ${r.connectionErrors}` +
+        `${r.connectionErrorSample === '' ? '' : ` (${r.connectionErrorSample})`} | ` +
+        `${r.connectionsPerWorker} / ${r.connectionsTotal} | ${idle} |`,
+    );
+    if (!o.ok || r.connectionErrors > 0) process.exitCode = 1;
+  }
+  for (const r of results) {
+    const tables = r.growth.map((t) => `${t.name} ${t.kbPerRun.toFixed(1)}`).join(', ');
+    console.log(`\n${r.workers} worker(s): growth a run by table (KB): ${tables}`);
+  }
 }
 
 /** Each run's stored times (ms since the epoch): submitted, dequeued, its first round's start, ended; its rounds. */
@@ -134,6 +319,7 @@ async function storedRuns(db) {
             w.updated_at AS ended, w.executor_id AS worker,
             min(o.started_at_epoch_ms) FILTER (WHERE o.function_name = 'round-1') AS first_round,
             count(o.*) FILTER (WHERE o.function_name LIKE 'round-%') AS rounds,
+            count(DISTINCT o.function_name) FILTER (WHERE o.function_name LIKE 'round-%') AS distinct_rounds,
             sum(o.completed_at_epoch_ms - o.started_at_epoch_ms) FILTER (WHERE o.function_name LIKE 'round-%')
               AS in_steps
        FROM dbos.workflow_status w LEFT JOIN dbos.operation_outputs o ON o.workflow_uuid = w.workflow_uuid
@@ -148,19 +334,10 @@ async function storedRuns(db) {
     firstRound: Number(r.first_round),
     ended: Number(r.ended),
     rounds: Number(r.rounds),
+    distinctRounds: Number(r.distinct_rounds),
     /** The time inside the rounds' steps (the agents' runs, as the worker saw them). */
     inSteps: Number(r.in_steps),
   }));
-}
-
-/** Throws unless every run succeeded with all its rounds recorded. */
-function assertAllRan(stored, expected) {
-  const bad = stored.filter((r) => r.status !== 'SUCCESS' || r.rounds !== rounds);
-  if (stored.length !== expected || bad.length > 0) {
-    throw new Error(
-      `expected ${expected} runs of ${rounds} rounds, found ${stored.length}; not so: ${JSON.stringify(bad.slice(0, 3))}`,
-    );
-  }
 }
 
 /** The database's counters (transactions, rows written) and size; a backend flushes its counters when it exits. */
@@ -199,13 +376,21 @@ function databaseOn(pg, name) {
 /** N runs at once on W workers: throughput, queue wait, connections, CPU. */
 async function burst(pg, submission, workerCount) {
   const db = databaseOn(pg, `bench_w${workerCount}`);
+  const startedAt = now();
   const workers = await Promise.all(
     Array.from({ length: workerCount }, (_, i) =>
       startWorker(db.url, `bench-${workerCount}-${i + 1}`, concurrency),
     ),
   );
+  const startS = (now() - startedAt) / 1000;
+  const idle = await idleLoad(db, workers, idleSeconds, pg.port);
+  const agentPath = join(submission.cwd, 'agent-once.sh');
+  const logPath = join(submission.cwd, `rounds-w${workerCount}.log`);
+  await writeFile(agentPath, onceAgentSource());
+  await writeFile(logPath, '');
   const cpuBefore = workers.map((w) => cpuMsOf(w.pid));
   const statsBefore = await databaseStats(db);
+  const tablesBefore = await tableSizes(db);
   const fleet = await createRalphFleet({ databaseUrl: db.url });
   let maxPerWorker = 0;
   let maxTotal = 0;
@@ -228,7 +413,9 @@ async function burst(pg, submission, workerCount) {
   const submitStart = now();
   const ids = [];
   for (let i = 0; i < runs; i += 50) {
-    const chunk = Array.from({ length: Math.min(50, runs - i) }, () => fleet.submit(submission));
+    const chunk = Array.from({ length: Math.min(50, runs - i) }, (_, j) =>
+      fleet.submit(onceSubmission(submission, agentPath, logPath, i + j)),
+    );
     ids.push(...(await Promise.all(chunk)));
   }
   const submitMs = now() - submitStart;
@@ -258,8 +445,11 @@ async function burst(pg, submission, workerCount) {
   );
   const stored = await storedRuns(db);
   const statsAfter = await databaseStats(db);
+  const growth = growthByTable(tablesBefore, await tableSizes(db), runs);
   await db.pool.end();
-  assertAllRan(stored, runs);
+  const once = exactlyOnce(stored, readFileSync(logPath, 'utf8'), runs);
+  const connectionErrors = workers.reduce((sum, w) => sum + w.connectionErrors(), 0);
+  const connectionErrorSample = workers.map((w) => w.connectionErrorSample()).find((l) => l !== '') ?? '';
   const first = Math.min(...stored.map((r) => r.submitted));
   const last = Math.max(...stored.map((r) => r.ended));
   const waits = stored.map((r) => r.firstRound - r.submitted);
@@ -280,6 +470,12 @@ async function burst(pg, submission, workerCount) {
     commitsPerRound: (statsAfter.commits - statsBefore.commits) / (runs * rounds),
     rowsPerRound: (statsAfter.rows - statsBefore.rows) / (runs * rounds),
     kbPerRun: (statsAfter.bytes - statsBefore.bytes) / 1024 / runs,
+    startS,
+    idle,
+    once,
+    connectionErrors,
+    connectionErrorSample,
+    growth,
   };
 }
 
@@ -413,7 +609,10 @@ await withTempDir('fleet', async (dir) => {
   const agent = { id: 'bench', cwd: dir };
   const loadBefore = loadavg();
   const started = now();
-  const pg = await startTestPostgres({ fsync });
+  const maxConnections =
+    numberFlag('max-connections', 0) ||
+    maxConnectionsFor(Math.max(...workerCounts), Number(dbConnections ?? 12) + 1);
+  const pg = await startTestPostgres({ fsync, maxConnections });
   try {
     log(
       `${cpus().length} cores, load ${loadBefore.map((l) => fixed(l, 2)).join(' ')}; Postgres ${pg.url} ` +
@@ -435,6 +634,8 @@ await withTempDir('fleet', async (dir) => {
           `${result.connectionsLeft} left once the workers stopped`,
       );
     }
+    log(`max_connections ${maxConnections}`);
+    printFleetChecks(results);
     const base = results[0];
     console.log('');
     console.log(

@@ -55,10 +55,11 @@ function partsToMs(body: string): { ms: bigint; whole: boolean } | undefined {
  * Accepts `1500ms`, `90s`, `30m`, `2h`, `1d` and combinations longest unit first such as `1h30m` or `1h 30m`
  * (case-insensitive, spaces optional); decimals such as `1.5h` when they come to whole milliseconds. A bare
  * positive integer means seconds (`90` is `90s`). Refuses, as a `refused` RalphError naming the flag and the
- * rule, anything else: empty text, `soon`, zero, a negative, a fraction of a millisecond, or more than
- * MAX_DURATION_MS (setTimeout's maximum, about 24.8 days).
+ * rule, anything else: empty text, `soon`, zero, a negative, a fraction of a millisecond, or more than `maxMs`
+ * (by default MAX_DURATION_MS, setTimeout's maximum, about 24.8 days: a guard rail's timer; an age such as `ralph
+ * prune --older-than` takes longer ones).
  */
-export function parseDuration(text: string, flag: string): number {
+export function parseDuration(text: string, flag: string, maxMs = MAX_DURATION_MS): number {
   const body = String(text).trim().toLowerCase();
   const negative = body.startsWith('-');
   const unsigned = negative ? body.slice(1).trimStart() : body;
@@ -66,8 +67,7 @@ export function parseDuration(text: string, flag: string): number {
   if (parsed === undefined) refuse(flag, 'be a duration such as 90s, 30m or 2h', text);
   if (negative || parsed.ms === 0n) refuse(flag, 'be more than 0', text);
   if (!parsed.whole) refuse(flag, 'be a whole number of milliseconds', text);
-  if (parsed.ms > BigInt(MAX_DURATION_MS))
-    refuse(flag, `be at most ${formatDuration(MAX_DURATION_MS)}`, text);
+  if (parsed.ms > BigInt(maxMs)) refuse(flag, `be at most ${formatDuration(maxMs)}`, text);
   return Number(parsed.ms);
 }
 

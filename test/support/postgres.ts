@@ -95,8 +95,9 @@ async function sweepAbandonedClusters(bin: string, as: { uid?: number; gid?: num
  * Starts a fresh cluster: initdb in a temp folder owned by the postgres user (when the tests run as root), then
  * the server on a free loopback port with its socket in that folder. Everything it started is stopped and removed
  * by `destroy`. `fsync` (off by default: the tests need no durability, and it spares the disk) makes each commit
- * wait for its WAL on disk, as a production server does (bench/fleet.mjs measures with it). `maxConnections` is the
- * server's `max_connections` (a small one to see a worker refused for want of room).
+ * wait for its WAL on disk, as a production server does (bench/fleet.mjs measures with it). `maxConnections` (200 by
+ * default) is the server's `max_connections`: a small one to see a worker refused for want of room, a large one for
+ * bench/fleet.mjs's hundred workers.
  */
 export async function startTestPostgres({ fsync = false, maxConnections = 200 } = {}): Promise<TestPostgres> {
   const bin = await postgresBin();

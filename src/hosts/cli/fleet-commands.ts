@@ -7,6 +7,7 @@ import { addEvaluatorOptions, EVALUATOR_HELP } from './evaluator-options.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { addGitHubTaskOptions, GITHUB_TASK_KEYS, PULL_KEYS } from './github-task-options.js';
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
+import type { PruneOptions } from './prune-command.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { SubmitBatchOptions } from './submit-batch-command.js';
 import type { WaitOptions } from './wait-command.js';
@@ -78,7 +79,7 @@ may be given while no worker is alive, and the worker that runs the run next tak
 `;
 
 /**
- * Registers the fleet's commands (worker, submit, status, wait, cancel, runs, dashboard). Each loads its implementation, and
+ * Registers the fleet's commands (worker, submit, status, wait, cancel, runs, prune, dashboard). Each loads its implementation, and
  * the DBOS SDK with it, only when it runs: `ralph run` never pays for them.
  */
 export function addFleetCommands(program: Command, setExitCode: (code: number) => void): void {
@@ -259,6 +260,20 @@ export function addFleetCommands(program: Command, setExitCode: (code: number) =
     .action(async (options: FleetOptions & { json?: boolean; limit?: string }) => {
       const { runsCommand } = await import('./runs-command.js');
       setExitCode(await runsCommand(options));
+    });
+
+  program
+    .command('prune')
+    .description(
+      "delete a fleet's runs and batches that ended longer ago than a duration (never one queued, running or parked)",
+    )
+    .requiredOption('--older-than <duration>', 'how long ago they ended, e.g. 30d, 12h, 90m')
+    .option('--dry-run', 'print what would be pruned, delete nothing')
+    .option(...DATABASE_URL)
+    .option(...DATABASE_URL_FILE)
+    .action(async (options: PruneOptions) => {
+      const { pruneCommand } = await import('./prune-command.js');
+      setExitCode(await pruneCommand(options));
     });
 
   withDatabase(
