@@ -193,7 +193,7 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     const run = await completeRun();
     const [, reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
     const text = editLine(run.text, reportDone as number, (line) => {
-      // awaitReport resolves with the raw report and what the round used.
+      // runRound resolves with the raw report and what the round used.
       const event = line.event as { output: { output: RalphReport; usage: unknown } };
       const report: RalphReport = {
         ...event.output.output,
