@@ -594,7 +594,7 @@ export const ralphSetup = setup({
   delays: {
     cancelDeadline: ({ context }) => context.call.terminationGraceMs + KILL_MARGIN_MS,
     // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
-    // keeps that timer from ever taking a transition.
+    // keeps that timer from ever taking a transition, and the engine's clock does not schedule it (rail-clock.ts).
     roundTimeout: ({ context }) => context.call.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
     // A run taken up again elsewhere (a fleet's takeover) has spent part of its budget already.
     wallClock: ({ context }) => {

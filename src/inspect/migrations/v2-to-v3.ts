@@ -59,7 +59,8 @@ function renamedEvent(event: Record<string, unknown>): Record<string, unknown> {
     const output = isObject(event.output) ? event.output : {};
     return { type, childId: output.childId };
   }
-  return { ...event, type };
+  // XState's done and error events name the actor they come from.
+  return { ...event, type, ...('actorId' in event ? { actorId: 'runRound' } : {}) };
 }
 
 /** A microstep of the run's machine in today's words: the round box takes the report and the failures. */
@@ -112,9 +113,51 @@ export function migrateOneRoundActor(recording: RoundActorRecording): RoundActor
         (line.type === '@xstate.snapshot' && snapshot?.status === 'done'))
     )
       continue;
-    lines.push({ ...entry, line: renamedLine(line, pairs, event) });
+    lines.push({ ...entry, line: withRoundChild(renamedLine(line, pairs, event)) });
   }
-  return { header: recording.header, lines };
+  return { header: recording.header, lines: renumberedSessions(lines) };
+}
+
+const SESSION = /^x:\d+$/;
+
+/**
+ * The lines with their actors' sessions numbered again in order (`x:0`, `x:1`, …): XState numbers a run's actors as
+ * it creates them, so a round's one actor takes the number after the last round's, as in a recording made today.
+ * Left as they are when a session is not XState's numbering.
+ */
+function renumberedSessions(lines: RoundActorLine[]): RoundActorLine[] {
+  const numbers = new Map<string, string>();
+  for (const { line } of lines) {
+    if (line.type !== '@xstate.actor') continue;
+    if (typeof line.sessionId !== 'string' || !SESSION.test(line.sessionId)) return lines;
+    numbers.set(line.sessionId, `x:${numbers.size}`);
+  }
+  const renumber = (line: Record<string, unknown>, key: string) =>
+    typeof line[key] === 'string' && numbers.has(line[key]) ? { [key]: numbers.get(line[key]) } : {};
+  return lines.map(({ number, line }) => ({
+    number,
+    line: {
+      ...line,
+      ...renumber(line, 'sessionId'),
+      ...renumber(line, 'rootId'),
+      ...renumber(line, 'parentId'),
+      ...renumber(line, 'sourceId'),
+    },
+  }));
+}
+
+/** The round's actor a machine's snapshot holds, by its new id (the snapshot's `children`, keyed by invoke id). */
+function withRoundChild(line: Record<string, unknown>): Record<string, unknown> {
+  const snapshot = isObject(line.snapshot) ? line.snapshot : undefined;
+  const children = isObject(snapshot?.children) ? snapshot.children : undefined;
+  if (children === undefined || !('startChild' in children || 'awaitReport' in children)) return line;
+  const renamed = Object.fromEntries(
+    Object.entries(children).map(([id, child]) => {
+      if (id !== 'startChild' && id !== 'awaitReport') return [id, child];
+      return ['runRound', isObject(child) && child.id === id ? { ...child, id: 'runRound' } : child];
+    }),
+  );
+  return { ...line, snapshot: { ...snapshot, children: renamed } };
 }
 
 /** A line of the run's machine (or any other) with the round's events renamed and its sources re-pointed. */
