@@ -83,6 +83,67 @@ export async function stopAndSettle<C extends { controller: AbortController }>(
   }
 }
 
+/** A round's started child, its run's table of children, and the signal that says the round was stopped. */
+interface StartedRound {
+  child: ChildRun;
+  children: Map<number, RoundChild>;
+  stopped: AbortSignal;
+}
+
+/** Starts a round's child through the run's provider, entered in the run's table; rejects on a provider-start failure. */
+async function startRoundChild(run: RunChildren | undefined, input: ChildRequest): Promise<StartedRound> {
+  if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
+  const { provider, terminationGraceMs, sandbox, children } = run;
+  const controller = new AbortController();
+  const started = Promise.resolve().then(() =>
+    provider.start(input, {
+      signal: controller.signal,
+      terminationGraceMs,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    }),
+  );
+  children.set(input.round, { controller, started });
+  // The child's signal is aborted exactly when this round was stopped (the round left before this settled).
+  const stopped = controller.signal;
+  try {
+    const child = await started;
+    assertChildRun(child);
+    return { child, children, stopped };
+  } catch (error) {
+    // A provider-start failure: no child runs, so none is left for a stop to wait on.
+    if (!stopped.aborted) children.delete(input.round);
+    throw error;
+  }
+}
+
+/** Waits for a started child's report: its raw output and usage, or its limit; rejects on a child failure. */
+async function awaitRoundReport(
+  child: ChildRun,
+  children: Map<number, RoundChild>,
+  round: number,
+  stopped: AbortSignal,
+): Promise<RoundOutcome> {
+  try {
+    let output: unknown;
+    try {
+      output = await child.report;
+    } catch (error) {
+      if (stopped.aborted) throw error;
+      const usage = usageSaid(child);
+      // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
+      // name, so that a copy of the package's error class is recognised too.
+      const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
+      if (limit?.name !== 'UsageLimitError')
+        throw usage === null ? error : new SpentRoundFailure(error, usage);
+      const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
+      return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
+    }
+    return { output, usage: usageSaid(child) };
+  } finally {
+    if (!stopped.aborted) children.delete(round);
+  }
+}
+
 /** The table lives in this process only: a run restored from a snapshot has no child to wait on (nor starts one). */
 const noChildAfterRestore = (input: RoundRef) =>
   new Error(
@@ -102,53 +163,15 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
   /** Stopping the round's actor before it settled aborts the round's child. */
   const abortChild = (ref: RoundRef) => runOf(ref.runId)?.children.get(ref.round)?.controller.abort();
 
+  // Not one async function: a suspended run holds only what waiting for the report needs (awaitRoundReport's frame),
+  // not the start's provider, controller and request too (BENCHMARKS.md, issue 35: heap per suspended run).
   const runRound = stoppablePromise<RoundOutcome, ChildRequest>(
-    async (input, tell) => {
-      const run = runOf(input.runId);
-      if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
-      const { provider, terminationGraceMs, sandbox, children } = run;
-      const controller = new AbortController();
-      const started = Promise.resolve().then(() =>
-        provider.start(input, {
-          signal: controller.signal,
-          terminationGraceMs,
-          ...(sandbox === undefined ? {} : { sandbox }),
-        }),
-      );
-      children.set(input.round, { controller, started });
-      // The child's signal is aborted exactly when this round was stopped (the round left before this settled).
-      const stopped = controller.signal;
-      let child: ChildRun;
-      try {
-        child = await started;
-        assertChildRun(child);
-      } catch (error) {
-        // A provider-start failure: no child runs, so none is left for a stop to wait on.
-        if (!stopped.aborted) children.delete(input.round);
-        throw error;
-      }
-      const childStarted: ChildStartedEvent = { type: 'CHILD_STARTED', childId: child.id };
-      tell(childStarted);
-      try {
-        let output: unknown;
-        try {
-          output = await child.report;
-        } catch (error) {
-          if (stopped.aborted) throw error;
-          const usage = usageSaid(child);
-          // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
-          // name, so that a copy of the package's error class is recognised too.
-          const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
-          if (limit?.name !== 'UsageLimitError')
-            throw usage === null ? error : new SpentRoundFailure(error, usage);
-          const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
-          return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
-        }
-        return { output, usage: usageSaid(child) };
-      } finally {
-        if (!stopped.aborted) children.delete(input.round);
-      }
-    },
+    (input, tell) =>
+      startRoundChild(runOf(input.runId), input).then(({ child, children, stopped }) => {
+        const childStarted: ChildStartedEvent = { type: 'CHILD_STARTED', childId: child.id };
+        tell(childStarted);
+        return awaitRoundReport(child, children, input.round, stopped);
+      }),
     abortChild,
     noChildAfterRestore,
   );
