@@ -165,7 +165,7 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
 
   // Not one async function: a suspended run holds only what waiting for the report needs (awaitRoundReport's frame),
   // not the start's provider, controller and request too (BENCHMARKS.md, issue 35: heap per suspended run).
-  const runRound = stoppablePromise<RoundOutcome, ChildRequest>(
+  const runRound = stoppablePromise<RoundOutcome, ChildRequest, RoundRef>(
     (input, tell) =>
       startRoundChild(runOf(input.runId), input).then(({ child, children, stopped }) => {
         const childStarted: ChildStartedEvent = { type: 'CHILD_STARTED', childId: child.id };
@@ -174,6 +174,7 @@ export function createRoundActors(runOf: (runId: string) => RunChildren | undefi
       }),
     abortChild,
     noChildAfterRestore,
+    (request) => ({ runId: request.runId, round: request.round }),
   );
 
   const awaitChildStopped = fromPromise<void, RoundRef>(({ input }) =>
