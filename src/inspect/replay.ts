@@ -227,9 +227,10 @@ function checkSnapshot(pending: PendingStep, number: number, line: RecordedSnaps
 /**
  * Replays a recording (its text or its lines) through the ralph machine with XState's pure `initialTransition` and
  * `transition`: no provider, no process, no timer. Every event of the run's machine must be one the machine can take
- * in the state it is in, and every recorded microstep and snapshot must be the one the machine reaches. Throws a
- * RecordingError naming the line when the recording is malformed, was made by another machine version (its header's
- * hash), asks for an impossible transition, or ends before the run settled (unless its host forced the exit).
+ * in the state it is in, and every recorded microstep and snapshot must be the one the machine reaches; a recording
+ * of an older release's machine is migrated, its events taken through today's machine and only its ending compared.
+ * Throws a RecordingError naming the line when the recording is malformed, was made by a machine no release had
+ * (its header's hash), asks for an impossible transition, or ends before the run settled (unless its host forced the exit).
  */
 export function replayRecording(input: string | readonly string[]): ReplayResult {
   const { header, lines, rootSessionId, migratedFrom } = readRecording(input);
