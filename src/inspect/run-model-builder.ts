@@ -363,5 +363,12 @@ export function buildRunModel(input: string | readonly string[] | Recording): Ru
     typeof input === 'string' || Array.isArray(input) ? readRecording(input) : (input as Recording);
   const builder = createRunModelBuilder(recording.header);
   for (const { line } of recording.lines) builder.add(line);
+  // A migrated recording is shown as the file has it: the format and machine that wrote it.
+  const from = recording.migratedFrom;
+  if (from !== undefined)
+    Object.assign(builder.model.recording, {
+      formatVersion: from.formatVersion,
+      machineHash: from.machineHash,
+    });
   return builder.model;
 }
