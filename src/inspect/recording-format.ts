@@ -32,7 +32,7 @@
  */
 
 /** The format version this package writes; it reads every version up to it (older ones migrated). */
-export const RECORDING_FORMAT_VERSION = 2;
+export const RECORDING_FORMAT_VERSION = 3;
 
 /** The `type` of a recording's header line. */
 export const RECORDING_HEADER_TYPE = '@ralph.recording';

@@ -66,7 +66,7 @@ describe.each(FIXTURE_FORMATS)(
       expect(envelope.agentsStarted).toBe(3);
       expect(workspace.pidOf(1)).toBeUndefined();
       expect(JSON.parse(readFileSync(recording, 'utf8').split('\n')[0] as string)).toMatchObject({
-        formatVersion: 2,
+        formatVersion: 3,
       });
     });
   },
@@ -81,12 +81,12 @@ describe('a recording of a newer format', () => {
       file,
       text.replace(
         '"formatVersion":1,"packageVersion":"0.1.0"',
-        '"formatVersion":3,"packageVersion":"0.3.0"',
+        '"formatVersion":4,"packageVersion":"0.3.0"',
       ),
     );
     const needed =
-      'line 1: the recording has format version 3, written by ralph-machine 0.3.0; this ralph reads format versions ' +
-      '1 to 2: read it with a ralph that reads format version 3';
+      'line 1: the recording has format version 4, written by ralph-machine 0.3.0; this ralph reads format versions ' +
+      '1 to 3: read it with a ralph that reads format version 4';
     for (const args of [
       ['replay', file],
       ['report', file, '-o', join(dir, 'run.html')],

@@ -31,7 +31,7 @@ describe('a run recording', () => {
 
     expect(header).toEqual({
       type: '@ralph.recording',
-      formatVersion: 2,
+      formatVersion: 3,
       packageVersion: packageJson.version,
       machineHash: machineHash(ralphMachine),
       startedAt: expect.any(String),

@@ -259,9 +259,9 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
   it('a file that is no recording', () => {
     expect(refusal('').message).toBe('line 1: the recording is empty');
     expect(refusal('{"hello":"world"}\n').message).toContain('is not a ralph run recording header');
-    expect(refusal('{"type":"@ralph.recording","formatVersion":3,"packageVersion":"0.2.0"}\n').message).toBe(
-      'line 1: the recording has format version 3, written by ralph-machine 0.2.0; this ralph reads format ' +
-        'versions 1 to 2: read it with a ralph that reads format version 3',
+    expect(refusal('{"type":"@ralph.recording","formatVersion":4,"packageVersion":"0.2.0"}\n').message).toBe(
+      'line 1: the recording has format version 4, written by ralph-machine 0.2.0; this ralph reads format ' +
+        'versions 1 to 3: read it with a ralph that reads format version 4',
     );
     expect(refusal('{"type":"@ralph.recording","formatVersion":"1"}\n').message).toBe(
       'line 1: the header names no format version (formatVersion, a whole number from 1)',

@@ -62,3 +62,12 @@ export const V1_ASK = v1(
 );
 /** Version 2: the same machine as V1_ASK; the first version that names one machine (issue 35). */
 export const V2 = { ...V1_ASK, formatVersion: 2, since: 'issue 35: recordings carry their format' };
+/**
+ * Version 3: one actor a round (issue 35): `runRound` on the `round` box tells CHILD_STARTED and brings the report,
+ * where `startChild` and `awaitReport` were two.
+ */
+export const V3: RecordingFormat = {
+  formatVersion: 3,
+  machineHash: 'sha256:d47f241bf5e62c212f2e53ad790e9840002d62fe43b7e58c3a4f2dd0e9edb836',
+  since: 'issue 35: one actor a round',
+};

@@ -1,7 +1,8 @@
-import { V1_ASK, V2 } from './formats.js';
+import { V1_ASK, V2, V3 } from './formats.js';
 import type { RecordingMigration } from './migration.js';
 import { headerOnly } from './migration.js';
 import { V1_MIGRATIONS } from './v1-machines.js';
+import { migrateOneRoundActor, ONE_ROUND_ACTOR_CHANGE } from './v2-to-v3.js';
 
 /**
  * The migration chain, oldest first: each step takes one released format to the next, and the last step's `to` is
@@ -14,4 +15,5 @@ import { V1_MIGRATIONS } from './v1-machines.js';
 export const RECORDING_MIGRATIONS: readonly RecordingMigration[] = [
   ...V1_MIGRATIONS,
   headerOnly(V1_ASK, V2, 'the header names format version 2: from now on a version is one machine'),
+  { from: V2, to: V3, change: ONE_ROUND_ACTOR_CHANGE, migrate: migrateOneRoundActor },
 ];
