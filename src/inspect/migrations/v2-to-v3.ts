@@ -2,17 +2,13 @@
 // `awaitingReport`) to the machine whose round invokes one (`runRound` on the `round` box, which tells the run
 // CHILD_STARTED between the child's start and its report): issue 35, item 6. A pure function of the lines.
 
+import type { MigratingLine, MigratingRecording } from './migration.js';
+
 /** One line of a recording as plain data, and its number in the file. */
-export interface RoundActorLine {
-  number: number;
-  line: Record<string, unknown>;
-}
+export type RoundActorLine = MigratingLine;
 
 /** A recording on its way through a migration: its header and later lines, as plain data. */
-export interface RoundActorRecording {
-  header: Record<string, unknown>;
-  lines: RoundActorLine[];
-}
+export type RoundActorRecording = MigratingRecording;
 
 /** What the step says it changes. */
 export const ONE_ROUND_ACTOR_CHANGE =

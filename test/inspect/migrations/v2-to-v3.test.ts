@@ -65,6 +65,18 @@ describe('recordings of the two-actor round, migrated to one actor a round', () 
     },
   );
 
+  it.each(['complete', 'child-fails', 'start-fails', 'cancelled-awaiting-report', 'cancelled-starting'])(
+    '%s: read as the base build wrote it, through the migration chain: replayed and reported',
+    (name) => {
+      const text = readFileSync(new URL(`${name}.jsonl`, FIXTURES), 'utf8');
+      const recording = recordingOf(name);
+      expect(replayRecording(text).outcome).toEqual(recordedOutput(recording)?.output);
+      const model = buildRunModel(text);
+      expect(model.recording).toMatchObject({ formatVersion: 1, machineHash: TWO_ACTOR_MACHINE });
+      expect(model.ending?.result).toEqual(recordedOutput(recording)?.output);
+    },
+  );
+
   it('reads the start as CHILD_STARTED with the child id, and the report as runRound’s', () => {
     const text = migratedText(recordingOf('complete'));
     expect(eventTypes(text)).toEqual([
