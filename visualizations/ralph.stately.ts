@@ -115,9 +115,26 @@ export const machine = createMachine({
       initial: 'round',
       states: {
         round: {
-          description: 'One round: one fresh child started, then its report awaited, under one round timer; a round the timer or the run\'s time limit ends is stopped.',
+          description: 'One round: one actor starts one fresh child and awaits its report, under one round timer; a round the timer or the run\'s time limit ends is stopped.',
           tags: ['childRunning'],
           entry: ['beginRound', 'announceRound'],
+          invoke: {
+            id: 'runRound',
+            src: 'runRound',
+            onDone: [
+              {
+                target: 'waitingForLimit',
+                guard: 'roundHitLimitAndWaits',
+                actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
+              },
+              { target: '#ralph.failed', guard: 'roundHitLimit', actions: ['recordUsage', 'failUsageLimit'] },
+              { target: 'reviewingReport', actions: ['recordUsage', 'reviewReport'] },
+            ],
+            onError: [
+              { target: '#ralph.failed', guard: 'childIsStarting', actions: 'failProviderStart' },
+              { target: '#ralph.failed', actions: ['recordUsage', 'failChild'] },
+            ],
+          },
           on: { CANCEL: { target: '#ralph.cancelling.child' } },
           after: {
             roundTimeout: {
@@ -134,34 +151,13 @@ export const machine = createMachine({
           initial: 'starting',
           states: {
             starting: {
-              description: 'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
-              invoke: {
-                id: 'startChild',
-                src: 'startChild',
-                onDone: { target: 'awaitingReport', actions: ['recordChildStarted', 'announceChild'] },
-                onError: { target: '#ralph.failed', actions: 'failProviderStart' },
+              description: 'The round\'s actor is starting exactly one fresh child; a provider that cannot start it fails the workflow.',
+              on: {
+                CHILD_STARTED: { target: 'awaitingReport', actions: ['recordChildStarted', 'announceChild'] },
               },
             },
             awaitingReport: {
-              description: 'Waits for the child\'s structured report and reviews it, once, on the way to the decision.',
-              invoke: {
-                id: 'awaitReport',
-                src: 'awaitReport',
-                onDone: [
-                  {
-                    target: '#ralph.running.waitingForLimit',
-                    guard: 'roundHitLimitAndWaits',
-                    actions: ['recordUsage', 'recordLimitWait', 'announceLimitWait'],
-                  },
-                  {
-                    target: '#ralph.failed',
-                    guard: 'roundHitLimit',
-                    actions: ['recordUsage', 'failUsageLimit'],
-                  },
-                  { target: '#ralph.running.reviewingReport', actions: ['recordUsage', 'reviewReport'] },
-                ],
-                onError: { target: '#ralph.failed', actions: ['recordUsage', 'failChild'] },
-              },
+              description: 'The child has started: the round\'s actor waits for its structured report, reviewed once on the way to the decision.',
             },
           },
         },

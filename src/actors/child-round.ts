@@ -4,7 +4,7 @@ import type { RalphSandbox } from '../contract/sandbox.js';
 import type { ChildRequest, ChildRun, SubagentProvider } from '../contract/types.js';
 import type { RalphUsage } from '../contract/usage.js';
 import { usageOf } from '../contract/usage.js';
-import type { ChildStarted, RoundOutcome, RoundRef } from '../machines/ralph.machine.js';
+import type { ChildStartedEvent, RoundOutcome, RoundRef } from '../machines/ralph.machine.js';
 import { stoppablePromise } from './stoppable-promise.js';
 
 /** One round's child as the bridge tracks it, outside the machine's serializable context. */
@@ -83,77 +83,109 @@ export async function stopAndSettle<C extends { controller: AbortController }>(
   }
 }
 
-/**
- * The three actors the machine invokes, for every run of one engine: each finds its run's provider and children
- * by the runId of its input. One set per engine, so that the machine is provided once and not copied per run (a
- * provided machine copies every state node: most of a suspended run's heap when each run had its own).
- * `startChild` and `awaitReport` share the round's one AbortController, the child's: leaving either state before it
- * settled aborts it (stoppable-promise.ts), with no controller of the actor's own to link to it.
- */
-export function createRoundActors(runOf: (runId: string) => RunChildren | undefined) {
-  /** Stopping a round's actor before it settled aborts the round's child. */
-  const abortChild = (ref: RoundRef) => runOf(ref.runId)?.children.get(ref.round)?.controller.abort();
+/** A round's started child, its run's table of children, and the signal that says the round was stopped. */
+interface StartedRound {
+  child: ChildRun;
+  children: Map<number, RoundChild>;
+  stopped: AbortSignal;
+}
 
-  const startChild = stoppablePromise<ChildStarted, ChildRequest>(async (input) => {
-    const run = runOf(input.runId);
-    if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
-    const { provider, terminationGraceMs, sandbox } = run;
-    const controller = new AbortController();
-    const started = Promise.resolve().then(() =>
-      provider.start(input, {
-        signal: controller.signal,
-        terminationGraceMs,
-        ...(sandbox === undefined ? {} : { sandbox }),
-      }),
-    );
-    run.children.set(input.round, { controller, started });
+/** Starts a round's child through the run's provider, entered in the run's table; rejects on a provider-start failure. */
+async function startRoundChild(run: RunChildren | undefined, input: ChildRequest): Promise<StartedRound> {
+  if (run?.provider === undefined) throw new Error('no subagent provider is registered for this run');
+  const { provider, terminationGraceMs, sandbox, children } = run;
+  const controller = new AbortController();
+  const started = Promise.resolve().then(() =>
+    provider.start(input, {
+      signal: controller.signal,
+      terminationGraceMs,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    }),
+  );
+  children.set(input.round, { controller, started });
+  // The child's signal is aborted exactly when this round was stopped (the round left before this settled).
+  const stopped = controller.signal;
+  try {
     const child = await started;
     assertChildRun(child);
-    return { childId: child.id };
-  }, abortChild);
+    return { child, children, stopped };
+  } catch (error) {
+    // A provider-start failure: no child runs, so none is left for a stop to wait on.
+    if (!stopped.aborted) children.delete(input.round);
+    throw error;
+  }
+}
 
-  const awaitReport = stoppablePromise<RoundOutcome, RoundRef>(async (input) => {
-    const children = runOf(input.runId)?.children;
-    const child = children?.get(input.round);
-    if (children === undefined || child === undefined)
-      // The table lives in this process only: a run restored from a snapshot has no child to wait on.
-      throw new Error(
-        `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
-          'of a round does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
-      );
-    // The child's signal is aborted exactly when this round was stopped (this actor, or startChild, left first).
-    const stopped = child.controller.signal;
+/** Waits for a started child's report: its raw output and usage, or its limit; rejects on a child failure. */
+async function awaitRoundReport(
+  child: ChildRun,
+  children: Map<number, RoundChild>,
+  round: number,
+  stopped: AbortSignal,
+): Promise<RoundOutcome> {
+  try {
+    let output: unknown;
     try {
-      const run = await child.started;
-      let output: unknown;
-      try {
-        output = await run.report;
-      } catch (error) {
-        if (stopped.aborted) throw error;
-        const usage = usageSaid(run);
-        // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
-        // name, so that a copy of the package's error class is recognised too.
-        const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
-        if (limit?.name !== 'UsageLimitError')
-          throw usage === null ? error : new SpentRoundFailure(error, usage);
-        const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
-        return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
-      }
-      return { output, usage: usageSaid(run) };
-    } finally {
-      if (!stopped.aborted) children.delete(input.round);
+      output = await child.report;
+    } catch (error) {
+      if (stopped.aborted) throw error;
+      const usage = usageSaid(child);
+      // A usage limit is data for the machine to decide on (fail, or wait for the reset), not a fault; by its
+      // name, so that a copy of the package's error class is recognised too.
+      const limit = error as { name?: unknown; message?: unknown; retryInMs?: unknown } | null;
+      if (limit?.name !== 'UsageLimitError')
+        throw usage === null ? error : new SpentRoundFailure(error, usage);
+      const retryInMs = typeof limit.retryInMs === 'number' ? limit.retryInMs : null;
+      return { output: undefined, usage, limit: { detail: String(limit.message), retryInMs } };
     }
-  }, abortChild);
+    return { output, usage: usageSaid(child) };
+  } finally {
+    if (!stopped.aborted) children.delete(round);
+  }
+}
+
+/** The table lives in this process only: a run restored from a snapshot has no child to wait on (nor starts one). */
+const noChildAfterRestore = (input: RoundRef) =>
+  new Error(
+    `round ${input.round} has no child in this process: a run restored from a snapshot taken in the middle ` +
+      'of a round does not re-attach its child (resume the run at a round boundary instead: the resume option of the engine, or ralph resume)',
+  );
+
+/**
+ * The two actors the machine invokes for a round, for every run of one engine: each finds its run's provider and
+ * children by the runId of its input. One set per engine, so that the machine is provided once and not copied per run
+ * (a provided machine copies every state node: most of a suspended run's heap when each run had its own).
+ * `runRound` is a round's one actor: it starts the child, tells the run `CHILD_STARTED`, and waits for the report, on
+ * the child's AbortController: leaving the round before it settled aborts it (stoppable-promise.ts), with no
+ * controller of the actor's own to link to it.
+ */
+export function createRoundActors(runOf: (runId: string) => RunChildren | undefined) {
+  /** Stopping the round's actor before it settled aborts the round's child. */
+  const abortChild = (ref: RoundRef) => runOf(ref.runId)?.children.get(ref.round)?.controller.abort();
+
+  // Not one async function: a suspended run holds only what waiting for the report needs (awaitRoundReport's frame),
+  // not the start's provider, controller and request too (BENCHMARKS.md, issue 35: heap per suspended run).
+  const runRound = stoppablePromise<RoundOutcome, ChildRequest, RoundRef>(
+    (input, tell) =>
+      startRoundChild(runOf(input.runId), input).then(({ child, children, stopped }) => {
+        const childStarted: ChildStartedEvent = { type: 'CHILD_STARTED', childId: child.id };
+        tell(childStarted);
+        return awaitRoundReport(child, children, input.round, stopped);
+      }),
+    abortChild,
+    noChildAfterRestore,
+    (request) => ({ runId: request.runId, round: request.round }),
+  );
 
   const awaitChildStopped = fromPromise<void, RoundRef>(({ input }) =>
     stopAndSettle(runOf(input.runId)?.children, input.round, async (child) => (await child.started).report),
   );
 
-  return { startChild, awaitReport, awaitChildStopped };
+  return { runRound, awaitChildStopped };
 }
 
 /**
- * The bridge between a SubagentProvider and the run machine for a host that runs the machine itself: the three
+ * The bridge between a SubagentProvider and the run machine for a host that runs the machine itself: the round's
  * actors, sharing one table of the run's children so that the report promise and the abort controller never enter
  * the context. Each child gets its own AbortController, aborted when the invoking state is left before the child
  * settled. Provide a fresh set per run (the engine shares one set among its runs instead). A sandboxed run's input

@@ -31,6 +31,7 @@ import { createRoundActors, type RunChildren, runChildren } from './child-round.
 import { createEvaluatorActors, type RunEvaluators, runEvaluators } from './evaluator-round.js';
 import { evaluatorWorkspaceWatch } from './evaluator-watch.js';
 import { createGuardRailActors, type RalphJournal } from './guard-rail-actors.js';
+import { railClockOf } from './rail-clock.js';
 
 /** Options of an engine: its ceiling on children per run, and an optional inspector. */
 export interface RalphEngineOptions {
@@ -305,14 +306,17 @@ export function createRalphEngine(options: RalphEngineOptions = {}): RalphEngine
         runId,
         runEvaluators(request.evaluator, request.config.terminationGraceMs, request.config.sandbox),
       );
+    const input = machineInputOf(
+      request,
+      runId,
+      maxTotalAgents,
+      startOptions.resume?.point,
+      startOptions.startedAt,
+    );
+    const clock = railClockOf(input.guardRails ?? guardRailsOf(request.config));
     const actor = createActor(machine, {
-      input: machineInputOf(
-        request,
-        runId,
-        maxTotalAgents,
-        startOptions.resume?.point,
-        startOptions.startedAt,
-      ),
+      input,
+      ...(clock === undefined ? {} : { clock }),
       ...(inspect === undefined ? {} : { inspect }),
     });
     if (request.onProgress !== undefined) {

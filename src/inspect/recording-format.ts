@@ -1,7 +1,10 @@
 /**
- * The run recording format (JSON Lines, format version 1): one JSON object per line, written as the run goes.
+ * The run recording format (JSON Lines, format version 2): one JSON object per line, written as the run goes.
+ * A format version is one machine: a change to the machine or to what a line holds is a new version, and the
+ * migration chain (migrations/registry.ts) takes every older format to this one; version 1 was written by ten
+ * machines in turn, told apart by `machineHash`.
  *
- * Line 1 is the header: `{"type":"@ralph.recording","formatVersion":1,"packageVersion","machineHash","startedAt",
+ * Line 1 is the header: `{"type":"@ralph.recording","formatVersion":2,"packageVersion","machineHash","startedAt",
  * "runId","maxResultChars","t":0}`, and an optional `host` object of the host's own (`ralph run` keeps
  * its options there for `ralph resume`). `machineHash` is `sha256:` and the hex digest of the machine's configuration as
  * canonical JSON (functions marked, not serialized): a replay refuses a recording whose hash is not its own machine's.
@@ -28,8 +31,8 @@
  * "t"}` as the last line.
  */
 
-/** The format version this package writes and reads. */
-export const RECORDING_FORMAT_VERSION = 1;
+/** The format version this package writes; it reads every version up to it (older ones migrated). */
+export const RECORDING_FORMAT_VERSION = 3;
 
 /** The `type` of a recording's header line. */
 export const RECORDING_HEADER_TYPE = '@ralph.recording';

@@ -17,6 +17,7 @@ import {
   ralphMachine,
 } from '../machines/ralph.machine.js';
 import { machineHash } from './machine-hash.js';
+import { checkMigratedEnding } from './migrated-ending.js';
 import {
   FORCED_EXIT_TYPE,
   isInState,
@@ -226,12 +227,13 @@ function checkSnapshot(pending: PendingStep, number: number, line: RecordedSnaps
 /**
  * Replays a recording (its text or its lines) through the ralph machine with XState's pure `initialTransition` and
  * `transition`: no provider, no process, no timer. Every event of the run's machine must be one the machine can take
- * in the state it is in, and every recorded microstep and snapshot must be the one the machine reaches. Throws a
- * RecordingError naming the line when the recording is malformed, was made by another machine version (its header's
- * hash), asks for an impossible transition, or ends before the run settled (unless its host forced the exit).
+ * in the state it is in, and every recorded microstep and snapshot must be the one the machine reaches; a recording
+ * of an older release's machine is migrated, its events taken through today's machine and only its ending compared.
+ * Throws a RecordingError naming the line when the recording is malformed, was made by a machine no release had
+ * (its header's hash), asks for an impossible transition, or ends before the run settled (unless its host forced the exit).
  */
 export function replayRecording(input: string | readonly string[]): ReplayResult {
-  const { header, lines, rootSessionId } = readRecording(input);
+  const { header, lines, rootSessionId, migratedFrom } = readRecording(input);
   const expected = machineHash(ralphMachine);
   if (header.machineHash !== expected)
     throw new RecordingError(
@@ -239,6 +241,9 @@ export function replayRecording(input: string | readonly string[]): ReplayResult
       `the recording was made by another version of the ralph machine (ralph-machine ${header.packageVersion}, ` +
         `machine ${header.machineHash}; this one is ${expected}): replay it with the version that recorded it`,
     );
+  // An older machine's microsteps and snapshots are its own: its events are taken through today's machine, and
+  // only the ending is compared (migrated-ending.ts).
+  const olderMachine = migratedFrom !== undefined && migratedFrom.machineHash !== expected;
   const lastLine = lines.at(-1)?.number ?? 1;
   if (rootSessionId === undefined)
     throw new RecordingError(lastLine, 'the recording holds no run: no actor was recorded');
@@ -247,6 +252,7 @@ export function replayRecording(input: string | readonly string[]): ReplayResult
   let pending: PendingStep | undefined;
   let microsteps: { number: number; line: RecordedMicrostepLine }[] = [];
   let forcedExit = false;
+  let lastRecorded: { number: number; line: RecordedSnapshotLine } | undefined;
   const steps: ReplayStep[] = [];
 
   for (const { number, line } of lines) {
@@ -278,8 +284,11 @@ export function replayRecording(input: string | readonly string[]): ReplayResult
       case '@xstate.snapshot':
         if (pending === undefined)
           throw new RecordingError(number, "a snapshot of the run's machine with no event before it");
-        checkMicrosteps(pending, microsteps);
-        checkSnapshot(pending, number, line);
+        if (!olderMachine) {
+          checkMicrosteps(pending, microsteps);
+          checkSnapshot(pending, number, line);
+        }
+        lastRecorded = { number, line };
         snapshot = pending.next;
         steps.push({
           line: pending.line,
@@ -308,6 +317,8 @@ export function replayRecording(input: string | readonly string[]): ReplayResult
       `the recording ends while the run was still going (in state ${stateKey(snapshot.value)}): the process that ` +
         'recorded it stopped before the run settled',
     );
+  if (olderMachine && lastRecorded !== undefined)
+    checkMigratedEnding(migratedFrom, lastRecorded.number, lastRecorded.line.snapshot, snapshot);
   const outcome: RalphOutput = forcedExit
     ? { ok: false, failure: { code: 'cancelled', message: WORKFLOW_CANCELLED } }
     : (snapshot.output as RalphOutput);

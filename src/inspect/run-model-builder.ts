@@ -48,9 +48,9 @@ const FINAL_OUTCOMES: Record<string, RunModelRound['outcome']> = {
 
 type Context = Record<string, unknown>;
 
-/** The event that brings a round's report (and what its agent used). */
-const REPORT_DONE = 'xstate.done.actor.awaitReport';
-const REPORT_FAILED = 'xstate.error.actor.awaitReport';
+/** The event that brings a round's report (and what its agent used), and the one that brings its failure. */
+const REPORT_DONE = 'xstate.done.actor.runRound';
+const REPORT_FAILED = 'xstate.error.actor.runRound';
 /** The events of an evaluation: its child started, its output (with what it changed and used), or its failure. */
 const EVALUATOR_STARTED = 'xstate.done.actor.startEvaluator';
 const VERDICT_DONE = 'xstate.done.actor.awaitVerdict';
@@ -363,5 +363,12 @@ export function buildRunModel(input: string | readonly string[] | Recording): Ru
     typeof input === 'string' || Array.isArray(input) ? readRecording(input) : (input as Recording);
   const builder = createRunModelBuilder(recording.header);
   for (const { line } of recording.lines) builder.add(line);
+  // A migrated recording is shown as the file has it: the format and machine that wrote it.
+  const from = recording.migratedFrom;
+  if (from !== undefined)
+    Object.assign(builder.model.recording, {
+      formatVersion: from.formatVersion,
+      machineHash: from.machineHash,
+    });
   return builder.model;
 }

@@ -124,7 +124,7 @@ export const progressOf = (context: RalphContext) => ({
 });
 
 /**
- * What `startChild` is given: one fresh child's request, its prompt rendered from the objective and the handoff. Built
+ * What `runRound` is given: one fresh child's request, its prompt rendered from the objective and the handoff. Built
  * field by field, once a round, without spreading `progressOf`'s object (the round's hot path: see BENCHMARKS.md).
  */
 export const childRequestOf = ({ context }: { context: RalphContext }): ChildRequest => {

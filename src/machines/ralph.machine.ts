@@ -21,8 +21,8 @@ export * from './ralph.types.js';
 /**
  * The ralph run, as nested boxes. A call is checked in `validating` (arguments, ceilings, calling agent, provider
  * capabilities: the first failing check speaks) and refused without starting anything. An accepted call is
- * `running`: each `round` starts one fresh child (`starting`) and waits for its structured report
- * (`awaitingReport`); `reviewingReport` is the decision after a report: `checking` refuses a missing, malformed or
+ * `running`: each `round` invokes one actor, `runRound`, that starts one fresh child (`starting`, until it tells
+ * `CHILD_STARTED`) and waits for its structured report (`awaitingReport`); `reviewingReport` is the decision after a report: `checking` refuses a missing, malformed or
  * oversized report (the workflow fails), or accepts and announces it once, and `accepted` lets its status and the
  * round cap decide whether another round starts or the run settles as complete, blocked or budget-limited. A
  * provider that cannot start fails the workflow; a child that fails before reporting fails the run with the last
@@ -50,7 +50,7 @@ export * from './ralph.types.js';
  *   (`costBudgetIsSpent`). A round that is running is never stopped for cost: what it cost is known only once it
  *   reported. What a round's agent said it spent counts whether or not its report is accepted (`recordUsage` on a
  *   malformed report, a usage limit and a child failure too: a failed round's usage travels on its error).
- * - Usage limits: a round whose agent hit a usage or rate limit (`awaitReport` resolves with its `limit`) fails
+ * - Usage limits: a round whose agent hit a usage or rate limit (`runRound` resolves with its `limit`) fails
  *   the run as that round's child failure, the limit and its reset in the detail; with `guardRails.waitOnLimits`
  *   it goes to `waitingForLimit` instead, which runs the round again after the reset (a delayed transition).
  * - Evaluator (`input.evaluator`, opt-in like the guard rails): a complete report (once a verify command passed)
@@ -70,8 +70,8 @@ export * from './ralph.types.js';
  *   remaining (a rejected completion included); that many unchanged rounds in a row end the run budget-limited.
  *
  * Every invoke has a literal id, the name of the actor it runs, so the events a run takes read
- * `xstate.done.actor.startChild`, `xstate.error.actor.awaitReport`, `xstate.done.actor.awaitChildStopped` and so
- * on, in a recording as in the inspector; the cancel deadline is `xstate.after.cancelDeadline.ralph.cancelling`.
+ * `CHILD_STARTED` (the one event an actor sends its run), `xstate.done.actor.runRound`,
+ * `xstate.error.actor.runRound`, `xstate.done.actor.awaitChildStopped` and so on, in a recording as in the inspector; the cancel deadline is `xstate.after.cancelDeadline.ralph.cancelling`.
  * Targets outside a state's own box are written by id (`#ralph.failed`). Each state says why it exists in its
  * `description`. Tags tell a host what it may rely on, whatever the state's path (a box's tag holds in every state
  * inside it):
@@ -204,11 +204,61 @@ export const ralphMachine = ralphSetup.createMachine({
       states: {
         round: {
           description:
-            "One round: one fresh child started, then its report awaited, under one round timer; a round the timer or the run's time limit ends is stopped.",
+            "One round: one actor starts one fresh child and awaits its report, under one round timer; a round the timer or the run's time limit ends is stopped.",
           tags: ['childRunning'],
           initial: 'starting',
           entry: ['beginRound', 'announceRound'],
           on: { CANCEL: '#ralph.cancelling.child' },
+          // One actor a round (an Actor, its snapshots and its stop cost as much as a microstep): it tells
+          // CHILD_STARTED between the child's start and its report, which moves `starting` to `awaitingReport`.
+          invoke: {
+            id: 'runRound',
+            src: 'runRound',
+            input: childRequestOf,
+            // What the round's agent said it used is recorded first, whatever follows: the decision weighs it.
+            onDone: [
+              {
+                guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => event.output },
+                target: '#ralph.running.waitingForLimit',
+                actions: [
+                  { type: 'recordUsage', params: ({ event }) => event.output },
+                  { type: 'recordLimitWait', params: ({ event }) => event.output },
+                  { type: 'announceLimitWait', params: ({ event }) => event.output },
+                ],
+              },
+              {
+                guard: { type: 'roundHitLimit', params: ({ event }) => event.output },
+                target: '#ralph.failed',
+                actions: [
+                  { type: 'recordUsage', params: ({ event }) => event.output },
+                  { type: 'failUsageLimit', params: ({ event }) => event.output },
+                ],
+              },
+              {
+                target: '#ralph.running.reviewingReport',
+                actions: [
+                  { type: 'recordUsage', params: ({ event }) => event.output },
+                  { type: 'reviewReport', params: ({ event }) => event.output },
+                ],
+              },
+            ],
+            // Before CHILD_STARTED the provider could not start the child: the workflow fails. After it, the child
+            // failed; what its agent said it spent counts though no report came (it travels on the error).
+            onError: [
+              {
+                guard: 'childIsStarting',
+                target: '#ralph.failed',
+                actions: { type: 'failProviderStart', params: ({ event }) => ({ error: event.error }) },
+              },
+              {
+                target: '#ralph.failed',
+                actions: [
+                  { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
+                  { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
+                ],
+              },
+            ],
+          },
           after: {
             roundTimeout: {
               guard: 'roundTimeoutIsSet',
@@ -224,67 +274,20 @@ export const ralphMachine = ralphSetup.createMachine({
           states: {
             starting: {
               description:
-                'Starts exactly one fresh child for this round; a provider that cannot start it fails the workflow.',
-              invoke: {
-                id: 'startChild',
-                src: 'startChild',
-                input: childRequestOf,
-                onDone: {
+                "The round's actor is starting exactly one fresh child; a provider that cannot start it fails the workflow.",
+              on: {
+                CHILD_STARTED: {
                   target: 'awaitingReport',
                   actions: [
-                    { type: 'recordChildStarted', params: ({ event }) => event.output },
-                    { type: 'announceChild', params: ({ event }) => event.output },
+                    { type: 'recordChildStarted', params: ({ event }) => ({ childId: event.childId }) },
+                    { type: 'announceChild', params: ({ event }) => ({ childId: event.childId }) },
                   ],
-                },
-                onError: {
-                  target: '#ralph.failed',
-                  actions: { type: 'failProviderStart', params: ({ event }) => ({ error: event.error }) },
                 },
               },
             },
             awaitingReport: {
               description:
-                "Waits for the child's structured report and reviews it, once, on the way to the decision.",
-              invoke: {
-                id: 'awaitReport',
-                src: 'awaitReport',
-                input: roundRefOf,
-                // What the round's agent said it used is recorded first, whatever follows: the decision weighs it.
-                onDone: [
-                  {
-                    guard: { type: 'roundHitLimitAndWaits', params: ({ event }) => event.output },
-                    target: '#ralph.running.waitingForLimit',
-                    actions: [
-                      { type: 'recordUsage', params: ({ event }) => event.output },
-                      { type: 'recordLimitWait', params: ({ event }) => event.output },
-                      { type: 'announceLimitWait', params: ({ event }) => event.output },
-                    ],
-                  },
-                  {
-                    guard: { type: 'roundHitLimit', params: ({ event }) => event.output },
-                    target: '#ralph.failed',
-                    actions: [
-                      { type: 'recordUsage', params: ({ event }) => event.output },
-                      { type: 'failUsageLimit', params: ({ event }) => event.output },
-                    ],
-                  },
-                  {
-                    target: '#ralph.running.reviewingReport',
-                    actions: [
-                      { type: 'recordUsage', params: ({ event }) => event.output },
-                      { type: 'reviewReport', params: ({ event }) => event.output },
-                    ],
-                  },
-                ],
-                // What the failed round's agent said it spent counts though no report came (it travels on the error).
-                onError: {
-                  target: '#ralph.failed',
-                  actions: [
-                    { type: 'recordUsage', params: ({ event }) => ({ usage: usageOfFailure(event.error) }) },
-                    { type: 'failChild', params: ({ event }) => ({ error: event.error }) },
-                  ],
-                },
-              },
+                "The child has started: the round's actor waits for its structured report, reviewed once on the way to the decision.",
             },
           },
         },

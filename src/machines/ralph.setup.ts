@@ -63,7 +63,7 @@ import {
   type FingerprintRequest,
   KILL_MARGIN_MS,
   type RalphContext,
-  type RalphEvent,
+  type RalphMachineEvent,
   type RalphMachineInput,
   type RalphOutput,
   type RalphTag,
@@ -121,16 +121,18 @@ export const ralphSetup = setup({
   types: {
     context: {} as RalphContext,
     input: {} as RalphMachineInput,
-    events: {} as RalphEvent,
+    events: {} as RalphMachineEvent,
     output: {} as RalphOutput,
     emitted: {} as RalphProgressEvent,
     tags: {} as RalphTag,
   },
   actors: {
-    /** Starts one fresh child through the provider; rejects on a provider-start failure. */
-    startChild: fromPromise<ChildStarted, ChildRequest>(notProvided('startChild')),
-    /** Resolves with the child's raw structured output and its usage; rejects on an ordinary child failure. */
-    awaitReport: fromPromise<RoundOutcome, RoundRef>(notProvided('awaitReport')),
+    /**
+     * The round's one actor: starts one fresh child through the provider, tells the run `CHILD_STARTED` once it has,
+     * then resolves with the child's raw structured output and its usage. Rejects on a provider-start failure (before
+     * `CHILD_STARTED`) or an ordinary child failure (after it).
+     */
+    runRound: fromPromise<RoundOutcome, ChildRequest>(notProvided('runRound')),
     /** Settles once a cancelled round's child has stopped. */
     awaitChildStopped: fromPromise<void, RoundRef>(notProvided('awaitChildStopped')),
     /** Runs the verify command; resolves with how it ended, rejects when it cannot start; stops it on abort. */
@@ -193,6 +195,8 @@ export const ralphSetup = setup({
     },
     personAnswered: (_, outcome: AnswerOutcome) => outcome.kind === 'answer',
     roundCapReached: ({ context }) => context.round >= context.maxRounds,
+    // The round's child has not told its start yet (`beginRound` clears childId): a failure now is the provider's.
+    childIsStarting: ({ context }) => context.childId === null,
     roundTimeoutIsSet: ({ context }) => context.call.guardRails.roundTimeoutMs !== null,
     wallClockIsRunning: ({ context }) => context.call.guardRails.maxWallTimeMs !== null && !context.outOfTime,
     timeBudgetIsSpent: ({ context }) => context.outOfTime,
@@ -590,7 +594,7 @@ export const ralphSetup = setup({
   delays: {
     cancelDeadline: ({ context }) => context.call.terminationGraceMs + KILL_MARGIN_MS,
     // A guard rail that is off still needs a finite delay (setTimeout turns larger ones into ~1 ms); its guard
-    // keeps that timer from ever taking a transition.
+    // keeps that timer from ever taking a transition, and the engine's clock does not schedule it (rail-clock.ts).
     roundTimeout: ({ context }) => context.call.guardRails.roundTimeoutMs ?? MAX_DURATION_MS,
     // A run taken up again elsewhere (a fleet's takeover) has spent part of its budget already.
     wallClock: ({ context }) => {

@@ -100,7 +100,7 @@ export interface EvaluationOutcome {
   changedFiles: string[];
 }
 
-/** What `awaitReport` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
+/** What `runRound` resolves with: the child's raw structured output, and what it said it used (null: nothing). */
 export interface RoundOutcome {
   output: unknown;
   usage: RalphUsage | null;
@@ -197,10 +197,16 @@ export type RalphOutput = { ok: true; envelope: RalphEnvelope } | { ok: false; f
 /** Events a host sends to a run. */
 export type RalphEvent = { type: 'CANCEL' };
 
-/** What `startChild` resolves with once the provider has started the child. */
+/** What the round's one actor (`runRound`) tells its run once the provider has started the child. */
 export interface ChildStarted {
   childId: string;
 }
+
+/** The event `runRound` sends its run when the round's child has started (between its start and its report). */
+export type ChildStartedEvent = { type: 'CHILD_STARTED' } & ChildStarted;
+
+/** Every event the run machine takes from outside its own timers: the host's, and the round actor's. */
+export type RalphMachineEvent = RalphEvent | ChildStartedEvent;
 
 /** What a host may read off a run's snapshot with `snapshot.hasTag(tag)` (each is described on ralphMachine). */
 export type RalphTag = 'childRunning' | 'settled' | 'succeeded' | 'failure';

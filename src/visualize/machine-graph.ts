@@ -57,7 +57,7 @@ export interface GraphTransition {
   /** The event type as XState names it ('' for an eventless transition). */
   eventType: string;
   event: GraphEvent;
-  /** The event as a person reads it: `CANCEL`, `always`, `done: startChild`, `error: startChild`, `after cancelDeadline`. */
+  /** The event as a person reads it: `CANCEL`, `always`, `done: runRound`, `error: runRound`, `after cancelDeadline`. */
   eventLabel: string;
   guard: NamedImplementation | null;
   actions: NamedImplementation[];

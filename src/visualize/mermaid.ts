@@ -116,7 +116,9 @@ export function toMermaid(graph: MachineGraph): string {
     if (state.description !== null)
       for (const row of wrap(`${state.key}: ${state.description}`, COMMENT_WIDTH)) out.push(`  %% ${row}`);
     if (state.initial !== null) for (const text of lines) out.push(`  %% ${state.key}: ${line(text)}`);
-    else if (lines.length > 0)
+    // A leaf that no transition leaves (a state a round's actor moves on from) is named once, or Mermaid would show
+    // it only at the end of an arrow.
+    else if (lines.length > 0 || !graph.transitions.some((t) => t.source === state.key))
       for (const text of [state.name, ...lines]) out.push(`  ${name(state.key)}: ${line(text)}`);
   }
   return `${out.join('\n')}\n`;

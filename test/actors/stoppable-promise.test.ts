@@ -91,4 +91,44 @@ describe('a stoppable promise actor', () => {
     );
     expect(calls).toEqual([]);
   });
+
+  it('with keep, runs on its whole input while its snapshot and its actor hold only the part kept for stop', async () => {
+    const calls: string[] = [];
+    const work = stoppablePromise(
+      (input: { n: number }) => {
+        calls.push(`run ${input.n}`);
+        return new Promise<number>(() => {});
+      },
+      (kept: string) => calls.push(`stop ${kept}`),
+      undefined,
+      (input) => `kept ${input.n}`,
+    );
+    const actor = createActor(machineOf(work));
+    actor.start();
+    const child = actor.getSnapshot().children.work;
+    expect(child?.getSnapshot().input).toBe('kept 1');
+    expect((child as unknown as { options: { input?: unknown } }).options.input).toBeUndefined();
+    actor.send({ type: 'STOP' });
+    expect(calls).toEqual(['run 1', 'stop kept 1']);
+  });
+
+  it('tells its parent an event while it runs, from itself', async () => {
+    const told: string[] = [];
+    const work = stoppablePromise<number, { n: number }>(
+      async (_, tell) => {
+        tell({ type: 'TOLD' });
+        return 1;
+      },
+      () => {},
+    );
+    const actor = createActor(machineOf(work), {
+      inspect: (event: InspectionEvent) => {
+        if (event.type === '@xstate.event' && event.event.type === 'TOLD')
+          told.push(event.sourceRef === event.actorRef ? 'from the parent' : 'from the actor');
+      },
+    });
+    actor.start();
+    await toPromise(actor);
+    expect(told).toEqual(['from the actor']);
+  });
 });

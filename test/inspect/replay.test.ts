@@ -159,7 +159,7 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
 
   it('an event the machine has no transition for in its state', async () => {
     const run = await completeRun();
-    const [, reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
+    const [reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
     const error = refusal(
       editLine(run.text, reportDone as number, (line) => ({ ...line, event: { type: 'FINISH' } })),
     );
@@ -172,7 +172,8 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
   it("a report's lines removed: the next round's start arrives while the machine still awaits a report", async () => {
     const run = await completeRun();
     // The machine's own lines of round 1's report (its event, microsteps and snapshot), gone.
-    const [, reportDone, secondStart] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
+    const [reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
+    const [, secondStart] = rootLines(run.text, '@xstate.event', 'CHILD_STARTED');
     const root = ['@xstate.event', '@xstate.microstep', '@xstate.snapshot'].flatMap((type) =>
       rootLines(run.text, type),
     );
@@ -184,16 +185,16 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
     expect(error.line).toBe(secondStartNow);
     expect(error.message).toMatch(
       new RegExp(
-        `^line ${secondStartNow}: the event xstate\\.done\\.actor\\.\\S+ is impossible in state running\\.round\\.awaitingReport`,
+        `^line ${secondStartNow}: the event CHILD_STARTED is impossible in state running\\.round\\.awaitingReport`,
       ),
     );
   });
 
   it('a report edited to say complete: the path the machine takes is not the recorded one', async () => {
     const run = await completeRun();
-    const [, reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
+    const [reportDone] = rootLines(run.text, '@xstate.event', 'xstate.done.actor.');
     const text = editLine(run.text, reportDone as number, (line) => {
-      // awaitReport resolves with the raw report and what the round used.
+      // runRound resolves with the raw report and what the round used.
       const event = line.event as { output: { output: RalphReport; usage: unknown } };
       const report: RalphReport = {
         ...event.output.output,
@@ -258,8 +259,12 @@ describe('replayRecording refuses a recording it cannot replay, naming the line'
   it('a file that is no recording', () => {
     expect(refusal('').message).toBe('line 1: the recording is empty');
     expect(refusal('{"hello":"world"}\n').message).toContain('is not a ralph run recording header');
-    expect(refusal('{"type":"@ralph.recording","formatVersion":2}\n').message).toContain(
-      'format version 2; this ralph reads version 1',
+    expect(refusal('{"type":"@ralph.recording","formatVersion":4,"packageVersion":"0.2.0"}\n').message).toBe(
+      'line 1: the recording has format version 4, written by ralph-machine 0.2.0; this ralph reads format ' +
+        'versions 1 to 3: read it with a ralph that reads format version 4',
+    );
+    expect(refusal('{"type":"@ralph.recording","formatVersion":"1"}\n').message).toBe(
+      'line 1: the header names no format version (formatVersion, a whole number from 1)',
     );
   });
 });

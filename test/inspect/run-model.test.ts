@@ -32,7 +32,7 @@ describe('the run model of a recording', () => {
     const model = buildRunModel(run.text);
 
     expect(model).toMatchObject({
-      recording: { formatVersion: 1, machineHash: expect.stringMatching(/^sha256:/) },
+      recording: { formatVersion: 3, machineHash: expect.stringMatching(/^sha256:/) },
       runId: envelope.runId,
       objective: 'Replay this loop',
       maxRounds: 5,

@@ -31,7 +31,7 @@ describe('what each round used is recorded, and the run model and its report sho
 
   it('a recording made before usage was recorded reads as a run whose agents said nothing, and its page keeps its columns', async () => {
     const run = await recordRun(s, { provider: usageAgent() });
-    // What an older recording holds: contexts without the usage fields, and the bare report as awaitReport's output.
+    // What an older recording holds: contexts without the usage fields, and the bare report as runRound's output.
     const old = run.lines
       .map((line) => {
         const parsed = JSON.parse(line) as {
@@ -40,7 +40,7 @@ describe('what each round used is recorded, and the run model and its report sho
         };
         delete parsed.snapshot?.context?.roundUsage;
         delete parsed.snapshot?.context?.usage;
-        if (parsed.event?.type === 'xstate.done.actor.awaitReport' && parsed.event.output !== undefined)
+        if (parsed.event?.type === 'xstate.done.actor.runRound' && parsed.event.output !== undefined)
           parsed.event.output = parsed.event.output.output as { output?: unknown };
         return `${JSON.stringify(parsed)}\n`;
       })

@@ -1,4 +1,5 @@
 import { type AnyActorRef, createActor, fromPromise, SimulatedClock, waitFor } from 'xstate';
+import { stoppablePromise } from '../../src/actors/stoppable-promise.js';
 import type { AnswerOutcome, RalphQuestion } from '../../src/contract/answers.js';
 import type {
   ChildRequest,
@@ -10,6 +11,7 @@ import type {
 import type { RalphUsage } from '../../src/contract/usage.js';
 import {
   type ChildStarted,
+  type ChildStartedEvent,
   type EvaluationOutcome,
   type FingerprintRequest,
   type RalphMachineInput,
@@ -102,6 +104,9 @@ export const railsOff = (): GuardRails => ({
   maxIdleRounds: null,
 });
 
+/** A scripted round has no child to abort. */
+const noStop = () => {};
+
 /** Starts a run of the machine with its actors scripted, but for those named `unprovided` (the machine's own). */
 export function startRun(input: RalphMachineInput, script: RunScript = {}, unprovided: string[] = []) {
   const rounds = [...(script.rounds ?? [])];
@@ -110,20 +115,16 @@ export function startRun(input: RalphMachineInput, script: RunScript = {}, unpro
   const verdicts = [...(script.verdicts ?? [])];
   const answers = [...(script.answers ?? [])];
   const questions: RalphQuestion[] = [];
-  let current: ScriptedRound | undefined;
   let evaluation: ScriptedVerdict | undefined;
   const actors = {
-    startChild: fromPromise<ChildStarted, ChildRequest>(async ({ input: request }) => {
-      current = nextOf(rounds, 'rounds');
-      return { childId: `child-${request.round}` };
-    }),
-    awaitReport: fromPromise<RoundOutcome, RoundRef>(async () => {
-      const round = current;
-      if (round === 'hangs' || round === undefined) return never();
+    runRound: stoppablePromise<RoundOutcome, ChildRequest>(async (request, tell) => {
+      const round = nextOf(rounds, 'rounds');
+      tell({ type: 'CHILD_STARTED', childId: `child-${request.round}` } as ChildStartedEvent);
+      if (round === 'hangs') return never();
       if ('fails' in round) throw round.fails;
       if ('limit' in round) return { output: undefined, usage: round.usage ?? null, limit: round.limit };
       return { output: round.output, usage: round.usage ?? null };
-    }),
+    }, noStop),
     awaitChildStopped: fromPromise<void, RoundRef>(async () => {}),
     awaitVerifyStopped: fromPromise<void, RoundRef>(async () => {}),
     runVerify: fromPromise<VerifyOutcome, VerifyRequest>(async () => nextOf(verifies, 'verify outcomes')),

@@ -15,6 +15,7 @@ import type { RalphOutput } from '../../src/machines/ralph.machine.js';
 import { EVALUATOR_NAME, type InputVariant, MODEL_RUN_ID, PROVIDER_NAME } from './input-variants.js';
 import {
   ANSWER_OUTCOMES,
+  CHILD_FAILED,
   EVALUATOR_USAGE,
   EVENT,
   type ModelEvent,
@@ -630,22 +631,22 @@ export function expectedEnd(variant: InputVariant, events: readonly ModelEvent[]
     switch (event.type) {
       case EVENT.childStarted: {
         agentsStarted += 1;
-        childId = (event.output as { childId: string }).childId;
+        childId = String(event.childId);
         progress.push({ type: 'child-started', runId, round, maxRounds: cap, childId });
         break;
       }
-      case EVENT.startFailed:
+      case EVENT.roundFailed:
+        if (event.variant === CHILD_FAILED)
+          return failed({
+            code: 'child-failed',
+            message: childFailed(round, handoff),
+            detail: String(event.error),
+          });
         return failed({
           code: 'workflow-failed',
           message: workflowFailed(
             `subagent provider "${PROVIDER_NAME}" failed to start round ${round}: ${event.error}`,
           ),
-          detail: String(event.error),
-        });
-      case EVENT.childFailed:
-        return failed({
-          code: 'child-failed',
-          message: childFailed(round, handoff),
           detail: String(event.error),
         });
       case EVENT.reported: {

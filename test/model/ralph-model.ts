@@ -31,7 +31,14 @@ export interface ModelEvent {
   output?: unknown;
   error?: string;
   variant?: string;
+  /** The child id CHILD_STARTED carries. */
+  childId?: string;
 }
+
+/** The variant of a round's failure before its child started: the provider could not start it. */
+export const START_FAILED = 'provider start';
+/** The variant of a round's failure after its child started: the child failed before its report. */
+export const CHILD_FAILED = 'child';
 
 /**
  * The event types of the model, as the machine names them: each invoke's id is the name of the actor it runs, and
@@ -40,10 +47,11 @@ export interface ModelEvent {
  */
 export const EVENT = {
   cancel: 'CANCEL',
-  childStarted: 'xstate.done.actor.startChild',
-  startFailed: 'xstate.error.actor.startChild',
-  reported: 'xstate.done.actor.awaitReport',
-  childFailed: 'xstate.error.actor.awaitReport',
+  // The round's one actor tells its child's start, then resolves with the report or fails: before CHILD_STARTED a
+  // failure is the provider's (variant START_FAILED), after it the child's (variant CHILD_FAILED).
+  childStarted: 'CHILD_STARTED',
+  reported: 'xstate.done.actor.runRound',
+  roundFailed: 'xstate.error.actor.runRound',
   childStopped: 'xstate.done.actor.awaitChildStopped',
   stopFailed: 'xstate.error.actor.awaitChildStopped',
   cancelDeadline: 'xstate.after.cancelDeadline.ralph.cancelling',
@@ -164,11 +172,22 @@ export const verdictVariantsOf = (rejectedBefore: boolean) =>
 export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
   return [
     { type: EVENT.cancel },
-    {
-      type: EVENT.childStarted,
-      output: { childId: childIdOf(snapshot.context.round) } satisfies ChildStarted,
-    },
-    { type: EVENT.startFailed, error: START_ERROR },
+    { type: EVENT.childStarted, childId: childIdOf(snapshot.context.round) } satisfies ChildStarted &
+      ModelEvent,
+    // The same event type either way: which one the round is offered follows whether its child has started.
+    snapshot.context.childId === null
+      ? { type: EVENT.roundFailed, error: START_ERROR, variant: START_FAILED }
+      : { type: EVENT.roundFailed, error: CHILD_ERROR, variant: CHILD_FAILED },
+    // The round's report comes once its child started (the round box takes the event in `starting` too, but its
+    // actor tells CHILD_STARTED first).
+    ...(snapshot.context.childId === null ? [] : reportsOf(snapshot)),
+    ...otherEvents(snapshot),
+  ];
+}
+
+/** The reports a round whose child started is offered: every report variant of the run, and a usage limit. */
+function reportsOf(snapshot: RalphSnapshot): ModelEvent[] {
+  return [
     ...reportVariantsOf(
       snapshot.context.evaluation !== undefined ||
         snapshot.context.call.guardRails.waitForAnswersMs !== undefined,
@@ -188,8 +207,13 @@ export function offeredEvents(snapshot: RalphSnapshot): ModelEvent[] {
           },
         ]
       : []),
+  ];
+}
+
+/** The events the model offers besides a round's own. */
+function otherEvents(snapshot: RalphSnapshot): ModelEvent[] {
+  return [
     { type: EVENT.limitWaitOver },
-    { type: EVENT.childFailed, error: CHILD_ERROR },
     { type: EVENT.childStopped },
     { type: EVENT.stopFailed, error: STOP_ERROR },
     { type: EVENT.cancelDeadline },
@@ -264,8 +288,7 @@ const neverSettles = <TOutput, TInput>() => fromPromise<TOutput, TInput>(() => n
  */
 export const modelMachine = ralphMachine.provide({
   actors: {
-    startChild: neverSettles<ChildStarted, ChildRequest>(),
-    awaitReport: neverSettles<RoundOutcome, RoundRef>(),
+    runRound: neverSettles<RoundOutcome, ChildRequest>(),
     awaitChildStopped: neverSettles<void, RoundRef>(),
     runVerify: neverSettles<VerifyOutcome, VerifyRequest>(),
     awaitVerifyStopped: neverSettles<void, RoundRef>(),
@@ -334,12 +357,10 @@ export function describeEvent(event: ModelEvent): string {
       return 'CANCEL';
     case EVENT.childStarted:
       return 'child started';
-    case EVENT.startFailed:
-      return 'provider fails to start';
+    case EVENT.roundFailed:
+      return event.variant === START_FAILED ? 'provider fails to start' : 'child fails';
     case EVENT.reported:
       return `report: ${event.variant}`;
-    case EVENT.childFailed:
-      return 'child fails';
     case EVENT.childStopped:
       return 'child stops';
     case EVENT.stopFailed:

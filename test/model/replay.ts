@@ -53,6 +53,7 @@ import {
   offeredEvents,
   type RalphPath,
   type RalphSnapshot,
+  START_FAILED,
   takes,
 } from './ralph-model.js';
 
@@ -384,10 +385,11 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
         return;
       }
       case EVENT.childStarted:
-        child().startChild((event.output as { childId: string }).childId);
+        child().startChild(String(event.childId));
         return;
-      case EVENT.startFailed:
-        child().failStart(String(event.error));
+      case EVENT.roundFailed:
+        if (event.variant === START_FAILED) child().failStart(String(event.error));
+        else child().failChild(String(event.error));
         return;
       case EVENT.reported:
         {
@@ -407,9 +409,6 @@ export async function replayPath(variant: InputVariant, path: RalphPath): Promis
             );
           }
         }
-        return;
-      case EVENT.childFailed:
-        child().failChild(String(event.error));
         return;
       case EVENT.childStopped:
         child().stopAborted();

@@ -1,6 +1,4 @@
 import { expect, test } from 'vitest';
-import type { ChildRequest } from '../../src/contract/types.js';
-import type { ChildStarted } from '../../src/machines/ralph.machine.js';
 import { loadOrFail } from './load.js';
 
 // The model is walked on the machine itself, so the machine's shape is checked against the design here: the
@@ -97,14 +95,16 @@ if (suite !== null && xstate !== null) {
       'ralph.running on CANCEL #0 → ralph.cancelled',
       // One round timer, and one check of the time limit, for the whole round: its start and its report.
       'ralph.running.round on CANCEL #0 → ralph.cancelling.child',
+      // One actor a round: its report or its failure, wherever in the round it comes; a failure before it told
+      // CHILD_STARTED is the provider's.
+      'ralph.running.round on done:runRound #0 [roundHitLimitAndWaits] → ralph.running.waitingForLimit',
+      'ralph.running.round on done:runRound #1 [roundHitLimit] → ralph.failed',
+      'ralph.running.round on done:runRound #2 → ralph.running.reviewingReport',
+      'ralph.running.round on error:runRound #0 [childIsStarting] → ralph.failed',
+      'ralph.running.round on error:runRound #1 → ralph.failed',
       'ralph.running.round on after:roundTimeout #0 [roundTimeoutIsSet] → ralph.stoppingRound',
       'ralph.running.round on always #0 [timeBudgetIsSpent] → ralph.stoppingRound',
-      'ralph.running.round.starting on done:startChild #0 → ralph.running.round.awaitingReport',
-      'ralph.running.round.starting on error:startChild #0 → ralph.failed',
-      'ralph.running.round.awaitingReport on done:awaitReport #0 [roundHitLimitAndWaits] → ralph.running.waitingForLimit',
-      'ralph.running.round.awaitingReport on done:awaitReport #1 [roundHitLimit] → ralph.failed',
-      'ralph.running.round.awaitingReport on done:awaitReport #2 → ralph.running.reviewingReport',
-      'ralph.running.round.awaitingReport on error:awaitReport #0 → ralph.failed',
+      'ralph.running.round.starting on CHILD_STARTED #0 → ralph.running.round.awaitingReport',
       // The decision after a report: refused or accepted (once), then what an accepted report leads to.
       'ralph.running.reviewingReport.checking on always #0 [reportIsMissing] → ralph.failed',
       'ralph.running.reviewingReport.checking on always #1 [reportIsMalformed] → ralph.failed',
@@ -190,8 +190,7 @@ if (suite !== null && xstate !== null) {
       node.invoke.map((invoke) => ({ state: path, id: invoke.id, src: invoke.src })),
     );
     expect(invokes).toEqual([
-      { state: 'running.round.starting', id: 'startChild', src: 'startChild' },
-      { state: 'running.round.awaitingReport', id: 'awaitReport', src: 'awaitReport' },
+      { state: 'running.round', id: 'runRound', src: 'runRound' },
       { state: 'running.verifying', id: 'runVerify', src: 'runVerify' },
       { state: 'running.evaluating.starting', id: 'startEvaluator', src: 'startEvaluator' },
       { state: 'running.evaluating.awaitingVerdict', id: 'awaitVerdict', src: 'awaitVerdict' },
@@ -220,9 +219,14 @@ if (suite !== null && xstate !== null) {
     expect(events).toEqual({
       validating: [],
       running: ['CANCEL'],
-      'running.round': ['CANCEL', 'xstate.after.roundTimeout.ralph.running.round'],
-      'running.round.starting': ['xstate.done.actor.startChild', 'xstate.error.actor.startChild'],
-      'running.round.awaitingReport': ['xstate.done.actor.awaitReport', 'xstate.error.actor.awaitReport'],
+      'running.round': [
+        'CANCEL',
+        'xstate.done.actor.runRound',
+        'xstate.error.actor.runRound',
+        'xstate.after.roundTimeout.ralph.running.round',
+      ],
+      'running.round.starting': ['CHILD_STARTED'],
+      'running.round.awaitingReport': [],
       'running.reviewingReport': [],
       'running.reviewingReport.checking': [],
       'running.reviewingReport.accepted': [],
@@ -387,7 +391,7 @@ if (suite !== null && xstate !== null) {
   });
 
   test('the report is reviewed once, after its usage is recorded, on the way into reviewingReport, which takes no event and invokes nothing', () => {
-    const awaiting = ralphMachine.root.states.running?.states.round?.states.awaitingReport;
+    const awaiting = ralphMachine.root.states.running?.states.round;
     const reviewing = ralphMachine.root.states.running?.states.reviewingReport;
     if (awaiting === undefined || reviewing === undefined) throw new Error('a report state is missing');
     const done = [...awaiting.transitions.values()]
@@ -500,30 +504,10 @@ if (suite !== null && xstate !== null) {
         code: 'workflow-failed',
         message:
           'Ralph workflow failed: subagent provider "mock-agent" failed to start round 1: ralphMachine actor ' +
-          '"startChild" was not provided; run the machine through createRalphEngine',
+          '"runRound" was not provided; run the machine through createRalphEngine',
         round: 1,
         lastHandoff: null,
-        detail: 'ralphMachine actor "startChild" was not provided; run the machine through createRalphEngine',
-      },
-    });
-  });
-
-  test('a host that provides only startChild gets a child failure that names the missing awaitReport', async () => {
-    const { ACCEPTED_CALLS, machineInputFor, declaredProvider } = suite;
-    const call = ACCEPTED_CALLS[0];
-    if (call === undefined) throw new Error('no accepted call to run');
-    const startChild = xstate.fromPromise<ChildStarted, ChildRequest>(async () => ({ childId: 'child-1' }));
-    const actor = xstate.createActor(ralphMachine.provide({ actors: { startChild } }), {
-      input: machineInputFor(call, declaredProvider(call)),
-    });
-    actor.start();
-    const output = await xstate.toPromise(actor);
-    expect(output).toMatchObject({
-      ok: false,
-      failure: {
-        code: 'child-failed',
-        detail:
-          'ralphMachine actor "awaitReport" was not provided; run the machine through createRalphEngine',
+        detail: 'ralphMachine actor "runRound" was not provided; run the machine through createRalphEngine',
       },
     });
   });

@@ -27,7 +27,7 @@ const endpoint = (key: string): string => (boxes.has(key) ? `${key}.[*]` : key);
 const pattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Every transition of the machine as the model tests name it (`ralph.round on done:startChild #0 → ralph.awaitingReport`),
+ * Every transition of the machine as the model tests name it (`ralph.round on done:runRound #0 → ralph.reviewingReport`),
  * read back into what a diagram must say: source, target (by path), event as people read it, guard.
  */
 const transitions = transitionKeys(ralphMachine).map((key) => {

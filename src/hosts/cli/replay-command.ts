@@ -52,7 +52,7 @@ function printUsageTotal(progress: ProgressReporter, context: unknown): void {
  * `ralph replay FILE`: rebuilds a recorded `ralph run` from its events through the machine's pure transitions (no
  * agent, no process) and prints what the run printed: its progress lines on stderr, the native result text (or with
  * --json the envelope, or the error) on stdout, and the run's exit code. A recording the machine cannot replay
- * (unreadable, made by another machine version, edited into an impossible run, cut off) is refused with its line,
+ * (unreadable, made by a machine no release had, edited into an impossible run, cut off) is refused with its line,
  * exit 2.
  */
 export async function replayCommand(file: string, options: ReplayOptions): Promise<number> {
