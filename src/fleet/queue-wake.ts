@@ -97,6 +97,8 @@ function queueWake(internals: DbosQueueInternals, queues: Set<string>, idlePollM
       const database = internals.systemDatabase();
       if (database === undefined) return false;
       running = (queue) => database.countRunningWorkflowsForQueue(queue);
+      // DBOS's own internal queue too: polled once a second like the others, and woken by its enqueues the same way.
+      for (const name of runner.states.keys()) queues.add(name);
       for (const queue of queues) {
         const key = database.notificationsMap.registerCallback(queueWakePayload(queue), () =>
           announce(queue),
