@@ -80,8 +80,11 @@ export function sendAndWake(
     );
     if (sent.rows.length > 0) return false;
     await send(client);
+    // Enqueued here, as DBOS's delayed-workflow transition would do it on its next pass: the enqueue wakes the
+    // fleet's idle workers at once (queue-wake-trigger.ts), and an idle worker's transition runs seconds apart.
     await client.query(
-      `UPDATE dbos.workflow_status SET delay_until_epoch_ms = 0
+      `UPDATE dbos.workflow_status SET status = 'ENQUEUED', delay_until_epoch_ms = 0,
+         updated_at = (EXTRACT(epoch FROM now()) * 1000)::bigint
        WHERE workflow_uuid = $1 AND status = 'DELAYED'`,
       [runId],
     );

@@ -4,6 +4,7 @@ import { FLEET_SCHEMA_VERSION, FLEET_WORKFLOW, LEASE_TABLE, SCHEMA_TABLE } from 
 import { redactedUrl } from './database.js';
 import { LeaseTable } from './leases.js';
 import { createPgPool, type PgPool } from './pg-pool.js';
+import { ensureQueueWakeTrigger } from './queue-wake-trigger.js';
 import { RunEventTable } from './run-events.js';
 import { withSetupLock } from './setup-lock.js';
 
@@ -107,6 +108,7 @@ export async function prepareFleetDatabase(
       await silenced(migrate);
       await new LeaseTable(pool).ensure();
       await new RunEventTable(pool).ensure();
+      await ensureQueueWakeTrigger(pool);
       if (found.kind === 'empty') {
         await pool.query(
           `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version integer NOT NULL, ralph_version text NOT NULL)`,

@@ -45,6 +45,8 @@ import {
   type WorkerLease,
 } from './leases.js';
 import type { PgPool } from './pg-pool.js';
+import { DEFAULT_IDLE_POLL_MS, prepareQueueWake } from './queue-wake.js';
+import { QUEUE_WAKE_CHANNEL } from './queue-wake-trigger.js';
 import { startReaper } from './reaper.js';
 import { RunEventTable, runEventSink } from './run-events.js';
 import type { FleetOutcome, FleetProviderFactory, FleetRunInput } from './run-input.js';
@@ -112,6 +114,11 @@ export interface RalphWorkerOptions {
   privatePaths?: readonly string[];
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
+  /**
+   * How often an idle worker polls its queues (ms; default 10 s) while enqueues wake it (docs/fleets.md): only a
+   * safety net for a lost notification. Without the wake (a transaction-mode pooler) it polls every second.
+   */
+  idlePollMs?: number;
 }
 
 /** A started worker. One per process: DBOS runs one executor per process. */
@@ -239,6 +246,9 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     const id = /^Workflow (\S+) outcome was not recorded: the workflow is no longer owned/.exec(line)?.[1];
     return id !== undefined && cancelled.delete(id);
   };
+  const queues = options.allowBatch === true ? [FLEET_QUEUE, MERGE_QUEUE] : [FLEET_QUEUE];
+  // Hooked into DBOS's queue runner before it starts: a run enqueued on an idle worker is taken at once.
+  const wake = prepareQueueWake(queues, options.idlePollMs ?? DEFAULT_IDLE_POLL_MS);
   DBOS.setConfig({
     name: FLEET_APP_NAME,
     systemDatabaseUrl: databaseUrl,
@@ -246,7 +256,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     applicationVersion: FLEET_APP_VERSION,
     executorID: workerId,
     // Only a worker that takes batch tasks takes their landings: the others never dequeue from the merge queue.
-    listenQueues: options.allowBatch === true ? [FLEET_QUEUE, MERGE_QUEUE] : [FLEET_QUEUE],
+    listenQueues: queues,
     runAdminServer: false,
     // Set up above, under the lock: DBOS's own launch only checks it (migrating there too would race the others).
     runMigrations: false,
@@ -421,8 +431,17 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     await DBOS.registerQueue(FLEET_QUEUE, { workerConcurrency: concurrency, onConflict: 'always_update' });
     // One landing at a time per repository and target, across the fleet: the merge queue of `ralph submit --batch`.
     await DBOS.registerQueue(MERGE_QUEUE, { partitionConcurrency: 1, onConflict: 'always_update' });
+    const woken = await wake?.start(async (payload) => {
+      await pool.query('SELECT pg_notify($1, $2)', [QUEUE_WAKE_CHANNEL, payload]);
+    });
+    if (woken !== true) {
+      notice(
+        `${NOTICE} ${workerId}: enqueues do not wake this worker (no notification came back: a transaction-mode pooler?); it polls the queue every second`,
+      );
+    }
   } catch (error) {
     await DBOS.shutdown().catch(() => {});
+    wake?.stop();
     reaper?.stop();
     await leases.expire(workerId, holder).catch(() => {});
     await pool.end().catch(() => {});
@@ -503,6 +522,7 @@ export async function startRalphWorker(options: RalphWorkerOptions): Promise<Ral
     await beating.catch(() => {});
     // DBOS first, so that no round stopped here is recorded as failed: the runs stay pending, to be recovered.
     await DBOS.shutdown().catch(() => {});
+    wake?.stop();
     killLiveGroups();
     // Only once its children are killed may others take its runs over without waiting out the lease.
     if (handOver) await leases.expire(workerId, holder).catch(() => {});
