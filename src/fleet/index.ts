@@ -11,8 +11,8 @@ export {
 export { DEFAULT_LEASE_MS, FLEET_APP_VERSION, FLEET_QUEUE } from './constants.js';
 export { FleetError } from './database.js';
 export type { FleetQuestion } from './fleet-question.js';
-export { type PrunedUnit, pruneFleet } from './prune.js';
 export type { WorkerLease } from './leases.js';
+export { type PrunedUnit, pruneFleet } from './prune.js';
 export type {
   FleetGuardRails,
   FleetJson,
