@@ -44,6 +44,8 @@ describe('the recording migration chain', () => {
       formatVersion: RECORDING_FORMAT_VERSION,
       machineHash: currentRecordingFormat().machineHash,
       runId: 'r',
+      // The first format recorded no host options: the resume step gives it an empty set of ralph run's.
+      host: { ralphRun: {} },
     });
     expect(first.header.formatVersion).toBe(1);
   });
