@@ -33,13 +33,6 @@ export {
   type RalphMcpServerOptions,
   ralphToolDefinition,
 } from './hosts/mcp/server.js';
-export {
-  createRalphTool,
-  type RalphExec,
-  type RalphTool,
-  type RalphToolArgs,
-  type RalphToolDeps,
-} from './hosts/tool.js';
 export * from './inspect/index.js';
 export {
   type ChildStarted,
@@ -110,6 +103,13 @@ export {
 export { type PendingCard, type ResultCard, renderPendingCard, renderResultCard } from './render/cards.js';
 export { renderFullResultText, renderResultText, resultLabel, resultNote } from './render/result-text.js';
 export { truncateText } from './render/truncate.js';
+export {
+  createRalphTool,
+  type RalphExec,
+  type RalphTool,
+  type RalphToolArgs,
+  type RalphToolDeps,
+} from './run/tool.js';
 export {
   createRunTracer,
   type RunOutcome,

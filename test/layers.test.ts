@@ -24,7 +24,7 @@ const BENEATH_HOSTS = [
 
 /**
  * Which layers each layer may import (its own modules aside): dependencies point one way, contract ← machines ←
- * actors ← hosts, with render on contract alone, and the CLI over everything.
+ * actors ← run ← hosts, with render on contract alone, and the CLI over everything.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contract: [],
@@ -40,10 +40,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   actors: ['contract', 'machines', 'inspect', 'process', 'workspace'],
   notify: ['contract', 'render', 'process'],
   github: ['contract'],
-  hosts: [...BENEATH_HOSTS, 'render'],
+  // The ralph tool and its progress listeners: what every host and the fleet run a loop through.
+  run: [...BENEATH_HOSTS, 'render'],
+  hosts: [...BENEATH_HOSTS, 'render', 'run'],
   // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
-  fleet: [...BENEATH_HOSTS, 'hosts', 'render', 'package-root'],
-  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'hosts', 'fleet', 'package-root'],
+  // It stands on the tool (run/), never on a host: no arrow runs back up a floor.
+  fleet: [...BENEATH_HOSTS, 'run', 'render', 'package-root'],
+  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'run', 'hosts', 'fleet', 'package-root'],
 };
 
 /** Every module of src/, as a path relative to it. */

@@ -1,8 +1,8 @@
 import { type ResolverVerdict, resolverObjective, resolverVerdict } from '../actors/resolver-steps.js';
 import { isRalphError } from '../contract/errors.js';
 import type { RalphSandbox } from '../contract/sandbox.js';
-import { createRalphTool } from '../hosts/tool.js';
 import { createProviderRegistry } from '../providers/registry.js';
+import { createRalphTool } from '../run/tool.js';
 import { git } from '../workspace/git-command.js';
 import { finishMerge, startMergeOf } from '../workspace/git-merge.js';
 import type { FleetBatchTask } from './batch-input.js';

@@ -1,11 +1,11 @@
 import { createRalphEngine } from '../actors/engine.js';
 import { isRalphError, RalphError } from '../contract/errors.js';
 import type { SubagentProvider } from '../contract/types.js';
-import { onProgressOf } from '../hosts/progress-listeners.js';
-import type { RalphExec } from '../hosts/tool.js';
-import { createRalphTool } from '../hosts/tool.js';
 import type { RecordingSink } from '../inspect/recording-format.js';
 import { createProviderRegistry } from '../providers/registry.js';
+import { onProgressOf } from '../run/progress-listeners.js';
+import type { RalphExec } from '../run/tool.js';
+import { createRalphTool } from '../run/tool.js';
 import type { TraceExport } from '../trace/otlp-export.js';
 import { createRunTracer, type RunTracer } from '../trace/run-tracer.js';
 import { fleetTraceIdOf } from '../trace/start-traces.js';

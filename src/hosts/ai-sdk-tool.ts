@@ -4,8 +4,8 @@ import { RALPH_ANSWER_DESCRIPTION, RALPH_ANSWER_TOOL } from '../contract/answer-
 import type { AnswerSource } from '../contract/answers.js';
 import { RalphError } from '../contract/errors.js';
 import type { AgentRef, RalphEnvelope } from '../contract/types.js';
+import type { RalphExec, RalphTool, RalphToolArgs } from '../run/tool.js';
 import { type AnswerToolArgs, answerArgsJsonSchema, answerThroughInbox } from './answer-tool.js';
-import type { RalphExec, RalphTool, RalphToolArgs } from './tool.js';
 
 /** What `ralphAiSdkTool` binds every call to. */
 export interface RalphAiSdkToolOptions {

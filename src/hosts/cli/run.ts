@@ -19,7 +19,7 @@ import { type RunNotifications, runNotifications } from '../../notify/run-notifi
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
 import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
-import type { RalphExec } from '../tool.js';
+import type { RalphExec } from '../../run/tool.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AskOptions } from './ask-options.js';
 import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-texts.js';

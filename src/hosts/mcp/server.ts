@@ -14,10 +14,10 @@ import type { AgentRef } from '../../contract/types.js';
 import type { RalphUsage } from '../../contract/usage.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { runNotifications } from '../../notify/run-notifications.js';
+import { onProgressOf } from '../../run/progress-listeners.js';
+import type { RalphTool } from '../../run/tool.js';
 import type { RunsTracer } from '../../trace/runs-tracer.js';
 import { answerArgsJsonSchema, answerThroughInbox } from '../answer-tool.js';
-import { onProgressOf } from '../progress-listeners.js';
-import type { RalphTool } from '../tool.js';
 import { callProgress, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
 
