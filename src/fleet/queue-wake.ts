@@ -3,7 +3,7 @@ import { type DbosQueueInternals, type DbosQueueState, dbosQueueInternals } from
 import { queueWakePayload } from './queue-wake-trigger.js';
 
 /** How often an idle worker polls its queues while the wake reaches it: a safety net for a lost notification. */
-export const DEFAULT_IDLE_POLL_MS = 10_000;
+export const DEFAULT_IDLE_POLL_MS = 30_000;
 
 /** How long the start waits for its own test notification before falling back to DBOS's once-a-second poll. */
 const SELF_TEST_MS = 3_000;

@@ -115,7 +115,7 @@ export interface RalphWorkerOptions {
   /** Where the worker's notices go, one line each (default: stderr). */
   onNotice?: (line: string) => void;
   /**
-   * How often an idle worker polls its queues (ms; default 10 s) while enqueues wake it (docs/fleets.md): only a
+   * How often an idle worker polls its queues (ms; default 30 s) while enqueues wake it (docs/fleets.md): only a
    * safety net for a lost notification. Without the wake (a transaction-mode pooler) it polls every second.
    */
   idlePollMs?: number;
