@@ -3,7 +3,8 @@ import { type GraphTransition, type MachineGraph, transitionLabel } from './mach
 /**
  * One arrow of the picture: every branch of one event between the same two states, in the machine's order. Sixteen
  * refusals from `validating` to `rejected` are one arrow with sixteen guards in its label, not sixteen arrows side by
- * side. Different events between the same states stay apart, each its own arrow.
+ * side. Different events between two states stay apart, each its own arrow, but for a state's loops to itself: those
+ * are one loop, a line per event, as Graphviz stacks loops on one spot with their labels over each other.
  */
 export interface DrawnEdge {
   /** The SVG id of the arrow: its first transition's, `edge-<source>-<n>`. */
@@ -15,13 +16,13 @@ export interface DrawnEdge {
   transitions: GraphTransition[];
 }
 
-/** The transitions grouped into arrows by source, target and event, each arrow where its first transition was. */
+/** The transitions grouped into arrows by source, target and event (a loop: by state), each where its first was. */
 export function drawnEdges(graph: MachineGraph): DrawnEdge[] {
   const edges = new Map<string, DrawnEdge>();
   for (const t of graph.transitions) {
     const target = t.target ?? t.source;
     // Keys and event types never hold a newline, so it cannot join two different arrows into one.
-    const pair = `${t.source}\n${target}\n${t.eventType}`;
+    const pair = target === t.source ? t.source : `${t.source}\n${target}\n${t.eventType}`;
     const edge = edges.get(pair);
     if (edge === undefined)
       edges.set(pair, { elementId: t.elementId, source: t.source, target, transitions: [t] });
@@ -40,14 +41,17 @@ function transitionLines(t: GraphTransition): string[] {
 }
 
 /**
- * An arrow's label lines: its first transition's event and guard as Stately writes them (`always [objectiveIsEmpty]`),
- * each further guarded branch as `or [guard]` (the guards are tried in that order), an unguarded one by its event. Every line stays narrow: in a left-to-right drawing a label's width widens the gap between two columns
+ * An arrow's label lines: each transition's event and guard as Stately writes them (`always [objectiveIsEmpty]`), a
+ * guarded branch of the same event as the transition before it as `or [guard]` (the guards are tried in that order). Every line stays narrow: in a left-to-right drawing a label's width widens the gap between two columns
  * of states across the whole picture.
  */
 export function edgeLabelLines(edge: DrawnEdge): string[] {
-  return edge.transitions.flatMap((t, n) =>
-    n > 0 && t.guard !== null ? [`or [${t.guard.type}]`] : transitionLines(t),
-  );
+  return edge.transitions.flatMap((t, n) => {
+    const before = edge.transitions[n - 1];
+    return before?.eventType === t.eventType && t.guard !== null
+      ? [`or [${t.guard.type}]`]
+      : transitionLines(t);
+  });
 }
 
 /** What hovering an arrow shows: each transition's event and guard, then its actions after a slash. */
