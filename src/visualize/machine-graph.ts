@@ -49,7 +49,10 @@ export interface GraphState {
 
 /** One transition: each guarded branch of an event is a transition of its own. */
 export interface GraphTransition {
-  /** `edge-<source>-<n>`, n counting the source's transitions in order: the id of its edge in the SVG. */
+  /**
+   * `edge-<source>-<n>`, n counting the source's transitions in order: the id of its edge in the SVG, or of the
+   * branch before it that its edge is drawn with (the branches of one event between the same two states are one edge).
+   */
   elementId: string;
   source: string;
   /** The target state's key (its path), or null for a transition that stays in its state. */

@@ -45,8 +45,12 @@ const transitions = transitionKeys(ralphMachine).map((key) => {
       : kind === 'after'
         ? `after ${name}`
         : event;
-  return { source, target, label: guard === undefined ? label : `${label} [${guard}]` };
+  return { source, target, event: label, guard, label: guard === undefined ? label : `${label} [${guard}]` };
 });
+
+/** A DOT tooltip's lines (its transitions), each without the actions after its slash. */
+const tooltipLines = (tooltip = ''): string[] =>
+  tooltip.split('\\n').map((line) => line.split(' / ')[0] as string);
 
 describe('the diagrams show the whole machine', () => {
   it('the machine has states and transitions to show', () => {
@@ -82,12 +86,21 @@ describe('the diagrams show the whole machine', () => {
           : new RegExp(`\\n${indent}"${pattern(key)}" \\[id="state-${pattern(key)}", class="state `),
       );
     }
-    for (const t of transitions)
-      expect(dot).toMatch(
-        new RegExp(
-          `\\n  "${pattern(endpoint(t.source))}" -> "${pattern(endpoint(t.target))}" \\[id="edge-${pattern(t.source)}-\\d+", class="transition from-${pattern(t.source)} to-${pattern(t.target)}", label="${pattern(t.label)}"`,
+    // The branches of one event between the same two states are one edge: its label lists their guards, its
+    // tooltip every branch whole.
+    for (const t of transitions) {
+      const edges = [
+        ...dot.matchAll(
+          new RegExp(
+            `\\n  "${pattern(endpoint(t.source))}" -> "${pattern(endpoint(t.target))}" \\[id="edge-${pattern(t.source)}-\\d+", class="transition from-${pattern(t.source)} to-${pattern(t.target)}", label=(.*), tooltip="([^"]*)"`,
+            'g',
+          ),
         ),
-      );
+      ];
+      const [, label, tooltip] = edges.find(([, , tooltip]) => tooltipLines(tooltip).includes(t.label)) ?? [];
+      expect(tooltip, t.label).toBeDefined();
+      expect(label).toContain(t.guard === undefined ? t.event : `[${t.guard}]`);
+    }
   });
 
   it('SVG: every state is a group state-<key> of class state, every transition an edge group the report can highlight', () => {
@@ -100,10 +113,16 @@ describe('the diagrams show the whole machine', () => {
     const edges = [
       ...svg.matchAll(/<g id="(edge-([\w.]+)-\d+)" class="edge transition from-([\w.]+) to-([\w.]+)">/g),
     ];
-    expect(edges).toHaveLength(transitions.length);
+    // One edge per event between two states, however many guarded branches it has.
+    expect(edges).toHaveLength(new Set(transitions.map((t) => `${t.source} ${t.target} ${t.event}`)).size);
     expect(edges.every(([, , source, from]) => source === from)).toBe(true);
     expect(new Set(edges.map(([, id]) => id)).size).toBe(edges.length);
-    for (const t of transitions) expect(svg).toContain(`>${t.label.replace(/&/g, '&amp;')}</text>`);
+    for (const t of transitions)
+      expect(svg).toMatch(
+        t.guard === undefined
+          ? new RegExp(`>${pattern(t.label.replace(/&/g, '&amp;'))}</text>`)
+          : new RegExp(`>(${pattern(t.event)} |or )?\\[${t.guard}\\]</text>`),
+      );
     expect(svg).toContain('<g id="edge-initial-0" class="edge initial from-initial to-validating">');
   });
 
