@@ -16,6 +16,13 @@ interface AssignArgs {
 /** What XState hands a built-in action's `resolve`: the assignment is the one the action was created with. */
 type AssignmentFunction = (args: AssignArgs, params: unknown) => object;
 
+/** True when every key `update` assigns is in `context` already, holding the very same value. */
+function changesNothing(context: Record<string, unknown>, update: object): boolean {
+  for (const key in update)
+    if (!(key in context) || !Object.is(context[key], (update as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
 /** The next snapshot of an assignment: the same state nodes, value, tags and children, and the updated context. */
 function resolveContextAssign(
   actorScope: AnyActorScope,
@@ -28,6 +35,9 @@ function resolveContextAssign(
     { context: snapshot.context, event: actionArgs.event, self: actorScope.self, system: actorScope.system },
     actionParams,
   );
+  // An assignment that changes nothing (a round whose agent said nothing of its usage: `recordUsage` of null over
+  // null) keeps the snapshot: no context and no snapshot copied, that only a collector would read.
+  if (changesNothing(snapshot.context, update)) return [snapshot, undefined, undefined];
   // A spread, not XState's `Object.assign({}, context, update)`: the same keys in the same order, and V8 keeps the
   // copy a fast object at any number of keys (Object.assign turns one of more than 19 into a dictionary).
   return [{ ...snapshot, context: { ...snapshot.context, ...update } }, undefined, undefined];

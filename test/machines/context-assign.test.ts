@@ -87,6 +87,18 @@ describe('assignContext', () => {
     expect(after.matches({ outer: 'inner' })).toBe(true);
   });
 
+  test('keeps the snapshot, context and all, for an assignment that changes nothing', () => {
+    const theirs = createActor(chartWith(assign)).start();
+    const actor = createActor(chartWith(assignContext)).start();
+    actor.send({ type: 'ADD', by: 4 });
+    theirs.send({ type: 'ADD', by: 4 });
+    const before = actor.getSnapshot();
+    actor.send({ type: 'ADD', by: 0 });
+    theirs.send({ type: 'ADD', by: 0 });
+    expect(actor.getSnapshot().context).toBe(before.context);
+    expect(read(actor)).toEqual(read(theirs));
+  });
+
   test("is XState's assign action, with its type and assignment, resolved without recomputing the state value", () => {
     const assignment = () => ({ count: 1 });
     const ours = assignContext(assignment) as unknown as {
