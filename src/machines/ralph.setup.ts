@@ -38,11 +38,12 @@ import type {
 } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
-import { assignContext } from './context-assign.js';
+import { contextAssign } from './context-assign.js';
 import { limitWaitMs } from './limit-wait.js';
 import { emitProgress } from './progress-emit.js';
 import {
   answerWaitOf,
+  contextWith,
   costBudgetOf,
   evaluationOf,
   evaluatorOf,
@@ -74,6 +75,9 @@ import {
 } from './ralph.types.js';
 import { type CallCheck, REFUSALS, requestedCapOf } from './refusals.js';
 import { resumePointProblem } from './resume-point-problem.js';
+
+/** XState's `assign`, copying the run's context as a literal of its keys (context-assign.ts, `contextWith`). */
+const assignContext = contextAssign(contextWith);
 
 const notProvided = (name: string) => () => {
   throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);

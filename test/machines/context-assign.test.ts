@@ -53,6 +53,8 @@ const read = (actor: AnyActorRef) => {
     context: snapshot.context,
     // In the same order: a recording and the inspector show the context as JSON.
     contextKeys: Object.keys(snapshot.context),
+    // A snapshot of the same keys, in the same order, as XState's own (context-assign.ts copies it as a literal).
+    snapshotKeys: Object.keys(snapshot),
     tags: [...snapshot.tags].sort(),
     status: snapshot.status,
     children: Object.keys(snapshot.children),
