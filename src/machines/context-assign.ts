@@ -6,7 +6,7 @@ import { type AnyActorScope, type AnyMachineSnapshot, assign, type EventObject }
 // An assignment here copies the snapshot with its new context and keeps what the nodes give as it was. Both copies are
 // object literals of their keys, not spreads: a spread builds its copy key by key (a map transition and a property
 // store each, out-of-object past the fourth key), a literal in one allocation of a known shape; 4 assigns a round,
-// ≈ 0.4 µs against ≈ 1 µs each (BENCHMARKS.md, issue 35: the round, second pass).
+// ≈ 0.2 µs against 0.6–1 µs each (BENCHMARKS.md, issue 35: the round, second pass).
 
 /** The arguments an assignment function is called with, as XState's `assign` gives them (no `spawn`: none is used). */
 interface AssignArgs {

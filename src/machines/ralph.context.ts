@@ -75,7 +75,7 @@ export const initialContext = ({ input }: { input: RalphMachineInput }): RalphCo
 /**
  * The context with an assignment's update: a literal of the context's keys, in `initialContext`'s order (the order of
  * every context a run holds), then the update's values (ralph.setup.ts's `assignContext`: 4 assignments a round, each
- * copying 18 keys, where a spread is ≈ 2.5× slower: BENCHMARKS.md, issue 35: the round, second pass).
+ * copying 18 keys, where a spread is 3–5× slower: BENCHMARKS.md, issue 35: the round, second pass).
  */
 export function contextWith(context: RalphContext, update: Partial<RalphContext>): RalphContext {
   const next: RalphContext = {
