@@ -72,6 +72,38 @@ export const initialContext = ({ input }: { input: RalphMachineInput }): RalphCo
     : { evaluation: { started: 0, review: null, changedFiles: [], last: null } satisfies EvaluationContext }),
 });
 
+/**
+ * The context with an assignment's update: a literal of the context's keys, in `initialContext`'s order (the order of
+ * every context a run holds), then the update's values (ralph.setup.ts's `assignContext`: 4 assignments a round, each
+ * copying 18 keys, where a spread is 3–5× slower: BENCHMARKS.md, issue 35: the round, second pass).
+ */
+export function contextWith(context: RalphContext, update: Partial<RalphContext>): RalphContext {
+  const next: RalphContext = {
+    runId: context.runId,
+    call: context.call,
+    objective: context.objective,
+    maxRounds: context.maxRounds,
+    round: context.round,
+    agentsStarted: context.agentsStarted,
+    childId: context.childId,
+    handoff: context.handoff,
+    review: context.review,
+    outcome: context.outcome,
+    outOfTime: context.outOfTime,
+    stopReason: context.stopReason,
+    fingerprint: context.fingerprint,
+    idleRounds: context.idleRounds,
+    roundUsage: context.roundUsage,
+    usage: context.usage,
+    limitWaits: context.limitWaits,
+    limitWaitMs: context.limitWaitMs,
+  };
+  if ('evaluation' in context) next.evaluation = context.evaluation;
+  for (const key in update)
+    (next as unknown as Record<string, unknown>)[key] = update[key as keyof RalphContext];
+  return next;
+}
+
 /** A fault of the machine itself (a branch taken without what its guard checked), never of the child. */
 function machineFault(what: string): never {
   throw new Error(`ralphMachine: ${what}`);

@@ -1,4 +1,4 @@
-import { emit, enqueueActions, fromPromise, setup } from 'xstate';
+import { enqueueActions, fromPromise, setup } from 'xstate';
 import {
   type AnswerOutcome,
   answeredHandoff,
@@ -38,10 +38,12 @@ import type {
 } from '../contract/types.js';
 import { addUsage, type RalphUsage, usageOf } from '../contract/usage.js';
 import { verifyFailureHandoff } from '../contract/verify-handoff.js';
-import { assignContext } from './context-assign.js';
+import { contextAssign } from './context-assign.js';
 import { limitWaitMs } from './limit-wait.js';
+import { emitProgress } from './progress-emit.js';
 import {
   answerWaitOf,
+  contextWith,
   costBudgetOf,
   evaluationOf,
   evaluatorOf,
@@ -73,6 +75,9 @@ import {
 } from './ralph.types.js';
 import { type CallCheck, REFUSALS, requestedCapOf } from './refusals.js';
 import { resumePointProblem } from './resume-point-problem.js';
+
+/** XState's `assign`, copying the run's context as a literal of its keys (context-assign.ts, `contextWith`). */
+const assignContext = contextAssign(contextWith);
 
 const notProvided = (name: string) => () => {
   throw new Error(`ralphMachine actor "${name}" was not provided; run the machine through createRalphEngine`);
@@ -257,7 +262,7 @@ export const ralphSetup = setup({
       roundUsage: null,
     })),
     // The round's own events are written out field by field, in progressOf's order: a spread a round each is garbage.
-    announceRound: emit(({ context }) => ({
+    announceRound: emitProgress(({ context }) => ({
       type: 'round-started' as const,
       runId: context.runId,
       round: context.round,
@@ -267,7 +272,7 @@ export const ralphSetup = setup({
       agentsStarted: context.agentsStarted + 1,
       childId: params.childId,
     })),
-    announceChild: emit(({ context }, params: ChildStarted) => ({
+    announceChild: emitProgress(({ context }, params: ChildStarted) => ({
       type: 'child-started' as const,
       runId: context.runId,
       round: context.round,
@@ -315,7 +320,7 @@ export const ralphSetup = setup({
     // Every accepted report is announced just after it is accepted (two actions, not one `enqueueActions`: that
     // costs ≈ 10 µs a round, measured side by side). Usage is added only when an agent said it, so a run whose
     // agents say nothing emits the reference's event.
-    announceReport: emit(({ context }) => {
+    announceReport: emitProgress(({ context }) => {
       const event: RalphProgressEvent = {
         type: 'report-accepted',
         runId: context.runId,
@@ -334,7 +339,7 @@ export const ralphSetup = setup({
       limitWaits: context.limitWaits + 1,
       limitWaitMs: limitWaitMs(limitOf(outcome), context.limitWaits + 1),
     })),
-    announceLimitWait: emit(({ context }, outcome: RoundOutcome) => ({
+    announceLimitWait: emitProgress(({ context }, outcome: RoundOutcome) => ({
       type: 'limit-wait-started' as const,
       ...progressOf(context),
       waitMs: context.limitWaitMs as number,
@@ -380,7 +385,7 @@ export const ralphSetup = setup({
       settled(context, 'complete', { verifiedBy: [...verifyOf(context).argv] }),
     ),
     markOutOfTime: assignContext({ outOfTime: true }),
-    announceTimeLimit: emit(({ context }) => ({
+    announceTimeLimit: emitProgress(({ context }) => ({
       type: 'time-limit-reached' as const,
       ...progressOf(context),
       maxWallTimeMs: railOf(context, 'maxWallTimeMs'),
@@ -408,12 +413,12 @@ export const ralphSetup = setup({
       const detail = timeRanOutWaitingForLimit(context.round, railOf(context, 'maxWallTimeMs'));
       return workflowFailedIn(context, detail, detail);
     }),
-    announceVerifyStarted: emit(({ context }) => ({
+    announceVerifyStarted: emitProgress(({ context }) => ({
       type: 'verify-started' as const,
       ...progressOf(context),
       command: [...verifyOf(context).argv],
     })),
-    announceVerifyPassed: emit(({ context }, outcome: VerifyOutcome) =>
+    announceVerifyPassed: emitProgress(({ context }, outcome: VerifyOutcome) =>
       verifyFinished(context, outcome, true),
     ),
     // A completion the command did not confirm: announced, then handed to the next round with the failure.
@@ -439,7 +444,7 @@ export const ralphSetup = setup({
       fingerprint: params.fingerprint,
       idleRounds: params.fingerprint === context.fingerprint ? context.idleRounds + 1 : 0,
     })),
-    announceIdleRound: emit(({ context }) => ({
+    announceIdleRound: emitProgress(({ context }) => ({
       type: 'workspace-unchanged' as const,
       ...progressOf(context),
       idleRounds: context.idleRounds,
@@ -455,7 +460,7 @@ export const ralphSetup = setup({
     beginEvaluation: assignContext(({ context }) =>
       withEvaluation(context, { review: null, changedFiles: [] }),
     ),
-    announceEvaluatorStarted: emit(({ context }) => ({
+    announceEvaluatorStarted: emitProgress(({ context }) => ({
       type: 'evaluator-started' as const,
       ...progressOf(context),
       evaluator: evaluatorOf(context).name,
@@ -511,7 +516,7 @@ export const ralphSetup = setup({
     recordVerdict: assignContext(({ context }) =>
       withEvaluation(context, { last: { round: context.round, verdict: givenVerdictOf(context) } }),
     ),
-    announceVerdict: emit(({ context }) => {
+    announceVerdict: emitProgress(({ context }) => {
       const { verdict, findings, evidence } = givenVerdictOf(context);
       return {
         type: 'evaluator-finished' as const,
@@ -550,7 +555,7 @@ export const ralphSetup = setup({
         },
       }),
     ),
-    announceQuestion: emit(({ context }) => ({
+    announceQuestion: emitProgress(({ context }) => ({
       type: 'question-asked' as const,
       ...progressOf(context),
       question: handoffOf(context).blocker ?? '',

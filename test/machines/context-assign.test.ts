@@ -53,6 +53,8 @@ const read = (actor: AnyActorRef) => {
     context: snapshot.context,
     // In the same order: a recording and the inspector show the context as JSON.
     contextKeys: Object.keys(snapshot.context),
+    // A snapshot of the same keys, in the same order, as XState's own (context-assign.ts copies it as a literal).
+    snapshotKeys: Object.keys(snapshot),
     tags: [...snapshot.tags].sort(),
     status: snapshot.status,
     children: Object.keys(snapshot.children),
@@ -85,6 +87,18 @@ describe('assignContext', () => {
     expect(before.context).toEqual({ count: 0, last: null, flag: false });
     expect(after.context.count).toBe(4);
     expect(after.matches({ outer: 'inner' })).toBe(true);
+  });
+
+  test('keeps the snapshot, context and all, for an assignment that changes nothing', () => {
+    const theirs = createActor(chartWith(assign)).start();
+    const actor = createActor(chartWith(assignContext)).start();
+    actor.send({ type: 'ADD', by: 4 });
+    theirs.send({ type: 'ADD', by: 4 });
+    const before = actor.getSnapshot();
+    actor.send({ type: 'ADD', by: 0 });
+    theirs.send({ type: 'ADD', by: 0 });
+    expect(actor.getSnapshot().context).toBe(before.context);
+    expect(read(actor)).toEqual(read(theirs));
   });
 
   test("is XState's assign action, with its type and assignment, resolved without recomputing the state value", () => {

@@ -4,6 +4,7 @@ import { verdictJsonSchema } from '../../src/contract/evaluator-verdict.js';
 import { reviewReport } from '../../src/contract/round-report-review.js';
 import {
   agentOf,
+  contextWith,
   evaluationOf,
   evaluatorOf,
   evaluatorRequestOf,
@@ -129,5 +130,27 @@ describe('the context of a run with an evaluator, and of one without', () => {
     });
     // A copy: the envelope does not share the context's arrays.
     expect(after.ok && after.envelope.result.evaluation?.evidence).not.toBe(verdict.evidence);
+  });
+});
+
+describe('contextWith', () => {
+  test('gives what a spread gives, key for key and in the same order, with an evaluator or without', () => {
+    const plain = initialContext({ input: baseInput() });
+    const judged = initialContext({ input: baseInput({ evaluator: evaluatorSnapshot() }) });
+    const evaluation = { started: 2, review: null, changedFiles: [], last: null };
+    const updates = [
+      {},
+      { round: 3, childId: 'c', review: null },
+      { outOfTime: true, limitWaitMs: 5 },
+      { evaluation },
+    ];
+    for (const context of [plain, judged])
+      for (const update of updates) {
+        const next = contextWith(context, update);
+        const spread = { ...context, ...update };
+        expect(next).toEqual(spread);
+        expect(Object.keys(next)).toEqual(Object.keys(spread));
+        expect(next).not.toBe(context);
+      }
   });
 });
