@@ -15,7 +15,7 @@ import { addNotifyCommandOptions } from './notify-options.js';
 import type { ReplayOptions } from './replay-command.js';
 import type { ReportOptions } from './report-command.js';
 import type { ReportToolCommandOptions } from './report-tool-command.js';
-import type { ResumeOptions } from './resume.js';
+import type { ResumeOptions } from './resume-options.js';
 import type { RunOptions } from './run.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
 import type { VizOptions } from './viz.js';
