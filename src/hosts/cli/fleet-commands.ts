@@ -9,7 +9,7 @@ import { addGitHubTaskOptions, GITHUB_TASK_KEYS, PULL_KEYS } from './github-task
 import { addGuardRailOptions, GUARD_RAILS_HELP } from './guard-rail-options.js';
 import type { PruneOptions } from './prune-command.js';
 import { addSandboxOptions, SANDBOX_HELP } from './sandbox-options.js';
-import type { SubmitBatchOptions } from './submit-batch-command.js';
+import type { SubmitBatchOptions } from './submit-batch-options.js';
 import type { WaitOptions } from './wait-command.js';
 import type { WorkerOptions } from './worker-command.js';
 
