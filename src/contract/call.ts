@@ -74,3 +74,16 @@ export function isValidMaxRounds(value: unknown): boolean {
 export function resolveMaxRounds(requested: unknown, deploymentMaxRounds: number): number {
   return typeof requested === 'number' && isValidMaxRounds(requested) ? requested : deploymentMaxRounds;
 }
+
+/**
+ * True when the tool's own checks of a call (objective, round cap, its ceiling) will pass: a host prepares a run
+ * (checks its agent can start) only for a call the tool will accept, and leaves the others to the tool's refusal.
+ */
+export function callIsAcceptable(args: Record<string, unknown>): boolean {
+  const requested = requestedMaxRoundsOf(args);
+  return (
+    isNonEmptyObjective(objectiveOf(args)) &&
+    isValidMaxRounds(requested) &&
+    !(typeof requested === 'number' && requested > DEFAULT_MAX_ROUNDS)
+  );
+}

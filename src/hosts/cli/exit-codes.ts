@@ -11,6 +11,9 @@ export const EXIT = Object.freeze({
   cancelled: 130,
 });
 
+/** Where a command's action leaves its exit code, for `ralph` to exit with once commander is done. */
+export type SetExitCode = (code: number) => void;
+
 /** The exit code of a settled run. */
 export function exitCodeForStatus(status: RalphResultStatus): number {
   switch (status) {

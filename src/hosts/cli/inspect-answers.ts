@@ -12,7 +12,7 @@ import {
 import { answerTextProblem, personAnswerSchema } from '../../contract/answers.js';
 import { formatIssues } from '../../contract/zod-issues.js';
 import { MAX_ANSWER_BODY_BYTES, requestBodyOf } from '../answer-request-body.js';
-import { SECURITY_HEADERS } from './loopback-page.js';
+import { sendJson } from './loopback-page.js';
 
 /** Where the live page posts a person's answer. */
 export const ANSWER_PATH = '/answer';
@@ -25,11 +25,6 @@ const answerPostSchema = z.strictObject({
   round: z.number().int().positive(),
   answer: personAnswerSchema,
 });
-
-const json = (response: ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS });
-  response.end(JSON.stringify(body));
-};
 
 /** Parses the posted text as an answer to a round, or says what is wrong with it. */
 function parsedAnswer(text: string): z.infer<typeof answerPostSchema> | { problem: string } {
@@ -62,22 +57,22 @@ export async function takeAnswer(
 ): Promise<void> {
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`)
-    return json(response, 403, { error: answerNotFromPage });
+    return sendJson(response, 403, { error: answerNotFromPage });
   if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
-    return json(response, 415, { error: answerNotJson });
+    return sendJson(response, 415, { error: answerNotJson });
   const text = await requestBodyOf(request, MAX_ANSWER_BODY_BYTES);
   if (text === undefined) {
     response.setHeader('connection', 'close');
-    return json(response, 413, { error: answerTooLarge(MAX_ANSWER_BODY_BYTES) });
+    return sendJson(response, 413, { error: answerTooLarge(MAX_ANSWER_BODY_BYTES) });
   }
   const posted = parsedAnswer(text);
-  if ('problem' in posted) return json(response, 400, { error: answerMalformed(posted.problem) });
+  if ('problem' in posted) return sendJson(response, 400, { error: answerMalformed(posted.problem) });
   const waiting = inbox.waiting().find((question) => question.round === posted.round);
-  if (waiting === undefined) return json(response, 409, { error: answerNotForRound(posted.round) });
+  if (waiting === undefined) return sendJson(response, 409, { error: answerNotForRound(posted.round) });
   const delivery =
     posted.answer.kind === 'answer'
       ? inbox.answer(waiting.runId, posted.answer.text, LIVE_PAGE_ANSWERER)
       : inbox.giveUp(waiting.runId, LIVE_PAGE_ANSWERER);
-  if (!delivery.delivered) return json(response, 409, { error: delivery.problem });
-  json(response, 200, delivery);
+  if (!delivery.delivered) return sendJson(response, 409, { error: delivery.problem });
+  sendJson(response, 200, delivery);
 }

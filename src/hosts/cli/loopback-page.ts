@@ -9,6 +9,18 @@ export const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** Answers a request with `body` as JSON. */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS });
+  response.end(JSON.stringify(body));
+}
+
+/** Answers a request with an HTML page. */
+export function sendHtml(response: ServerResponse, body: string): void {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
+  response.end(body);
+}
+
 /** Answers a request with a one-line plain-text refusal, `<who>: <text>`. */
 export function refusal(
   response: ServerResponse,

@@ -8,7 +8,8 @@ import {
 import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
 import type { RalphProgressEvent, ReportStatus } from '../../contract/types.js';
 import { costText, type RalphUsage, usageSuffix, usageText } from '../../contract/usage.js';
-import { stripControl, stripControlToLine } from '../../render/terminal-text.js';
+import { stripControl } from '../../render/terminal-text.js';
+import { formatElapsed, oneLine } from './progress-format.js';
 
 /** Where `ralph run` writes its progress, and how. */
 export interface ProgressOptions {
@@ -56,26 +57,9 @@ export function progressOptionsFor(
   };
 }
 
-const SUMMARY_CHARS = 240;
 const REDRAW_MS = 250;
 /** Back to the start of the line and clear it: how a live line is redrawn in place. */
 export const CLEAR_LINE = '\r\x1b[2K';
-
-/** One line of a summary, short enough for a progress line, without the control characters an agent put in it. */
-function oneLine(text: string): string {
-  const flat = stripControlToLine(text);
-  return flat.length <= SUMMARY_CHARS ? flat : `${flat.slice(0, SUMMARY_CHARS - 1)}…`;
-}
-
-/** `4.2s`, `3m 07s`, `1h 02m`. */
-function formatElapsed(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)}s`;
-  const whole = Math.floor(seconds);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (whole < 3600) return `${Math.floor(whole / 60)}m ${pad(whole % 60)}s`;
-  return `${Math.floor(whole / 3600)}h ${pad(Math.floor((whole % 3600) / 60))}m`;
-}
 
 const STATUS_COLOR: Record<ReportStatus, string> = { continue: '36', complete: '32', blocked: '33' };
 

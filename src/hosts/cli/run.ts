@@ -1,38 +1,29 @@
 import { resolve } from 'node:path';
 import { firstAnswer } from '../../actors/answer-inbox.js';
-import {
-  DEFAULT_MAX_ROUNDS,
-  isNonEmptyObjective,
-  isValidMaxRounds,
-  objectiveOf,
-  requestedMaxRoundsOf,
-} from '../../contract/call.js';
-import { errorText } from '../../contract/error-text.js';
+import { callIsAcceptable } from '../../contract/call.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { uncountedSpendNote } from '../../contract/guard-rail-messages.js';
 import { WORKFLOW_CANCELLED } from '../../contract/messages.js';
 import type { RalphUsage } from '../../contract/usage.js';
-import { openRecordingFile, type RecordingFile } from '../../inspect/recording-file.js';
-import type { RecordingSink } from '../../inspect/recording-format.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { type RunNotifications, runNotifications } from '../../notify/run-notifications.js';
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
-import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
 import type { RalphExec } from '../../run/tool.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AskOptions } from './ask-options.js';
-import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-texts.js';
+import { CANCELLING, FORCED, roundCapNote } from './cli-texts.js';
 import { createCliTool } from './cli-tool.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import { exitCodeForStatus } from './exit-codes.js';
 import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
-import { NOTIFY_OPTION_KEYS, type NotifyOptions, notifierFor } from './notify-options.js';
+import { type NotifyOptions, notifierFor } from './notify-options.js';
 import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
+import { openRecording, recordingHostOf, recordingOption } from './run-recording.js';
 import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { FORCED_SETTLE_MS, trapInterrupts } from './signals.js';
@@ -59,61 +50,10 @@ export interface ContinuedRun {
   recordings?: readonly string[];
 }
 
-/** The options of `ralph run` that are not about where its output goes: what `ralph resume` starts agents with. */
-const OUTPUT_OPTIONS = new Set<string>(['json', 'record', 'inspect', 'inspectKeep', ...NOTIFY_OPTION_KEYS]);
-
-/**
- * What a recording's header keeps for `ralph resume`: this process (so a resume can refuse while it still runs)
- * and the run's options, the workspace made absolute (a resume may start in another folder).
- */
-function recordingHostOf(options: RunOptions, resumed: boolean): Record<string, unknown> {
-  const run: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) if (!OUTPUT_OPTIONS.has(key)) run[key] = value;
-  run.cwd = resolve(options.cwd ?? process.cwd());
-  // A resumed run printed no note about its cap: `ralph replay` reads this to print what the run printed.
-  return { ralphRun: run, process: thisHost(), ...(resumed ? { resumed: true } : {}) };
-}
-
 /** The run's page a notification links to: the live page while it stays up, else the recording `ralph report` reads. */
 function notificationLink(options: RunOptions, inspector: RunInspector | undefined): string | undefined {
   if (inspector !== undefined && options.inspectKeep === true) return inspector.url;
   return options.record === undefined ? undefined : resolve(options.record);
-}
-
-/** True when the tool's own checks of the call (objective, round cap, ceiling) will pass. */
-function callIsAcceptable(args: Record<string, unknown>): boolean {
-  const requested = requestedMaxRoundsOf(args);
-  return (
-    isNonEmptyObjective(objectiveOf(args)) &&
-    isValidMaxRounds(requested) &&
-    !(typeof requested === 'number' && requested > DEFAULT_MAX_ROUNDS)
-  );
-}
-
-/** Creates the recording file `--record` names; refused, before anything started, when it cannot be. */
-function openRecording(path: string): RecordingFile {
-  try {
-    return openRecordingFile(path);
-  } catch (error) {
-    throw new RalphError({ code: 'refused', message: recordFileUnwritable(path, errorText(error)) });
-  }
-}
-
-/** Where the run's recording lines go: the --record file, the --inspect page, both, or nowhere. */
-function recordingOption(
-  file: RecordingFile | undefined,
-  inspector: RunInspector | undefined,
-): { record?: RecordingSink } {
-  if (inspector === undefined) return file === undefined ? {} : { record: file };
-  if (file === undefined) return { record: inspector.sink };
-  return {
-    record: {
-      write(line) {
-        file.write(line);
-        inspector.sink.write(line);
-      },
-    },
-  };
 }
 
 /**

@@ -1,137 +1,24 @@
 import { tmpdir } from 'node:os';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
-import type { BatchTask } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
-import { fleetLandNotPr, noPullRepo, pullOptionWithoutLand } from '../../contract/fleet-pull-messages.js';
-import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
-import { isPlainHttpUrl } from '../../contract/plain-http-url.js';
 import { maskUrlCredentials } from '../../contract/url-credentials.js';
 import type { BatchBudget } from '../../fleet/batch-budget.js';
 import type { FleetBatchSubmission } from '../../fleet/batch-client.js';
-import type { FleetBatchTask } from '../../fleet/batch-input.js';
-import type { RepoRef } from '../../github/github-api.js';
-import { repoOfRemoteUrl } from '../../github/repo-ref.js';
 import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
-import {
-  assertNoGitHubFilter,
-  type GitHubTasksOptions,
-  readGitHubTasks,
-  repoRefOf,
-} from './batch-github-tasks.js';
+import { assertNoGitHubFilter } from './batch-github-tasks.js';
 import { newBatchId } from './batch-id.js';
 import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { PULL_FLAGS, PULL_KEYS } from './github-task-options.js';
 import { guardRailConfig } from './guard-rail-options.js';
+import { refuse, type SubmitBatchOptions } from './submit-batch-options.js';
+import { pullsOf } from './submit-batch-pulls.js';
+import { readBatchTasks } from './submit-batch-tasks.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
-import { readTasksFile } from './tasks-file.js';
-import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
-
-/** The options `ralph submit --batch` adds to those of `ralph submit`. */
-export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions, GitHubTasksOptions {
-  /** The tasks file; `true` for `--batch` without one (its tasks then come from `--from-github`). */
-  batch?: string | true;
-  /** The repository's URL every worker clones and pushes to. */
-  repo?: string;
-  /** The branch the batch lands on (default: a new branch `ralph/batch-<id>` from the remote's HEAD). */
-  into?: string;
-  /** A conflict at a landing goes to a resolver loop of the task's agent (needs --verify). */
-  resolveConflicts?: boolean;
-  /** `pr`: each task goes out as a pull request, opened by a worker with `--allow-github` (its token). */
-  land?: string;
-  /** With `--land pr`: a task after another opens its pull request against that task's branch. */
-  stack?: boolean;
-  /** With `--land pr`: the repository the pull requests are opened on. */
-  githubRepo?: string;
-  /** With `--land pr`: where the batch's report page is published. */
-  reportUrl?: string;
-}
-
-/**
- * What a batch task's row says of its pull request (`--land pr`): that it lands as one, stacked or not, on which
- * repository, and where its report is — never a token (the worker's own opens it), never an API URL (the worker's
- * --github-api). The repository is --github-repo's, else --from-github's, else the --repo URL's on GitHub; none
- * known is refused, submitting nothing.
- */
-async function pullsOf(options: SubmitBatchOptions, repo: string): Promise<Partial<FleetBatchTask>> {
-  if (options.land === undefined) {
-    const stray = PULL_KEYS.find((key) => options[key] !== undefined);
-    if (stray !== undefined) throw refuse(pullOptionWithoutLand(PULL_FLAGS[stray]));
-    return {};
-  }
-  if (options.land !== 'pr') throw refuse(fleetLandNotPr(options.land));
-  const named = options.githubRepo ?? options.fromGithub;
-  let github: RepoRef | null;
-  if (named !== undefined) github = repoRefOf(named, COMMAND);
-  else github = repoOfRemoteUrl(repo);
-  if (github === null) throw refuse(noPullRepo());
-  const { reportUrl } = options;
-  if (reportUrl !== undefined && !isPlainHttpUrl(reportUrl))
-    throw refuse(
-      `ralph submit --report-url must be an http(s) URL with no credential (got ${JSON.stringify(reportUrl)})`,
-    );
-  return {
-    land: 'pr',
-    ...(options.stack === true ? { stack: true } : {}),
-    github,
-    ...(reportUrl === undefined ? {} : { reportUrl }),
-  };
-}
-
-const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
-
-const COMMAND = 'ralph submit --batch';
-
-/** The tasks file `--batch` names, if it names one. */
-const tasksFileOf = (options: SubmitBatchOptions): string | undefined =>
-  typeof options.batch === 'string' ? options.batch : undefined;
-
-/**
- * The batch's tasks: those of the tasks file as the command line lets them run (a command it names needs
- * --trust-tasks), or with `--from-github` those of the repository's issues, read here with this host's token (a
- * taken or skipped issue said on stderr). On the fleet the token is the worker's: the submitter's stays in this
- * process, and goes from its environment once the client holds it.
- */
-async function readTasks(options: SubmitBatchOptions): Promise<BatchTask[]> {
-  const said = (line: string) => process.stderr.write(`${COMMAND}: ${line}\n`);
-  const file = tasksFileOf(options);
-  const { fromGithub } = options;
-  if (fromGithub !== undefined) {
-    if (file !== undefined) throw refuse(tasksFileAndGitHub(COMMAND));
-    if (options.trustTasks === true) throw refuse(trustTasksWithGitHub(COMMAND));
-    // Loaded only here: a batch from a tasks file never loads the GitHub client.
-    const { connectGitHub } = await import('./github-connect.js');
-    const tasks = await readGitHubTasks({ ...options, fromGithub }, said, connectGitHub, COMMAND);
-    // An issue's task is its id, objective and order, whatever else a task may hold: no issue names a command.
-    return inOrder(tasks.map(({ id, objective, after }) => ({ id, objective, after })));
-  }
-  assertNoGitHubFilter(options, COMMAND);
-  if (file === undefined)
-    throw refuse('ralph submit --batch needs a tasks file, or --from-github OWNER/REPO --label NAME');
-  const use = { command: COMMAND, file, nothing: 'nothing was submitted' };
-  return inOrder(tasksAsTrusted(await readTasksFile(file, COMMAND), options, use, said));
-}
-
-/** The tasks in an order where every task comes after those it names in `after`. */
-function inOrder(tasks: BatchTask[]): BatchTask[] {
-  const byId = new Map(tasks.map((task) => [task.id, task]));
-  const ordered: BatchTask[] = [];
-  // A set, not ordered.includes: a 1 MiB checklist holds some 100,000 tasks, and a scan per task would be quadratic.
-  const placed = new Set<BatchTask>();
-  const visit = (task: BatchTask) => {
-    if (placed.has(task)) return;
-    for (const before of task.after) visit(byId.get(before) as BatchTask);
-    placed.add(task);
-    ordered.push(task);
-  };
-  for (const task of tasks) visit(task);
-  return ordered;
-}
 
 /**
  * The ref the batch starts from on the remote (`refs/heads/<into>`, else `HEAD`), checked with `git ls-remote`:
@@ -204,7 +91,7 @@ export async function batchSubmissionOf(options: SubmitBatchOptions): Promise<Fl
   if (problem !== null)
     throw refuse(`ralph submit --repo ${JSON.stringify(maskUrlCredentials(repo))} is refused: ${problem}`);
   const pulls = await pullsOf(options, repo);
-  const tasks = await readTasks(options);
+  const tasks = await readBatchTasks(options);
   const verifyTimeoutMs =
     rest.verifyTimeout === undefined
       ? DEFAULT_VERIFY_TIMEOUT_MS

@@ -1,10 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorText } from '../../../contract/error-text.js';
 import { isRalphError } from '../../../contract/errors.js';
-import { runSandboxText } from '../../../contract/fleet-sandbox-messages.js';
-import { usageText } from '../../../contract/usage.js';
-import { type FleetRunState, isSettledState, type RalphFleet } from '../../../fleet/client.js';
-import { type DashboardQueries, RUN_STATES } from '../../../fleet/dashboard-queries.js';
+import { isSettledState, type RalphFleet } from '../../../fleet/client.js';
+import type { DashboardQueries } from '../../../fleet/dashboard-queries.js';
 import { FleetError } from '../../../fleet/database.js';
 import type { RunEventTable } from '../../../fleet/run-events.js';
 import { renderRunPage } from '../../../visualize/report-page.js';
@@ -15,17 +13,17 @@ import {
   newPageToken,
   parsedTarget,
   refusal,
-  SECURITY_HEADERS,
+  sendHtml,
+  sendJson,
 } from '../loopback-page.js';
 import { answerOfRequest } from './answer-request.js';
 import { renderDashboardPage } from './page.js';
 import { createRunStreams, followRun, MAX_RUN_STREAMS } from './run-follower.js';
+import { runIdIn } from './run-path.js';
+import { runsListOf } from './runs-list.js';
 
 /** The address the dashboard listens on unless told otherwise: the fleet is for the people at this machine. */
 export const DASHBOARD_HOST = '127.0.0.1';
-
-/** How long the counts of runs by status are reused (ms): the one query of the page that reads every run's row. */
-const COUNTS_TTL_MS = 5_000;
 
 /** The header a cancel must carry: a page elsewhere cannot send it without a preflight this server never answers. */
 export const CANCEL_HEADER = 'x-ralph-dashboard';
@@ -56,29 +54,7 @@ export interface DashboardServer {
   close(): Promise<void>;
 }
 
-const json = (response: ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS });
-  response.end(JSON.stringify(body));
-};
-
-const html = (response: ServerResponse, body: string) => {
-  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS });
-  response.end(body);
-};
-
 const isLoopback = (host: string) => host === '127.0.0.1' || host === 'localhost' || host === '::1';
-
-/** The run id of `/prefix/<id>` or `/prefix/<id>/suffix`, decoded; undefined when the path is not one. */
-function runIdIn(path: string, prefix: string, suffix = ''): string | undefined {
-  if (!path.startsWith(prefix) || !path.endsWith(suffix)) return undefined;
-  const raw = path.slice(prefix.length, path.length - suffix.length);
-  if (raw === '' || raw.includes('/')) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Starts `ralph dashboard`'s web server. `GET /` is the page; `/api/runs?status=&cursor=`, `/api/workers` and
@@ -108,46 +84,12 @@ export async function startDashboardServer(
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (response.headersSent) response.destroy();
-      else if (error instanceof FleetError) json(response, 404, { error: error.message });
-      else json(response, 500, { error: `the fleet's database failed: ${errorText(error)}` });
+      else if (error instanceof FleetError) sendJson(response, 404, { error: error.message });
+      else sendJson(response, 500, { error: `the fleet's database failed: ${errorText(error)}` });
     });
   });
 
-  let counted: { at: number; counts: Promise<Record<string, number>> } | undefined;
-  /** The counts by status, read at most once every COUNTS_TTL_MS however many pages poll. */
-  const counts = () => {
-    if (counted === undefined || Date.now() - counted.at > COUNTS_TTL_MS) {
-      const read = sources.queries.counts();
-      counted = { at: Date.now(), counts: read };
-      // A failed read is not kept: the next poll asks again.
-      read.catch(() => {
-        if (counted?.counts === read) counted = undefined;
-      });
-    }
-    return counted.counts;
-  };
-
-  async function runsPage(url: URL) {
-    const status = url.searchParams.get('status') ?? '';
-    const cursor = url.searchParams.get('cursor') ?? '';
-    const state = (RUN_STATES as readonly string[]).includes(status) ? (status as FleetRunState) : undefined;
-    if (!(await sources.queries.ready())) return { runs: [], next: null, counts: {} };
-    const [found, byStatus] = await Promise.all([
-      sources.queries.runs({
-        ...(state === undefined ? {} : { state }),
-        ...(cursor === '' ? {} : { cursor }),
-        limit: options.pageSize,
-      }),
-      counts(),
-    ]);
-    const runs = found.runs.map((run) => ({
-      ...run,
-      cost: run.usage === null ? '' : usageText(run.usage),
-      // As `ralph status` says it: sandboxed, in how many rounds, or asked for.
-      sandboxed: runSandboxText(run.sandbox, run.roundsDone),
-    }));
-    return { runs, next: found.next, counts: byStatus };
-  }
+  const runsPage = runsListOf(sources.queries, options.pageSize);
 
   async function runModel(runId: string) {
     return (await sources.events.exists()) ? followRun(sources.events, runId).poll() : null;
@@ -176,21 +118,21 @@ export async function startDashboardServer(
       if (!fromPage(request, 'cancel'))
         return refuse(response, 403, 'a cancel comes from the dashboard page only');
       const { state } = await sources.fleet.status(cancelled);
-      if (isSettledState(state)) return json(response, 409, { error: alreadyEnded(cancelled, state) });
+      if (isSettledState(state)) return sendJson(response, 409, { error: alreadyEnded(cancelled, state) });
       await sources.fleet.cancel(cancelled);
-      return json(response, 200, { cancelled });
+      return sendJson(response, 200, { cancelled });
     }
     if (request.method !== 'GET') return refuse(response, 405, 'GET or POST only', { allow: 'GET, POST' });
-    if (path === '/') return html(response, page);
-    if (path === '/api/runs') return json(response, 200, await runsPage(url));
+    if (path === '/') return sendHtml(response, page);
+    if (path === '/api/runs') return sendJson(response, 200, await runsPage(url));
     if (path === '/api/workers') {
       const ready = await sources.queries.ready();
-      return json(response, 200, { workers: ready ? await sources.queries.workers() : [] });
+      return sendJson(response, 200, { workers: ready ? await sources.queries.workers() : [] });
     }
     const apiRun = runIdIn(path, '/api/runs/');
     if (apiRun !== undefined) {
       const status = await sources.fleet.status(apiRun);
-      return json(response, 200, { status, model: await runModel(apiRun) });
+      return sendJson(response, 200, { status, model: await runModel(apiRun) });
     }
     const streamed = runIdIn(path, '/runs/', '/events');
     if (streamed !== undefined) {
@@ -207,7 +149,7 @@ export async function startDashboardServer(
       await sources.fleet.status(runPage);
       // An event stream cannot send a header: its address carries the token.
       const eventsUrl = `/runs/${encodeURIComponent(runPage)}/events?token=${token.text}`;
-      return html(
+      return sendHtml(
         response,
         renderRunPage(await runModel(runPage), { machineSvg: options.machineSvg, live: { eventsUrl } }),
       );
@@ -230,13 +172,13 @@ export async function startDashboardServer(
       return refuse(response, 403, 'an answer comes from the dashboard page only');
     await sources.fleet.status(runId);
     const given = await answerOfRequest(request);
-    if ('problem' in given) return json(response, 400, { error: given.problem });
+    if ('problem' in given) return sendJson(response, 400, { error: given.problem });
     try {
       const round = await sources.fleet.answer(runId, given.answer);
-      return json(response, 200, { answered: runId, round });
+      return sendJson(response, 200, { answered: runId, round });
     } catch (error) {
       // The answer itself was checked above: a refusal here is the run's state (not waiting, answered already).
-      if (isRalphError(error)) return json(response, 409, { error: error.message });
+      if (isRalphError(error)) return sendJson(response, 409, { error: error.message });
       throw error;
     }
   }
