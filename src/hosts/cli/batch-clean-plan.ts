@@ -4,6 +4,7 @@ import { taskWorktree } from '../../actors/merge-steps.js';
 import { isBatchId } from '../../contract/batch-id.js';
 import { isTaskId } from '../../contract/batch-tasks.js';
 import { type BatchRecording, isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
+import { recordedHostRuns } from '../../process/recorded-host.js';
 import { stripControlToLine } from '../../render/terminal-text.js';
 import {
   assertInside,
@@ -16,7 +17,6 @@ import {
 } from '../../workspace/git-leftovers.js';
 import { sessionBranch, startTag, taskBranch } from '../../workspace/git-session.js';
 import type { WorktreeEntry } from '../../workspace/git-worktree.js';
-import { recordedHostRuns } from './resume.js';
 
 /** One thing a clean removes: a worktree or folder by its path, a branch or tag by its name and its value now. */
 export type Removal =

@@ -3,23 +3,23 @@ import { join, resolve } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { type MergeSetup, scratchPath, taskWorktree } from '../../actors/merge-steps.js';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
+import { LandingLog } from '../../batch/landings.js';
+import { localMergeQueue } from '../../batch/merge-queue.js';
+import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from '../../batch/sandbox.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { RalphError } from '../../contract/errors.js';
 import { BatchRecorder, isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import { batchMachine } from '../../machines/batch.machine.js';
 import { thisHost } from '../../process/process-identity.js';
+import { recordedHostRuns } from '../../process/recorded-host.js';
 import { sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import { GitError, gitLine, gitLines } from '../../workspace/git-command.js';
 import { branchCommit, checkedOutBranches, taskBranch } from '../../workspace/git-session.js';
 import { batchFolder, pruneWorktrees, removeWorktree, worktreePaths } from '../../workspace/git-worktree.js';
-import { LandingLog } from './batch-landings.js';
-import { localMergeQueue } from './batch-merge-queue.js';
 import { landCommandLine } from './batch-next-steps.js';
 import type { BatchOptions } from './batch-options.js';
 import { exitCodeOf, landHint, statusLine, summary } from './batch-output.js';
-import { assertBatchSandbox, batchHiddenPaths, mergeSandbox } from './batch-sandbox.js';
 import { printFailure } from './print-failure.js';
-import { recordedHostRuns } from './resume.js';
 import { trapBatchInterrupts } from './signals.js';
 
 /** The statuses a task is landed by hand from: its loop's work is on its branch, and a person fixed it there. */

@@ -1,12 +1,12 @@
+import type { AskOptions } from '../../batch/answers.js';
+import type { TasksTrustOptions } from '../../batch/tasks-trust.js';
 import type { AgentOptions } from './agent-options.js';
-import type { AskOptions } from './batch-answers.js';
 import type { CleanOptions } from './batch-clean.js';
 import type { GitHubTasksOptions } from './batch-github-tasks.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import type { NotifyOptions } from './notify-options.js';
 import type { SandboxOptions } from './sandbox-options.js';
-import type { TasksTrustOptions } from './tasks-trust.js';
 
 /** The options of `ralph batch`. */
 export interface BatchOptions

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, realpathSync, renameSync } from 'node:fs';
+import { readFileSync, realpathSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
-import { procStat, thisHost } from '../../process/process-identity.js';
+import { keptName, recordedHostRuns } from '../../process/recorded-host.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import type { AgentOptions } from './agent-options.js';
@@ -70,24 +70,6 @@ const OUTPUT_OPTIONS = [
 
 const refused = (path: string, problem: string) =>
   new RalphError({ code: 'refused', message: `ralph resume ${path}: ${problem}` });
-
-/** The recorded host process, if it still runs on this machine: two hosts of one run must never work at once. */
-export function recordedHostRuns(host: unknown): number | undefined {
-  const me = thisHost();
-  const recorded = host as {
-    pid?: unknown;
-    startTime?: unknown;
-    bootId?: unknown;
-    pidNamespace?: unknown;
-  } | null;
-  if (me === null || recorded === null || typeof recorded !== 'object') return undefined;
-  if (recorded.bootId !== me.bootId || recorded.pidNamespace !== me.pidNamespace) return undefined;
-  if (typeof recorded.pid !== 'number' || recorded.pid === me.pid) return undefined;
-  const stat = procStat(recorded.pid);
-  return stat !== null && stat.state !== 'Z' && stat.startTime === recorded.startTime
-    ? recorded.pid
-    : undefined;
-}
 
 /**
  * What the recorded options would run, one line each, every value JSON-quoted (a shared file may hide a command
@@ -189,11 +171,6 @@ function resumedOptions(path: string, recorded: RunOptions, options: ResumeOptio
   const untrusted = trusted ? [] : ['cwd', 'sandboxEnv'];
   const dropped = new Set<string>([...OUTPUT_OPTIONS, ...replaced, ...untrusted]);
   return { ...without(recorded, dropped), ...definedOnly(options), record: options.record ?? path };
-}
-
-/** The first free `FILE.N`, where the recording being resumed (or a batch task's run done again) is kept. */
-export function keptName(path: string): string {
-  for (let n = 1; ; n += 1) if (!existsSync(`${path}.${n}`)) return `${path}.${n}`;
 }
 
 function readResume(path: string): RecordedResume {

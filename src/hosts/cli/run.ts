@@ -19,6 +19,8 @@ import { type RunNotifications, runNotifications } from '../../notify/run-notifi
 import { assertDepthAllowed, DEFAULT_DEPTH_LIMIT } from '../../process/nesting-depth.js';
 import { thisHost } from '../../process/process-identity.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
+import { callArgumentHint, withHint } from '../../run/flag-hints.js';
+import { parseNumberOption } from '../../run/numbers.js';
 import type { RalphExec } from '../../run/tool.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AskOptions } from './ask-options.js';
@@ -26,11 +28,9 @@ import { CANCELLING, FORCED, recordFileUnwritable, roundCapNote } from './cli-te
 import { createCliTool } from './cli-tool.js';
 import type { EvaluatorOptions } from './evaluator-options.js';
 import { exitCodeForStatus } from './exit-codes.js';
-import { callArgumentHint, withHint } from './flag-hints.js';
 import type { GuardRailOptions } from './guard-rail-options.js';
 import { type InspectOptions, openRunInspector, type RunInspector } from './inspect-run.js';
 import { NOTIFY_OPTION_KEYS, type NotifyOptions, notifierFor } from './notify-options.js';
-import { parseNumberOption } from './numbers.js';
 import { printFailure } from './print-failure.js';
 import { createProgressReporter, noteBeforeFirstRound, progressOptionsFor } from './progress.js';
 import { alsoTo, type RunTracing, startRunTracing } from './run-tracing.js';

@@ -1,5 +1,9 @@
 import { tmpdir } from 'node:os';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
+import { newBatchId } from '../../batch/id.js';
+import { taskOptions } from '../../batch/loops.js';
+import { readTasksFile } from '../../batch/tasks-file.js';
+import { type TasksTrustOptions, tasksAsTrusted } from '../../batch/tasks-trust.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
@@ -23,14 +27,10 @@ import {
   readGitHubTasks,
   repoRefOf,
 } from './batch-github-tasks.js';
-import { newBatchId } from './batch-id.js';
-import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { PULL_FLAGS, PULL_KEYS } from './github-task-options.js';
 import { guardRailConfig } from './guard-rail-options.js';
 import { type SubmitOptions, submissionOf } from './submit-command.js';
-import { readTasksFile } from './tasks-file.js';
-import { type TasksTrustOptions, tasksAsTrusted } from './tasks-trust.js';
 
 /** The options `ralph submit --batch` adds to those of `ralph submit`. */
 export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions, GitHubTasksOptions {

@@ -1,9 +1,9 @@
-import { howToAnswer, questionText } from '../../contract/answer-messages.js';
-import { type AnswerSource, DEFAULT_ANSWER_WAIT_MS } from '../../contract/answers.js';
-import { answeredLine, overParallelLine, runWaitsLine } from '../../contract/batch-answer-messages.js';
-import { parseDuration } from '../../contract/duration.js';
-import type { TaskAnswerEvent } from '../../machines/batch-types.js';
-import { stripControlToLine } from '../../render/terminal-text.js';
+import { howToAnswer, questionText } from '../contract/answer-messages.js';
+import { type AnswerSource, DEFAULT_ANSWER_WAIT_MS } from '../contract/answers.js';
+import { answeredLine, overParallelLine, runWaitsLine } from '../contract/batch-answer-messages.js';
+import { parseDuration } from '../contract/duration.js';
+import type { TaskAnswerEvent } from '../machines/batch-types.js';
+import { stripControlToLine } from '../render/terminal-text.js';
 
 // A batch task whose round reports blocked waits for a person (`ralph batch --ask`) without holding a parallel slot:
 // its run actor tells the batch machine it asked (TASK.ASKED: the slot goes to another task), then that it got its
