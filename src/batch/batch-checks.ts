@@ -1,4 +1,6 @@
 import type { BatchTask } from '../contract/batch-tasks.js';
+import { DEFAULT_VERIFY_TIMEOUT_MS } from '../contract/config.js';
+import { parseDuration } from '../contract/duration.js';
 import { RalphError } from '../contract/errors.js';
 import type { AgentOptions } from '../run/agent-options.js';
 import type { AskOptions } from '../run/ask-options.js';
@@ -8,6 +10,7 @@ import type { GuardRailOptions } from '../run/guard-rail-options.js';
 import { guardRailConfig } from '../run/guard-rail-options.js';
 import { assertAgentStartable, providerFor } from '../run/options-tool.js';
 import type { SandboxOptions } from '../run/sandbox-options.js';
+import { answerWaitOf } from './answers.js';
 import { taskOptions } from './loops.js';
 
 /**
@@ -72,4 +75,21 @@ export function checkBatch(tasks: readonly BatchTask[], options: BatchRunOptions
     evaluator?.preflight?.(cwd);
   }
   return parallel;
+}
+
+/** A batch's own limits, read from its options: a bad value is refused before the batch opens. */
+export function batchLimits(options: Omit<BatchRunOptions, 'parallel'>) {
+  return {
+    /** `--max-time`: the batch is cancelled (reason `time`) once it ran this long; null: no limit. */
+    batchTimeMs: options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time'),
+    /** `--max-cost`: the batch is cancelled (reason `cost`) once its loops spent this; null: no limit. */
+    batchCostUsd: guardRailConfig(options).maxCostUsd ?? null,
+    verifyTimeoutMs:
+      options.verifyTimeout === undefined
+        ? DEFAULT_VERIFY_TIMEOUT_MS
+        : parseDuration(options.verifyTimeout, '--verify-timeout'),
+    graceMs: graceOf(options.graceMs),
+    /** With `--ask`: how long a task's loop waits for a person's answer. */
+    waitForAnswersMs: answerWaitOf(options),
+  };
 }

@@ -1,19 +1,13 @@
-import { existsSync } from 'node:fs';
 import { createActor, toPromise } from 'xstate';
-import { landOnOwnBranch, type MergeSetup, scratchPath, taskWorktree } from '../actors/merge-steps.js';
+import { landOnOwnBranch, type MergeSetup } from '../actors/merge-steps.js';
 import { parseVerifyCommand } from '../actors/verify-command.js';
 import type { BatchTask } from '../contract/batch-tasks.js';
-import { DEFAULT_VERIFY_TIMEOUT_MS } from '../contract/config.js';
-import { parseDuration } from '../contract/duration.js';
 import { type BatchOutput, batchMachine } from '../machines/batch.machine.js';
 import type { TaskEntry } from '../machines/batch-types.js';
 import type { Notifier } from '../notify/notifier.js';
-import { guardRailConfig } from '../run/guard-rail-options.js';
 import { GitError } from '../workspace/git-command.js';
 import { SessionError, taskBranch } from '../workspace/git-session.js';
-import { pruneWorktrees, removeWorktree } from '../workspace/git-worktree.js';
-import { answerWaitOf } from './answers.js';
-import { type BatchRunOptions, graceOf, refuse } from './batch-checks.js';
+import { type BatchRunOptions, batchLimits, refuse } from './batch-checks.js';
 import { newBatchId } from './id.js';
 import { LandingLog } from './landings.js';
 import { type LoopSetup, runTaskActor } from './loops.js';
@@ -21,6 +15,7 @@ import { localMergeQueue } from './merge-queue.js';
 import { type OpenBatch, openBatch } from './open.js';
 import { resolveConflicts } from './resolver.js';
 import { batchHiddenPaths, mergeSandbox } from './sandbox.js';
+import { removeWorktrees } from './settled-worktrees.js';
 import { type BatchTracing, startBatchTracing } from './tracing.js';
 
 /** A checked batch's options: `parallel` as checkBatch gave it, and the tasks file's path (none: from code or GitHub). */
@@ -76,10 +71,9 @@ export async function runCheckedBatch(
 ): Promise<BatchRun> {
   let tracing: BatchTracing | undefined;
   try {
-    const run = await runOpened(tasks, options, cwd, hooks, (started) => {
+    return await runOpened(tasks, options, cwd, hooks, (started) => {
       tracing = started;
     });
-    return run;
   } catch (error) {
     await tracing?.end(true);
     if (error instanceof SessionError || error instanceof GitError)
@@ -88,6 +82,7 @@ export async function runCheckedBatch(
   }
 }
 
+/** runCheckedBatch's work: `traceStarted` learns the batch's trace, to end it when the batch fails. */
 async function runOpened(
   tasks: readonly BatchTask[],
   options: CheckedBatchOptions,
@@ -97,14 +92,7 @@ async function runOpened(
 ): Promise<BatchRun> {
   const { say, notifier } = hooks;
   const asPulls = hooks.asPulls === true;
-  const batchTimeMs = options.maxTime === undefined ? null : parseDuration(options.maxTime, '--max-time');
-  const batchCostUsd = guardRailConfig(options).maxCostUsd ?? null;
-  const verifyTimeoutMs =
-    options.verifyTimeout === undefined
-      ? DEFAULT_VERIFY_TIMEOUT_MS
-      : parseDuration(options.verifyTimeout, '--verify-timeout');
-  const graceMs = graceOf(options.graceMs);
-  const waitForAnswersMs = answerWaitOf(options);
+  const { batchTimeMs, batchCostUsd, verifyTimeoutMs, graceMs, waitForAnswersMs } = batchLimits(options);
   const { parallel } = options;
   const session = await openBatch(
     tasks,
@@ -241,26 +229,4 @@ async function runOpened(
     commitOf: (taskId) => landings.headOf(taskId),
     tracing: traced,
   };
-}
-
-/** Landed tasks' worktrees went as they landed; cancelled ones go now (their work is committed on their branch). */
-async function removeWorktrees(
-  output: BatchOutput,
-  session: OpenBatch,
-  merge: MergeSetup,
-): Promise<{ kept: Set<string>; workOnBranch: Set<string> }> {
-  const kept = new Set<string>();
-  const workOnBranch = new Set<string>();
-  for (const task of output.tasks) {
-    const tree = taskWorktree(session.folder, task.id);
-    if (!existsSync(tree)) continue;
-    if (task.status === 'needs-review' || task.status === 'failed') kept.add(task.id);
-    else {
-      await removeWorktree(session.repo, tree);
-      if (task.status === 'cancelled') workOnBranch.add(task.id);
-    }
-  }
-  if (existsSync(scratchPath(merge))) await removeWorktree(session.repo, scratchPath(merge));
-  await pruneWorktrees(session.repo);
-  return { kept, workOnBranch };
 }
