@@ -15,6 +15,20 @@ export {
   type RalphStartOptions,
 } from './actors/engine.js';
 export { createGuardRailActors, type RalphJournal } from './actors/guard-rail-actors.js';
+export type { BatchRollback } from './batch/rollback.js';
+export {
+  type BatchAgentOptions,
+  type BatchOutcome,
+  type BatchProgressEvent,
+  type BatchRunCommon,
+  type BatchTaskInput,
+  type BatchTaskOutcome,
+  type ResumeBatchOptions,
+  type RunBatchOptions,
+  resumeBatch,
+  rollbackBatch,
+  runBatch,
+} from './batch/run-batch.js';
 export * from './contract/evaluator-messages.js';
 export { type EvaluatorPromptInput, renderEvaluatorPrompt } from './contract/evaluator-prompt.js';
 export {

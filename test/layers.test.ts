@@ -42,11 +42,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   github: ['contract'],
   // The ralph tool and its progress listeners: what every host and the fleet run a loop through.
   run: [...BENEATH_HOSTS, 'render'],
-  hosts: [...BENEATH_HOSTS, 'render', 'run'],
+  // The local batch runtime: a batch's loops run through the tool (run/); it never imports a host.
+  batch: [...BENEATH_HOSTS, 'run', 'render', 'package-root'],
+  hosts: [...BENEATH_HOSTS, 'render', 'run', 'batch'],
   // The worker prints database values in its log lines, with render's control-character stripping (as the CLI's).
   // It stands on the tool (run/), never on a host: no arrow runs back up a floor.
   fleet: [...BENEATH_HOSTS, 'run', 'render', 'package-root'],
-  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'run', 'hosts', 'fleet', 'package-root'],
+  'hosts/cli': [...BENEATH_HOSTS, 'render', 'visualize', 'run', 'batch', 'hosts', 'fleet', 'package-root'],
 };
 
 /** Every module of src/, as a path relative to it. */

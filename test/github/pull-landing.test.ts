@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitPusher } from '../../src/batch/pulls.js';
 import { NEEDS_REVIEW_LABEL } from '../../src/contract/pull-messages.js';
 import type { RepoRef } from '../../src/github/github-api.js';
 import { type LandingDeps, landAsPull, pullBase, pullBranchOf } from '../../src/github/pull-landing.js';
-import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { gitIn, tempFolder, tempRepo } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';
 import { PUSHED as HEAD, pullTask as task } from '../support/pull-task.js';

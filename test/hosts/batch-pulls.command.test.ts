@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
+import { gitPusher } from '../../src/batch/pulls.js';
 import { batchCommand } from '../../src/hosts/cli/batch-command.js';
-import { gitPusher } from '../../src/hosts/cli/batch-pulls.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn, repoWithOrigin } from '../support/git-repo.js';
 import { MemoryGitHub } from '../support/memory-github.js';

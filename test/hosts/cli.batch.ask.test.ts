@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { describe, expect, test } from 'vitest';
-import { leaveAnswer, readQuestion } from '../../src/hosts/answer-folder.js';
+import { leaveAnswer, readQuestion } from '../../src/run/answer-folder.js';
 import { CLI, ralph, spawnRalph, waitUntil } from '../fixtures/cli-agents/harness.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn, tempFolder } from '../support/git-repo.js';

@@ -5,7 +5,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { notWaiting } from '../../src/actors/answer-inbox.js';
-import { leaveAnswer } from '../../src/hosts/answer-folder.js';
 import { QUESTION_META_KEY } from '../../src/hosts/mcp/call-progress.js';
 import {
   ANSWER_OR_GIVE_UP,
@@ -22,6 +21,7 @@ import {
   unansweredLine,
 } from '../../src/index.js';
 import { notificationSchema } from '../../src/notify/notification.js';
+import { leaveAnswer } from '../../src/run/answer-folder.js';
 import {
   CLI,
   makeWorkspace,

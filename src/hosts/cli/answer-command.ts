@@ -16,7 +16,7 @@ import {
   processIsAlive,
   type QuestionFile,
   readQuestion,
-} from '../answer-folder.js';
+} from '../../run/answer-folder.js';
 import { EXIT } from './exit-codes.js';
 import type { FleetOptions } from './fleet-cli.js';
 import { printFailure } from './print-failure.js';

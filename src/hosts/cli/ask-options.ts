@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_ANSWER_WAIT_MS } from '../../contract/answers.js';
-import type { RalphConfigInput } from '../../contract/config.js';
-import { parseDuration } from '../../contract/duration.js';
 
-/** The options that make a blocked round ask a person (`--ask`) instead of ending the run. */
-export interface AskOptions {
-  ask?: boolean;
-  waitForAnswers?: string;
-}
+export { type AskOptions, askConfig } from '../../run/ask-options.js';
 
 /** The help text after the options: what asking does and how a question is answered. */
 export const ASK_HELP = `
@@ -27,11 +20,4 @@ export function addAskOptions(command: Command): Command {
       '--wait-for-answers <duration>',
       'like --ask, waiting this long for an answer before the run ends blocked (e.g. 2h)',
     );
-}
-
-/** The config the ask options set: nothing without them; a bad duration is refused (exit 2) before anything starts. */
-export function askConfig(options: AskOptions): Partial<RalphConfigInput> {
-  if (options.waitForAnswers !== undefined)
-    return { waitForAnswersMs: parseDuration(options.waitForAnswers, '--wait-for-answers') };
-  return options.ask === true ? { waitForAnswersMs: DEFAULT_ANSWER_WAIT_MS } : {};
 }

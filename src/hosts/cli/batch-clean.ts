@@ -1,12 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import {
+  type BatchPlan,
+  batchPlan,
+  type CleanContext,
+  type Kept,
+  type Removal,
+} from '../../batch/clean-plan.js';
 import { isBatchId } from '../../contract/batch-id.js';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { deleteRef, LeftoverPathError, leftoversRoot, removeInside } from '../../workspace/git-leftovers.js';
 import { worktreeList } from '../../workspace/git-worktree.js';
-import { type BatchPlan, batchPlan, type CleanContext, type Kept, type Removal } from './batch-clean-plan.js';
 import { EXIT } from './exit-codes.js';
 
 /** The options of `ralph batch --clean [id]`. */

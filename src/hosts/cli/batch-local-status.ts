@@ -5,13 +5,13 @@ import { statusOrphanedLine, statusWaitingLine } from '../../contract/batch-answ
 import { idProblem } from '../../contract/batch-tasks.js';
 import { type BatchRecording, isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
+import { recordedHostRuns } from '../../process/recorded-host.js';
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
+import { asksFolder, processIsAlive, type QuestionFile, readQuestion } from '../../run/answer-folder.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { batchFolder } from '../../workspace/git-worktree.js';
-import { asksFolder, processIsAlive, type QuestionFile, readQuestion } from '../answer-folder.js';
 import { statusLine } from './batch-output.js';
 import { EXIT } from './exit-codes.js';
-import { recordedHostRuns } from './resume.js';
 
 // `ralph status <batch>` of a local batch (`ralph batch`): its recording says where each task got to, and a task's
 // waiting question is the one under ~/.ralph/asks whose recording is the task's run recording (batch-loops.ts names

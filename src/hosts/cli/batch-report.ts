@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { taskWorktree } from '../../actors/merge-steps.js';
+import { batchRunPath } from '../../batch/run-path.js';
 import { type BatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
 import { buildRunModel } from '../../inspect/run-model-builder.js';
 import { taskOutcome } from '../../visualize/batch-outcome.js';
@@ -9,7 +10,7 @@ import { renderRunPage } from '../../visualize/report-page.js';
 import { sessionBranch, startTag, taskBranch } from '../../workspace/git-session.js';
 import { type BatchPlace, batchNextSteps, taskNextStep } from './batch-next-steps.js';
 import { machineSvg } from './machine-svg.js';
-import { batchRunPath, defaultReportPath } from './report-path.js';
+import { defaultReportPath } from './report-path.js';
 
 /** A page to write: where, and what. */
 export interface PageToWrite {

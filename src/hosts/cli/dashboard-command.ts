@@ -1,7 +1,7 @@
 import { RalphError } from '../../contract/errors.js';
+import { parseNumberOption } from '../../run/numbers.js';
 import { type FleetOptions, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { nextInterrupt } from './inspect-run.js';
-import { parseNumberOption } from './numbers.js';
 
 /** The options of `ralph dashboard`. */
 export interface DashboardOptions extends FleetOptions {

@@ -1,5 +1,7 @@
 // The GitHub client of a CLI command: the host's token (GITHUB_TOKEN, GH_TOKEN, else `gh auth token`) and Octokit.
 // Its own file so that only a command that works with GitHub loads Octokit.
+
+import { gitPusher } from '../../batch/pulls.js';
 import { RalphError } from '../../contract/errors.js';
 import { githubTokenLacks } from '../../contract/github-messages.js';
 import { githubUnreadable, githubWaitLine } from '../../contract/github-task-messages.js';
@@ -9,7 +11,7 @@ import { repoOfRemoteUrl } from '../../github/repo-ref.js';
 import { githubToken } from '../../github/token.js';
 import { gitLine } from '../../workspace/git-command.js';
 import { apiUrlOf, forgetGitHubTokens, type GitHubConnect, repoRefOf } from './batch-github-tasks.js';
-import { type ConnectGitHub, gitPusher } from './batch-pulls.js';
+import type { ConnectGitHub } from './batch-options.js';
 
 /** The remote a `--land pr` batch pushes its tasks' branches to. */
 const PUSH_REMOTE = 'origin';

@@ -1,19 +1,6 @@
 import type { Command } from 'commander';
-import { parseVerifyCommand } from '../../actors/verify-command.js';
-import type { RalphConfigInput } from '../../contract/config.js';
-import { parseDuration } from '../../contract/duration.js';
-import { RalphError } from '../../contract/errors.js';
 
-/** The guard-rail options of `ralph run` and `ralph mcp`: deployment settings, never a call's arguments. */
-export interface GuardRailOptions {
-  roundTimeout?: string;
-  maxTime?: string;
-  verify?: string;
-  verifyTimeout?: string;
-  maxIdleRounds?: string;
-  maxCost?: string;
-  waitOnLimits?: boolean;
-}
+export { type GuardRailOptions, guardRailConfig } from '../../run/guard-rail-options.js';
 
 /** The help text after the options: what each guard rail does, with an example. */
 export const GUARD_RAILS_HELP = `
@@ -39,8 +26,6 @@ Guard rails (all off by default; with none set a run is exactly the reference's)
 Durations: 90s, 30m, 2h, 1h30m, 1500ms, or bare seconds (90); at most 24d 20h 31m 23s 647ms.
 `;
 
-const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });
-
 /** Adds the guard-rail options to a command. */
 export function addGuardRailOptions(command: Command): Command {
   return command
@@ -57,45 +42,4 @@ export function addGuardRailOptions(command: Command): Command {
       '--max-cost <usd>',
       "the run's cost budget in US dollars: no round starts once it is spent (e.g. 5)",
     );
-}
-
-/** A positive amount of US dollars, as `--max-cost` takes it (`5`, `2.50`, `$5`). */
-function dollars(text: string): number {
-  const trimmed = text.trim().replace(/^\$/, '');
-  const value = /^\d+(\.\d+)?$|^\.\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isFinite(value) || value <= 0)
-    throw refuse(
-      `--max-cost must be a positive amount of US dollars, e.g. 5 or 2.50 (got ${JSON.stringify(text)})`,
-    );
-  return value;
-}
-
-/** A whole number of rounds from 1 to 256, as `--max-idle-rounds` takes it. */
-function idleRounds(text: string): number {
-  const trimmed = text.trim();
-  const value = /^\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < 1 || value > 256)
-    throw refuse(`--max-idle-rounds must be a whole number from 1 to 256 (got ${JSON.stringify(text)})`);
-  return value;
-}
-
-/** The config the guard-rail options set; a bad value is refused (exit 2) before anything starts. */
-export function guardRailConfig(options: GuardRailOptions): Partial<RalphConfigInput> {
-  const config: Partial<RalphConfigInput> = {};
-  if (options.roundTimeout !== undefined)
-    config.roundTimeoutMs = parseDuration(options.roundTimeout, '--round-timeout');
-  if (options.maxTime !== undefined) config.maxWallTimeMs = parseDuration(options.maxTime, '--max-time');
-  if (options.verifyTimeout !== undefined && options.verify === undefined)
-    throw refuse('--verify-timeout needs --verify: it is the time the verify command may run');
-  if (options.verify !== undefined)
-    config.verify = {
-      argv: parseVerifyCommand(options.verify),
-      ...(options.verifyTimeout === undefined
-        ? {}
-        : { timeoutMs: parseDuration(options.verifyTimeout, '--verify-timeout') }),
-    };
-  if (options.maxIdleRounds !== undefined) config.maxIdleRounds = idleRounds(options.maxIdleRounds);
-  if (options.maxCost !== undefined) config.maxCostUsd = dollars(options.maxCost);
-  if (options.waitOnLimits === true) config.waitOnLimits = true;
-  return config;
 }

@@ -2,7 +2,7 @@ import { howToAnswer } from '../../contract/answer-messages.js';
 import { errorText } from '../../contract/error-text.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { packageVersion } from '../../package-root.js';
-import { answerFolderSource } from '../answer-folder.js';
+import { answerFolderSource } from '../../run/answer-folder.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AskOptions } from './ask-options.js';
 import { mcpServing } from './cli-texts.js';

@@ -7,9 +7,9 @@ import { RecordingError } from '../../inspect/recording-reader.js';
 import { replayRecording } from '../../inspect/replay.js';
 import { renderResultText } from '../../render/result-text.js';
 import { stripControl, terminalJson } from '../../render/terminal-text.js';
+import { callArgumentHint, withHint } from '../../run/flag-hints.js';
 import { CANCELLING, replayFileUnreadable, replayRefused, roundCapNote } from './cli-texts.js';
 import { exitCodeForStatus } from './exit-codes.js';
-import { callArgumentHint, withHint } from './flag-hints.js';
 import { printFailure } from './print-failure.js';
 import {
   createProgressReporter,

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { RunPathRefused } from '../../batch/run-path.js';
 import { isRalphError, RalphError } from '../../contract/errors.js';
 import { isBatchRecording } from '../../inspect/batch-recording.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
@@ -8,7 +9,7 @@ import { renderRunPage } from '../../visualize/report-page.js';
 import type { PageToWrite } from './batch-report.js';
 import { EXIT } from './exit-codes.js';
 import { machineSvg } from './machine-svg.js';
-import { defaultReportPath, RunPathRefused } from './report-path.js';
+import { defaultReportPath } from './report-path.js';
 
 /** The options of `ralph report`. */
 export interface ReportOptions {

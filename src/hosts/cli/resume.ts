@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { errorText } from '../../contract/error-text.js';
 import { RalphError } from '../../contract/errors.js';
 import { RecordingError } from '../../inspect/recording-reader.js';
 import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
-import { procStat, thisHost } from '../../process/process-identity.js';
+import { keptName, recordedHostRuns } from '../../process/recorded-host.js';
 import { onOrphanKilled, sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
 import { assertSandboxAvailable } from '../../process/sandbox-check.js';
 import { printFailure } from './print-failure.js';
@@ -13,29 +13,6 @@ import { type RunOptions, runCommand } from './run.js';
 
 const refused = (path: string, problem: string) =>
   new RalphError({ code: 'refused', message: `ralph resume ${path}: ${problem}` });
-
-/** The recorded host process, if it still runs on this machine: two hosts of one run must never work at once. */
-export function recordedHostRuns(host: unknown): number | undefined {
-  const me = thisHost();
-  const recorded = host as {
-    pid?: unknown;
-    startTime?: unknown;
-    bootId?: unknown;
-    pidNamespace?: unknown;
-  } | null;
-  if (me === null || recorded === null || typeof recorded !== 'object') return undefined;
-  if (recorded.bootId !== me.bootId || recorded.pidNamespace !== me.pidNamespace) return undefined;
-  if (typeof recorded.pid !== 'number' || recorded.pid === me.pid) return undefined;
-  const stat = procStat(recorded.pid);
-  return stat !== null && stat.state !== 'Z' && stat.startTime === recorded.startTime
-    ? recorded.pid
-    : undefined;
-}
-
-/** The first free `FILE.N`, where the recording being resumed (or a batch task's run done again) is kept. */
-export function keptName(path: string): string {
-  for (let n = 1; ; n += 1) if (!existsSync(`${path}.${n}`)) return `${path}.${n}`;
-}
 
 function readResume(path: string): RecordedResume {
   let text: string;

@@ -1,6 +1,6 @@
 import { stripControlToLine, terminalJson } from '../../render/terminal-text.js';
+import { parseNumberOption } from '../../run/numbers.js';
 import { type FleetOptions, withFleet } from './fleet-cli.js';
-import { parseNumberOption } from './numbers.js';
 import { statusLine } from './status-command.js';
 
 /** One line of a worker: its id, whether its lease is live, its pid and host (database values, without controls). */

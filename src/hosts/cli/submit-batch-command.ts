@@ -1,5 +1,7 @@
 import { tmpdir } from 'node:os';
 import { parseVerifyCommand } from '../../actors/verify-command.js';
+import { newBatchId } from '../../batch/id.js';
+import { taskOptions } from '../../batch/loops.js';
 import { DEFAULT_VERIFY_TIMEOUT_MS } from '../../contract/config.js';
 import { parseDuration } from '../../contract/duration.js';
 import { errorText } from '../../contract/error-text.js';
@@ -10,8 +12,6 @@ import { lsRemote, repoUrlProblem } from '../../workspace/git-remote.js';
 import { startRemoteSession } from '../../workspace/git-remote-session.js';
 import { sessionBranch, taskBranch } from '../../workspace/git-session.js';
 import { assertNoGitHubFilter } from './batch-github-tasks.js';
-import { newBatchId } from './batch-id.js';
-import { taskOptions } from './batch-loops.js';
 import { anyWorkerLive, NO_LIVE_WORKER, reportFleetFailure, withFleet } from './fleet-cli.js';
 import { PULL_FLAGS, PULL_KEYS } from './github-task-options.js';
 import { guardRailConfig } from './guard-rail-options.js';

@@ -1,7 +1,7 @@
+import type { TasksTrustOptions } from '../../batch/tasks-trust.js';
 import { RalphError } from '../../contract/errors.js';
 import type { GitHubTasksOptions } from './batch-github-tasks.js';
 import type { SubmitOptions } from './submit-command.js';
-import type { TasksTrustOptions } from './tasks-trust.js';
 
 /** The options `ralph submit --batch` adds to those of `ralph submit`. */
 export interface SubmitBatchOptions extends SubmitOptions, TasksTrustOptions, GitHubTasksOptions {

@@ -1,9 +1,9 @@
+import { readTasksFile } from '../../batch/tasks-file.js';
+import { tasksAsTrusted } from '../../batch/tasks-trust.js';
 import type { BatchTask } from '../../contract/batch-tasks.js';
 import { tasksFileAndGitHub, trustTasksWithGitHub } from '../../contract/github-task-messages.js';
 import { assertNoGitHubFilter, readGitHubTasks } from './batch-github-tasks.js';
 import { refuse, SUBMIT_BATCH, type SubmitBatchOptions } from './submit-batch-options.js';
-import { readTasksFile } from './tasks-file.js';
-import { tasksAsTrusted } from './tasks-trust.js';
 
 /** The tasks file `--batch` names, if it names one. */
 const tasksFileOf = (options: SubmitBatchOptions): string | undefined =>

@@ -3,6 +3,7 @@ import { evaluatorLacksCostReports } from '../../contract/evaluator-messages.js'
 import { SUBMIT_SANDBOX_ENV_REFUSED } from '../../contract/fleet-sandbox-messages.js';
 import { costBudgetNeedsCostReports } from '../../contract/guard-rail-messages.js';
 import type { FleetJson, FleetSubmission } from '../../fleet/run-input.js';
+import { parseNumberOption } from '../../run/numbers.js';
 import type { AgentOptions } from './agent-options.js';
 import { type AskOptions, askConfig } from './ask-options.js';
 import { providerFor, workspaceFor } from './cli-tool.js';
@@ -16,7 +17,6 @@ import {
 } from './fleet-cli.js';
 import { type GuardRailOptions, guardRailConfig } from './guard-rail-options.js';
 import { type NotifyOptions, notifyTargetsOf } from './notify-options.js';
-import { parseNumberOption } from './numbers.js';
 import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
 
 /** The options of `ralph submit`. */

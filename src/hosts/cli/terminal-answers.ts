@@ -97,7 +97,7 @@ export async function localAnswerSource(options: {
   recording: string | undefined;
   json: boolean;
 }): Promise<AnswerSource> {
-  const { answerFolderSource } = await import('../answer-folder.js');
+  const { answerFolderSource } = await import('../../run/answer-folder.js');
   const folder = answerFolderSource(options.recording === undefined ? {} : { recording: options.recording });
   if (options.json || process.stdin.isTTY !== true) return folder;
   const { firstAnswer } = await import('../../actors/answer-inbox.js');

@@ -5,11 +5,11 @@ import { dbConnectionsRefused } from '../../contract/fleet-connection-messages.j
 import { githubWaitLine } from '../../contract/github-task-messages.js';
 import { MIN_DB_CONNECTIONS } from '../../fleet/constants.js';
 import type { GitHubApi } from '../../github/github-api.js';
+import { parseNumberOption } from '../../run/numbers.js';
 import { apiUrlOf, forgetGitHubTokens } from './batch-github-tasks.js';
 import { EXIT } from './exit-codes.js';
 import { databaseUrlOf, type FleetOptions, quietDeprecations, reportFleetFailure } from './fleet-cli.js';
 import { type NotifyOptions, notifyPolicyOf, notifyTargetsOf } from './notify-options.js';
-import { parseNumberOption } from './numbers.js';
 import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
 import { type WorkerAgentOptions, workerProviderFactory } from './worker-agents.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { BatchTask } from '../../contract/batch-tasks.js';
-import type { PullOutcome } from '../../contract/pull-messages.js';
+import { relative } from 'node:path';
+import type { BatchTask } from '../contract/batch-tasks.js';
+import type { PullOutcome } from '../contract/pull-messages.js';
 import {
   formerPull,
   isDecided,
@@ -11,15 +12,14 @@ import {
   type PullTask,
   pullBase,
   pullBranchOf,
-} from '../../github/pull-landing.js';
-import { type BatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
-import type { RunModel } from '../../inspect/run-model.js';
-import { buildRunModel } from '../../inspect/run-model-builder.js';
-import type { TaskStatus } from '../../machines/batch-types.js';
-import { GitError, git } from '../../workspace/git-command.js';
-import { taskBranch } from '../../workspace/git-session.js';
-import type { BatchOptions } from './batch-options.js';
-import { batchRunPath } from './report-path.js';
+} from '../github/pull-landing.js';
+import { type BatchRecording, readBatchRecording } from '../inspect/batch-recording.js';
+import type { RunModel } from '../inspect/run-model.js';
+import { buildRunModel } from '../inspect/run-model-builder.js';
+import type { TaskStatus } from '../machines/batch-types.js';
+import { GitError, git, gitLine } from '../workspace/git-command.js';
+import { taskBranch } from '../workspace/git-session.js';
+import { batchRunPath } from './run-path.js';
 
 /**
  * A push of a local repository's branch to a branch of `remote` (a remote's name or URL) with the git CLI, leased:
@@ -51,7 +51,7 @@ export function pullOutcomeOf(status: TaskStatus | (string & {}), note: string |
   return null;
 }
 
-export { issueOfTask } from '../../github/pull-landing.js';
+export { issueOfTask } from '../github/pull-landing.js';
 
 /** What a task's run recording says for its pull request: the last report, rounds, cost, the evaluator's verdict. */
 function runFacts(model: RunModel | null): Pick<PullTask, 'report' | 'rounds' | 'costUsd' | 'evaluator'> {
@@ -107,17 +107,6 @@ function afterFirst<T extends { id: string; after: string[] }>(tasks: readonly T
   }
   return ordered;
 }
-
-/**
- * How a `--land pr` batch reaches GitHub: the client, the repository and the push of a branch, made once the options
- * are read and before anything starts (a token without the rights it needs is refused then). The CLI's entry point
- * passes the Octokit one; tests pass an in-memory one.
- */
-export type ConnectGitHub = (
-  cwd: string,
-  options: BatchOptions,
-  say: (line: string) => void,
-) => Promise<LandingDeps>;
 
 /** What a `--land pr` batch's pull requests need besides GitHub: its recording, target, stacking and report link. */
 export interface BatchPullsSetup {
@@ -237,4 +226,31 @@ export async function tasksStillToPull(
   return tasks
     .filter((task) => !decided.has(task.id))
     .map((task) => ({ ...task, after: task.after.filter((id) => !decided.has(id)) }));
+}
+
+/**
+ * Opens the pull requests of a settled `--land pr` batch (landBatchAsPulls), each task's branch against the batch's
+ * start; with `stack`, a task after another goes into that task's branch.
+ */
+export function landSessionAsPulls(
+  deps: LandingDeps,
+  session: { repo: string; target: string; start: string; recordingPath: string },
+  how: { stack: boolean; reportUrl: string | null },
+  say: (taskId: string, text: string) => void,
+): Promise<Map<string, PullLanded>> {
+  const { repo, recordingPath } = session;
+  return landBatchAsPulls(
+    deps,
+    {
+      recordingPath,
+      target: session.target,
+      stack: how.stack,
+      reportUrl: how.reportUrl,
+      recording: relative(repo, recordingPath),
+      hasChanges: async (branch) =>
+        (await gitLine(repo, ['rev-list', '--count', `${session.start}..refs/heads/${branch}`])) !== '0',
+      headOf: (branch) => gitLine(repo, ['rev-parse', '--verify', `refs/heads/${branch}^{commit}`]),
+    },
+    say,
+  );
 }

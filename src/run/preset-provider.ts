@@ -1,4 +1,4 @@
-import type { SubagentProvider } from '../../contract/types.js';
+import type { SubagentProvider } from '../contract/types.js';
 import {
   claudeProvider,
   codexProvider,
@@ -8,7 +8,7 @@ import {
   geminiProvider,
   opencodeProvider,
   qwenProvider,
-} from '../../providers/presets.js';
+} from '../providers/presets.js';
 import type { AgentOptions } from './agent-options.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { answerWaitOf, SlotGate, taskAnswerSource } from '../../src/batch/answers.js';
 import type { AnswerOutcome, AnswerSource, RalphQuestion } from '../../src/contract/answers.js';
 import { DEFAULT_ANSWER_WAIT_MS } from '../../src/contract/answers.js';
-import { answerWaitOf, SlotGate, taskAnswerSource } from '../../src/hosts/cli/batch-answers.js';
 import { statusLine } from '../../src/hosts/cli/batch-output.js';
 import { batchSummaryLine } from '../../src/hosts/cli/batch-progress.js';
 import type { TaskAnswerEvent, TaskStatus } from '../../src/machines/batch-types.js';

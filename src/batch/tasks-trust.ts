@@ -1,6 +1,6 @@
-import type { BatchTask } from '../../contract/batch-tasks.js';
-import { RalphError } from '../../contract/errors.js';
-import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
+import type { BatchTask } from '../contract/batch-tasks.js';
+import { RalphError } from '../contract/errors.js';
+import { AGENT_PRESETS, type AgentOptions } from '../run/agent-options.js';
 
 /** The option by which the user vouches for a tasks file: its own agents and commands then run as it names them. */
 export interface TasksTrustOptions {

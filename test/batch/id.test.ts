@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { newBatchId } from '../../src/batch/id.js';
 import { idProblem } from '../../src/contract/batch-tasks.js';
-import { newBatchId } from '../../src/hosts/cli/batch-id.js';
 
 describe('a new batch id', () => {
   test('is the time and a random part, with no dot, and keeps the rules every id read back keeps', () => {

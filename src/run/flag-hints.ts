@@ -1,7 +1,7 @@
-import { DEFAULT_MAX_ROUNDS } from '../../contract/call.js';
-import { MAX_TERMINATION_GRACE_MS } from '../../contract/config.js';
-import { RalphError } from '../../contract/errors.js';
-import { MAX_ROUNDS_INVALID, OBJECTIVE_EMPTY } from '../../contract/messages.js';
+import { DEFAULT_MAX_ROUNDS } from '../contract/call.js';
+import { MAX_TERMINATION_GRACE_MS } from '../contract/config.js';
+import { RalphError } from '../contract/errors.js';
+import { MAX_ROUNDS_INVALID, OBJECTIVE_EMPTY } from '../contract/messages.js';
 
 /**
  * The command line's second line under a refusal of the tool's: the tool speaks of its fields (the reference's

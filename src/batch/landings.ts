@@ -1,5 +1,5 @@
-import type { BatchOutput } from '../../machines/batch.machine.js';
-import { git } from '../../workspace/git-command.js';
+import type { BatchOutput } from '../machines/batch.machine.js';
+import { git } from '../workspace/git-command.js';
 
 /**
  * The landings the merge queue started. A cancel stops the queue's landing actor, but not a `git update-ref` it has

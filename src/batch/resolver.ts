@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type MergeSetup, scratchPath } from '../../actors/merge-steps.js';
-import { resolverObjective, resolverVerdict } from '../../actors/resolver-steps.js';
-import type { ConflictItem, ResolveOutcome } from '../../machines/batch-types.js';
-import { gitLine } from '../../workspace/git-command.js';
-import { finishMerge, startMerge } from '../../workspace/git-merge.js';
-import { addDetachedWorktree, removeWorktree } from '../../workspace/git-worktree.js';
-import { taskTrailerValue } from '../../workspace/task-commit-message.js';
-import type { AskOptions } from './ask-options.js';
-import type { LoopSetup } from './batch-loops.js';
-import { createCliTool } from './cli-tool.js';
-import { parseNumberOption } from './numbers.js';
+import { type MergeSetup, scratchPath } from '../actors/merge-steps.js';
+import { resolverObjective, resolverVerdict } from '../actors/resolver-steps.js';
+import type { ConflictItem, ResolveOutcome } from '../machines/batch-types.js';
+import type { AskOptions } from '../run/ask-options.js';
+import { parseNumberOption } from '../run/numbers.js';
+import { createOptionsTool } from '../run/options-tool.js';
+import { gitLine } from '../workspace/git-command.js';
+import { finishMerge, startMerge } from '../workspace/git-merge.js';
+import { addDetachedWorktree, removeWorktree } from '../workspace/git-worktree.js';
+import { taskTrailerValue } from '../workspace/task-commit-message.js';
+import type { LoopSetup } from './loops.js';
 
 /**
  * `--resolve-conflicts`: in the scratch worktree, merges the task's branch into the target's head and hands the
@@ -46,7 +46,7 @@ export async function resolveConflicts(
     waitForAnswers: _waitForAnswers,
     ...options
   } = loops.options as typeof loops.options & AskOptions;
-  const { tool, agent } = createCliTool(
+  const { tool, agent } = createOptionsTool(
     { ...options, cwd: scratch },
     { agentId: `batch:${merge.batchId}:resolve`, hide: loops.hide },
   );

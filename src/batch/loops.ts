@@ -1,31 +1,31 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromCallback } from 'xstate';
-import { taskWorktree } from '../../actors/merge-steps.js';
-import { unansweredLine } from '../../contract/answer-messages.js';
-import type { BatchTask } from '../../contract/batch-tasks.js';
-import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
-import { guardRailProgressText } from '../../contract/guard-rail-messages.js';
-import type { RalphEnvelope } from '../../contract/types.js';
-import type { RalphUsage } from '../../contract/usage.js';
-import type { RunTaskEvent, RunTaskInput, TaskAnswerEvent, TaskOutcome } from '../../machines/batch-types.js';
-import type { Notifier } from '../../notify/notifier.js';
-import { runNotifications } from '../../notify/run-notifications.js';
-import { gitLine } from '../../workspace/git-command.js';
-import { commitTaskLeftovers } from '../../workspace/git-commit.js';
-import { addWorktree, reopenWorktree } from '../../workspace/git-worktree.js';
-import { taskCommitMessage, taskTrailerValue } from '../../workspace/task-commit-message.js';
-import { answerFolderSource } from '../answer-folder.js';
-import { AGENT_PRESETS, type AgentOptions } from './agent-options.js';
-import { SlotGate, taskAnswerSource } from './batch-answers.js';
-import { priorRun } from './batch-resume.js';
-import type { BatchTracing } from './batch-tracing.js';
-import { createCliTool } from './cli-tool.js';
-import type { EvaluatorOptions } from './evaluator-options.js';
-import type { GuardRailOptions } from './guard-rail-options.js';
-import { parseNumberOption } from './numbers.js';
-import type { SandboxOptions } from './sandbox-options.js';
+import { taskWorktree } from '../actors/merge-steps.js';
+import { unansweredLine } from '../contract/answer-messages.js';
+import type { BatchTask } from '../contract/batch-tasks.js';
+import { errorText } from '../contract/error-text.js';
+import { RalphError } from '../contract/errors.js';
+import { guardRailProgressText } from '../contract/guard-rail-messages.js';
+import type { RalphEnvelope } from '../contract/types.js';
+import type { RalphUsage } from '../contract/usage.js';
+import type { RunTaskEvent, RunTaskInput, TaskAnswerEvent, TaskOutcome } from '../machines/batch-types.js';
+import type { Notifier } from '../notify/notifier.js';
+import { runNotifications } from '../notify/run-notifications.js';
+import { AGENT_PRESETS, type AgentOptions } from '../run/agent-options.js';
+import { answerFolderSource } from '../run/answer-folder.js';
+import type { EvaluatorOptions } from '../run/evaluator-options.js';
+import type { GuardRailOptions } from '../run/guard-rail-options.js';
+import { parseNumberOption } from '../run/numbers.js';
+import { createOptionsTool } from '../run/options-tool.js';
+import type { SandboxOptions } from '../run/sandbox-options.js';
+import { gitLine } from '../workspace/git-command.js';
+import { commitTaskLeftovers } from '../workspace/git-commit.js';
+import { addWorktree, reopenWorktree } from '../workspace/git-worktree.js';
+import { taskCommitMessage, taskTrailerValue } from '../workspace/task-commit-message.js';
+import { SlotGate, taskAnswerSource } from './answers.js';
+import { priorRun } from './resume.js';
+import type { BatchTracing } from './tracing.js';
 
 /** What every loop of a batch shares: the repository, the batch's branches and folder, the run options. */
 export interface LoopSetup {
@@ -151,7 +151,7 @@ async function runLoop(
   }
   const options = { ...taskOptions(setup, task), cwd: worktree };
   const tracer = setup.tracing?.runTracer(task.id);
-  const { tool, agent } = createCliTool(options, {
+  const { tool, agent } = createOptionsTool(options, {
     agentId: `batch:${setup.batchId}:${task.id}`,
     ...(tracer === undefined ? {} : { traceProvider: tracer.traceProvider }),
     hide: setup.hide,

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { taskWorktree } from '../../actors/merge-steps.js';
-import { isBatchId } from '../../contract/batch-id.js';
-import { isTaskId } from '../../contract/batch-tasks.js';
-import { type BatchRecording, isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
-import { stripControlToLine } from '../../render/terminal-text.js';
+import { taskWorktree } from '../actors/merge-steps.js';
+import { isBatchId } from '../contract/batch-id.js';
+import { isTaskId } from '../contract/batch-tasks.js';
+import { type BatchRecording, isBatchRecording, readBatchRecording } from '../inspect/batch-recording.js';
+import { recordedHostRuns } from '../process/recorded-host.js';
+import { stripControlToLine } from '../render/terminal-text.js';
 import {
   assertInside,
   commitsBetween,
@@ -13,10 +14,9 @@ import {
   refValue,
   uncommittedPaths,
   userBranchHolding,
-} from '../../workspace/git-leftovers.js';
-import { sessionBranch, startTag, taskBranch } from '../../workspace/git-session.js';
-import type { WorktreeEntry } from '../../workspace/git-worktree.js';
-import { recordedHostRuns } from './resume.js';
+} from '../workspace/git-leftovers.js';
+import { sessionBranch, startTag, taskBranch } from '../workspace/git-session.js';
+import type { WorktreeEntry } from '../workspace/git-worktree.js';
 
 /** One thing a clean removes: a worktree or folder by its path, a branch or tag by its name and its value now. */
 export type Removal =

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { idProblem } from '../../contract/batch-tasks.js';
+import { idProblem } from '../contract/batch-tasks.js';
 
 /**
  * A new batch id: the time it started and a random part, e.g. `20261201-1522-a1b2c3` (no dot: a fleet task's run id

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issueOfTask, pullOutcomeOf } from '../../src/hosts/cli/batch-pulls.js';
+import { issueOfTask, pullOutcomeOf } from '../../src/batch/pulls.js';
 
 describe('pullOutcomeOf', () => {
   it('counts only a landed task as passed', () => {

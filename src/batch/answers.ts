@@ -1,20 +1,15 @@
-import { howToAnswer, questionText } from '../../contract/answer-messages.js';
-import { type AnswerSource, DEFAULT_ANSWER_WAIT_MS } from '../../contract/answers.js';
-import { answeredLine, overParallelLine, runWaitsLine } from '../../contract/batch-answer-messages.js';
-import { parseDuration } from '../../contract/duration.js';
-import type { TaskAnswerEvent } from '../../machines/batch-types.js';
-import { stripControlToLine } from '../../render/terminal-text.js';
+import { howToAnswer, questionText } from '../contract/answer-messages.js';
+import { type AnswerSource, DEFAULT_ANSWER_WAIT_MS } from '../contract/answers.js';
+import { answeredLine, overParallelLine, runWaitsLine } from '../contract/batch-answer-messages.js';
+import { parseDuration } from '../contract/duration.js';
+import type { TaskAnswerEvent } from '../machines/batch-types.js';
+import { stripControlToLine } from '../render/terminal-text.js';
+import type { AskOptions } from '../run/ask-options.js';
 
 // A batch task whose round reports blocked waits for a person (`ralph batch --ask`) without holding a parallel slot:
 // its run actor tells the batch machine it asked (TASK.ASKED: the slot goes to another task), then that it got its
 // answer (TASK.ANSWERED), and the answer reaches the run only once the machine gives it a slot again (SLOT). No
 // agent runs while a task waits, so the slots bound the agents alive at once, as `--parallel` says.
-
-/** The options that make a batch's tasks ask: `--ask`, `--wait-for-answers DURATION`. */
-export interface AskOptions {
-  ask?: boolean;
-  waitForAnswers?: string;
-}
 
 /** How long each task's loop waits for a person's answer (ms), or undefined when the batch does not ask. */
 export function answerWaitOf(options: AskOptions): number | undefined {

@@ -4,18 +4,18 @@ import {
   landOnTarget,
   type MergeSetup,
   verifyCombinedOwned,
-} from '../../actors/merge-steps.js';
+} from '../actors/merge-steps.js';
 import type {
   BringOutcome,
   CombinedVerify,
   ConflictItem,
   MergeItem,
   ResolveOutcome,
-} from '../../machines/batch-types.js';
-import { mergeQueueMachine } from '../../machines/merge-queue.machine.js';
-import type { LandingLog } from './batch-landings.js';
-import { pauseAfterLandForTests } from './batch-test-hooks.js';
-import { type StepOutcome, verifySpanOutcome } from './batch-tracing.js';
+} from '../machines/batch-types.js';
+import { mergeQueueMachine } from '../machines/merge-queue.machine.js';
+import { pauseAfterLandForTests } from '../process/pause-after-land.js';
+import type { LandingLog } from './landings.js';
+import { type StepOutcome, verifySpanOutcome } from './tracing.js';
 
 /** Runs one merge step, in a span of its own when the batch is traced. */
 export type MergeStep = <T>(

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { RalphSandbox } from '../../contract/sandbox.js';
-import { assertSandboxAvailable } from '../../process/sandbox-check.js';
-import { gitLine } from '../../workspace/git-command.js';
-import { type SandboxOptions, sandboxConfig } from './sandbox-options.js';
+import type { RalphSandbox } from '../contract/sandbox.js';
+import { assertSandboxAvailable } from '../process/sandbox-check.js';
+import { type SandboxOptions, sandboxConfig } from '../run/sandbox-options.js';
+import { gitLine } from '../workspace/git-command.js';
 
 /**
  * Refuses, before a batch begins, a sandbox setting without `--sandbox` and a `--sandbox` where bubblewrap cannot

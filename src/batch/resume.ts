@@ -1,15 +1,15 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { type BatchTask, idProblem } from '../../contract/batch-tasks.js';
-import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
-import { isBatchRecording, readBatchRecording } from '../../inspect/batch-recording.js';
-import { type RecordedResume, RunSettledError, resumePointOf } from '../../inspect/resume-point.js';
-import { buildRunModel } from '../../inspect/run-model-builder.js';
-import type { TaskEntry, TaskStatus } from '../../machines/batch-types.js';
-import { gitLine } from '../../workspace/git-command.js';
-import { batchFolder } from '../../workspace/git-worktree.js';
-import { keptName, recordedHostRuns } from './resume.js';
+import { type BatchTask, idProblem } from '../contract/batch-tasks.js';
+import { errorText } from '../contract/error-text.js';
+import { RalphError } from '../contract/errors.js';
+import { isBatchRecording, readBatchRecording } from '../inspect/batch-recording.js';
+import { type RecordedResume, RunSettledError, resumePointOf } from '../inspect/resume-point.js';
+import { buildRunModel } from '../inspect/run-model-builder.js';
+import type { TaskEntry, TaskStatus } from '../machines/batch-types.js';
+import { keptName, recordedHostRuns } from '../process/recorded-host.js';
+import { gitLine } from '../workspace/git-command.js';
+import { batchFolder } from '../workspace/git-worktree.js';
 
 /** What a resumed batch continues with: its id, target and start, and the tasks that already settled. */
 export interface ResumedBatch {

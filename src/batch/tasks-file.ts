@@ -4,9 +4,9 @@ import {
   MAX_TASKS_FILE_BYTES,
   parseTasksFile,
   TasksFileError,
-} from '../../contract/batch-tasks.js';
-import { errorText } from '../../contract/error-text.js';
-import { RalphError } from '../../contract/errors.js';
+} from '../contract/batch-tasks.js';
+import { errorText } from '../contract/error-text.js';
+import { RalphError } from '../contract/errors.js';
 
 /**
  * The file's text, or null when it holds more than `limit` bytes. Read in pieces up to one byte past the limit, so a

@@ -11,7 +11,7 @@ import {
   leaveAnswer,
   processIsAlive,
   readQuestion,
-} from '../../src/hosts/answer-folder.js';
+} from '../../src/run/answer-folder.js';
 
 const folders: string[] = [];
 

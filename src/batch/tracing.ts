@@ -1,10 +1,10 @@
 import type { Span } from '@opentelemetry/api';
-import { errorText } from '../../contract/error-text.js';
-import type { CombinedVerify, TaskEntry } from '../../machines/batch-types.js';
-import type { TraceExport } from '../../trace/otlp-export.js';
-import { createRunTracer, type RunTracer } from '../../trace/run-tracer.js';
-import { KIND_INTERNAL, STATUS_ERROR } from '../../trace/span-attributes.js';
-import { startTracesIfAsked } from '../../trace/start-traces.js';
+import { errorText } from '../contract/error-text.js';
+import type { CombinedVerify, TaskEntry } from '../machines/batch-types.js';
+import type { TraceExport } from '../trace/otlp-export.js';
+import { createRunTracer, type RunTracer } from '../trace/run-tracer.js';
+import { KIND_INTERNAL, STATUS_ERROR } from '../trace/span-attributes.js';
+import { startTracesIfAsked } from '../trace/start-traces.js';
 
 /** The statuses a task's merge ends in. */
 const MERGE_ENDS = new Set(['landed', 'needs-review', 'cancelled']);

@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { BatchTask } from '../../contract/batch-tasks.js';
-import { BatchRecorder } from '../../inspect/batch-recording.js';
-import type { TaskEntry } from '../../machines/batch-types.js';
-import { thisHost } from '../../process/process-identity.js';
-import { sweepOrphanedRoundsOnce } from '../../process/round-folder.js';
-import { startSession } from '../../workspace/git-session.js';
-import { batchFolder, pruneWorktrees } from '../../workspace/git-worktree.js';
-import { runRecordingPath } from './batch-loops.js';
-import { resumedBatch } from './batch-resume.js';
+import type { BatchTask } from '../contract/batch-tasks.js';
+import { BatchRecorder } from '../inspect/batch-recording.js';
+import type { TaskEntry } from '../machines/batch-types.js';
+import { thisHost } from '../process/process-identity.js';
+import { sweepOrphanedRounds } from '../process/round-folder.js';
+import { startSession } from '../workspace/git-session.js';
+import { batchFolder, pruneWorktrees } from '../workspace/git-worktree.js';
+import { runRecordingPath } from './loops.js';
+import { resumedBatch } from './resume.js';
 
 /** A batch ready to run: new, or resumed from its recording. */
 export interface OpenBatch {
@@ -50,7 +50,9 @@ export async function openBatch(
   if (options.resume !== undefined) {
     const resumed = await resumedBatch(options.resume, tasks, cwd);
     await pruneWorktrees(resumed.repo);
-    await sweepOrphanedRoundsOnce();
+    // What the dead process left running is killed now, even in a process that swept before (a library host that
+    // resumes a batch another process ran): its rounds' sweep is once a process.
+    await sweepOrphanedRounds();
     const recordingPath = resolve(options.resume);
     const recorder = new BatchRecorder(recordingPath, null);
     recorder.resumed(thisHost());
