@@ -1,8 +1,12 @@
 import type { RalphConfig } from '../../contract/config.js';
-import { PRESET_PROGRAMS, type ProgramPreset } from '../../run/agent-options.js';
-import { guardRailConfig } from '../../run/guard-rail-options.js';
+import { type AgentOptions, PRESET_PROGRAMS, type ProgramPreset } from '../../run/agent-options.js';
+import type { EvaluatorOptions } from '../../run/evaluator-options.js';
+import { type GuardRailOptions, guardRailConfig } from '../../run/guard-rail-options.js';
+import type { SandboxOptions } from '../../run/sandbox-options.js';
 import type { RalphBatchToolOptions } from '../batch-tool.js';
-import type { McpOptions } from './mcp-command.js';
+
+/** The flags of `ralph mcp` a batch takes: its agent, evaluator, guard rails and sandbox. */
+type BatchFlags = AgentOptions & EvaluatorOptions & GuardRailOptions & SandboxOptions;
 
 /**
  * What `ralph mcp --batch`'s `ralph_batch` runs every call with: the server's own agent, evaluator, verify command,
@@ -10,7 +14,7 @@ import type { McpOptions } from './mcp-command.js';
  * grace and the result bound. The flags were checked when the ralph tool was built from them.
  */
 export function mcpBatchOptions(
-  options: McpOptions,
+  options: BatchFlags,
   config: RalphConfig,
   cwd: string,
 ): RalphBatchToolOptions {
