@@ -1,6 +1,4 @@
-import { fileURLToPath } from 'node:url';
 import { generateText, stepCountIs } from 'ai';
-import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ralphBatchAiSdkTool } from '../../src/ai-sdk.js';
 import {
@@ -19,11 +17,9 @@ import {
   toolResultsIn,
   waitForAbort,
 } from '../providers/ai-sdk-mock-model.js';
+import { agentPids, EDIT_AGENT } from '../support/batch-agents.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn } from '../support/git-repo.js';
-
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
-const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 
 /** The fake agents log their starts and ends to BATCH_AGENT_LOG, which they read from this process's environment. */
 const logged = process.env.BATCH_AGENT_LOG;
@@ -39,14 +35,10 @@ function parentApp(
 ) {
   const { repo, env, agentLines } = batchScene([]);
   process.env.BATCH_AGENT_LOG = env.BATCH_AGENT_LOG;
-  const pidsOf = (kind: string) =>
-    agentLines()
-      .filter((line) => line.startsWith(kind))
-      .map((line) => Number(line.split(' ')[1]));
-  const alive = () => pidsOf('start').filter((pid) => !pidsOf('end').includes(pid));
+  const { pidsOf, alive } = agentPids(agentLines);
   const model = scriptedModel(turns);
   const tools = {
-    ralph_batch: ralphBatchAiSdkTool({ cwd: repo, agentCommand: AGENT, graceMs: 200, maxRounds: 5 }),
+    ralph_batch: ralphBatchAiSdkTool({ cwd: repo, agentCommand: EDIT_AGENT, graceMs: 200, maxRounds: 5 }),
   };
   return { repo, model, tools, pidsOf, alive };
 }

@@ -1,8 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { quote } from 'shell-quote';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   BATCH_TASKS_MISSING,
@@ -13,12 +11,10 @@ import {
   tooManyBatchTasks,
 } from '../../src/index.js';
 import { CLI, isGone, waitUntil } from '../fixtures/cli-agents/harness.js';
+import { agentPids, EDIT_AGENT } from '../support/batch-agents.js';
 import { extraWorktrees, taskCommitsOn } from '../support/batch-repo.js';
 import { batchScene } from '../support/batch-scene.js';
 import { gitIn } from '../support/git-repo.js';
-
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/batch-agents/${name}`, import.meta.url));
-const AGENT = quote([process.execPath, fixture('edit-agent.mjs')]);
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -30,7 +26,7 @@ async function connect(flags: string[]) {
   const { repo, env, agentLines } = batchScene([]);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', '--agent-command', AGENT, '--grace-ms', '200', ...flags],
+    args: [CLI, 'mcp', '--agent-command', EDIT_AGENT, '--grace-ms', '200', ...flags],
     cwd: repo,
     env: env as Record<string, string>,
     stderr: 'pipe',
@@ -38,11 +34,7 @@ async function connect(flags: string[]) {
   const client = new Client({ name: 'ralph-mcp-batch-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
-  const pidsOf = (kind: string) =>
-    agentLines()
-      .filter((line) => line.startsWith(kind))
-      .map((line) => Number(line.split(' ')[1]));
-  const alive = () => pidsOf('start').filter((pid) => !pidsOf('end').includes(pid));
+  const { pidsOf, alive } = agentPids(agentLines);
   return { client, repo, pidsOf, alive };
 }
 
@@ -56,6 +48,16 @@ describe('ralph mcp --batch', () => {
   it('lists ralph_batch only with the flag: without it the tools are exactly ralph', async () => {
     const plain = await connect([]);
     expect((await plain.client.listTools()).tools.map((tool) => tool.name)).toEqual(['ralph']);
+    // Nor is it served: a call is an unknown tool, and nothing starts.
+    const before = branches(plain.repo);
+    await expect(
+      plain.client.callTool({
+        name: 'ralph_batch',
+        arguments: { tasks: [{ id: 'a', objective: 'write a.txt a' }] },
+      }),
+    ).rejects.toThrow('Unknown tool: ralph_batch');
+    expect(branches(plain.repo)).toBe(before);
+    expect(plain.pidsOf('start')).toEqual([]);
     const batch = await connect(['--batch']);
     const { tools } = await batch.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['ralph', 'ralph_batch']);
@@ -177,6 +179,7 @@ describe('ralph mcp --batch', () => {
     while (answer !== BATCH_TASKS_MISSING) {
       const refused = (await client.callTool({ name: 'ralph_batch', arguments: {} })) as CallToolResult;
       answer = textOf(refused);
+      expect(answer).toMatch(/^Ralph refused the call: a run is already going|^ralph_batch needs tasks/);
     }
     for (const pid of agents) expect(isGone(pid)).toBe(true);
     expect(extraWorktrees(repo)).toEqual([]);
