@@ -40,6 +40,19 @@ export {
   verdictSchema,
 } from './contract/evaluator-verdict.js';
 export * from './contract/index.js';
+export {
+  BATCH_TASKS_MISSING,
+  type BatchToolArgs,
+  type BatchToolExec,
+  batchArgsJsonSchema,
+  batchResultText,
+  createRalphBatchTool,
+  MAX_BATCH_TASKS,
+  RALPH_BATCH_TOOL,
+  type RalphBatchTool,
+  type RalphBatchToolOptions,
+  tooManyBatchTasks,
+} from './hosts/batch-tool.js';
 export { envelopeJsonSchema, structuredResultJsonSchema } from './hosts/mcp/envelope-schema.js';
 export {
   createRalphMcpServer,

@@ -84,7 +84,7 @@ describe('the AI SDK is an optional peer dependency', () => {
         { cwd: root },
       );
       expect(entry.trim()).toBe(
-        'AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool,ralphAiSdkTools,ralphAnswerTool',
+        'AI_SDK_CHILD_SYSTEM,aiSdkProvider,ralphAiSdkTool,ralphAiSdkTools,ralphAnswerTool,ralphBatchAiSdkTool',
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -27,6 +27,8 @@ export interface McpOptions
   maxRounds?: string;
   /** How many calls may run at once; one more is refused. */
   maxConcurrentRuns?: string;
+  /** Serves the `ralph_batch` tool beside ralph (off by default: a batch writes branches). */
+  batch?: boolean;
 }
 
 /** The error answering an MCP request too large to read. */
@@ -48,6 +50,15 @@ function concurrentRunsOf(options: McpOptions): number | undefined {
     throw new RalphError({ code: 'refused', message: maxConcurrentRunsInvalid(text) });
   }
   return value;
+}
+
+/** The `ralph_batch` tool of `ralph mcp --batch`: the server's agent and guard rails, in the calling agent's cwd. */
+async function batchToolOf(options: McpOptions, hosted: ReturnType<typeof createCliTool>) {
+  const [{ createRalphBatchTool }, { mcpBatchOptions }] = await Promise.all([
+    import('../batch-tool.js'),
+    import('./mcp-batch.js'),
+  ]);
+  return createRalphBatchTool(mcpBatchOptions(options, hosted.tool.config, hosted.agent.cwd));
 }
 
 /**
@@ -117,7 +128,9 @@ export async function mcpCommand(options: McpOptions): Promise<number> {
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../mcp/bounded-lines.js'),
     ]);
+  const batch = options.batch === true ? await batchToolOf(options, hosted) : undefined;
   const mcp = await createRalphMcpServer(hosted.tool, {
+    ...(batch === undefined ? {} : { batch }),
     agent: hosted.agent,
     version: packageVersion(),
     ...(maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns }),

@@ -15,11 +15,15 @@ Examples:
   $ ralph mcp --agent claude --verify 'npm test' --max-time 1h --max-idle-rounds 3
   $ ralph mcp --agent claude --sandbox     # every call's agent in a bubblewrap sandbox (Linux)
   $ ralph mcp --agent claude --ask         # a blocked call waits for an answer: the ralph_answer tool
+  $ ralph mcp --agent claude --verify 'npm test' --batch   # also the ralph_batch tool: tasks on their own branches
 
 Serves one tool, ralph, over stdio. The server's working directory (or --cwd) is the calling agent's workspace.
 The guard rails below are the server's settings for every call; a call still sends only objective and maxRounds.
 With --ask (or --wait-for-answers 2h) a call whose round reports blocked waits for an answer: its progress carries
 the question, and a second tool, ralph_answer { runId, answer } (or ralph answer <run-id> in a terminal), answers.
+With --batch a third tool, ralph_batch { tasks: [{ id, objective, after?, maxRounds? }], parallel? }, runs up to 64
+tasks as a batch (as ralph batch does: each on its own branch, landed on a new ralph/batch-<id> branch) with the
+server's agent, verify command and guard rails; it counts as one of the server's concurrent runs.
 `;
 
 /** Registers `ralph mcp`: the ralph tool served over MCP (stdio). Loads the MCP SDK only when it runs. */
@@ -38,6 +42,10 @@ export function addMcpCommand(program: Command, setExitCode: SetExitCode): void 
             .option(
               '--max-concurrent-runs <n>',
               'how many calls may run at once; one more is refused (default 1)',
+            )
+            .option(
+              '--batch',
+              'also serve the ralph_batch tool: a batch of tasks, each on its own branch (off by default)',
             ),
         ),
       ),

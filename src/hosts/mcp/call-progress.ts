@@ -98,19 +98,49 @@ function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<
   });
 }
 
+/** The notifications of one request, sent in order, and a way to wait until the client has dispatched them. */
+export interface ProgressSender {
+  /** Sends one progress notification after those sent before it. */
+  push(params: { progress: number; total?: number; message: string; _meta?: Record<string, unknown> }): void;
+  /** As `CallProgress.delivered`: every notification sent so far dispatched by the client, or the call aborted. */
+  delivered(): Promise<void>;
+}
+
 /**
- * The progress of one call. Notifications are chained, so they leave in round order, and before the result goes out
- * the call waits for the last of them and then for a round trip to the client. Waiting for the writes alone is not
- * enough: the SDK's client dispatches a notification one microtask later but a response at once, so a progress
+ * The notifications of a request with a progress token. They are chained, so they leave in order, and `delivered`
+ * waits for the last of them and then for a round trip to the client. Waiting for the writes alone is not enough:
+ * the SDK's client dispatches a notification one microtask later but a response at once, so a progress
  * notification read in the same chunk as the result reaches a request already answered and is dropped (seen with
  * @modelcontextprotocol/sdk 1.32.2, typescript-sdk issue #2580). The client answers the `ping` only after it has
  * dispatched everything read before it, so once the answer is back the progress has been delivered.
  */
+export function progressSender(link: ProgressLink, token: ProgressToken): ProgressSender {
+  let sent: Promise<void> = Promise.resolve();
+  let unconfirmed = false;
+  return {
+    push({ _meta, ...values }) {
+      const notification: ServerNotification = {
+        method: 'notifications/progress',
+        params: { ...(_meta === undefined ? {} : { _meta }), progressToken: token, ...values },
+      };
+      unconfirmed = true;
+      // A client that went away misses its progress; the call itself still settles.
+      sent = sent.then(() => link.send(notification)).catch(() => {});
+    },
+    async delivered() {
+      if (!unconfirmed) return;
+      unconfirmed = false;
+      const confirmed = sent.then(() => link.roundTrip()).catch(() => {});
+      await settledOrAborted(confirmed, link.signal);
+    },
+  };
+}
+
+/** The progress of one call: one notification per round report, guard-rail event or question (see progressSender). */
 export function callProgress(link: ProgressLink): CallProgress | undefined {
   const { token } = link;
   if (token === undefined) return undefined;
-  let sent: Promise<void> = Promise.resolve();
-  let unconfirmed = false;
+  const sender = progressSender(link, token);
   // MCP wants each notification's progress above the last: a report counts its round, and a guard-rail or question
   // event in between goes halfway from the last value to the next whole round.
   let last = 0;
@@ -121,21 +151,8 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
   };
   link.signal.addEventListener('abort', stopReminding, { once: true });
 
-  const push = (total: number, message: string, meta: Record<string, unknown> | undefined) => {
-    const notification: ServerNotification = {
-      method: 'notifications/progress',
-      params: {
-        ...(meta === undefined ? {} : { _meta: meta }),
-        progressToken: token,
-        progress: last,
-        total,
-        message,
-      },
-    };
-    unconfirmed = true;
-    // A client that went away misses its progress; the call itself still settles.
-    sent = sent.then(() => link.send(notification)).catch(() => {});
-  };
+  const push = (total: number, message: string, meta: Record<string, unknown> | undefined) =>
+    sender.push({ progress: last, total, message, ...(meta === undefined ? {} : { _meta: meta }) });
 
   /**
    * While a run waits for an answer, the question again every `reminderMs`: a client that times a call out unless
@@ -172,10 +189,7 @@ export function callProgress(link: ProgressLink): CallProgress | undefined {
     },
     async delivered() {
       stopReminding();
-      if (!unconfirmed) return;
-      unconfirmed = false;
-      const confirmed = sent.then(() => link.roundTrip()).catch(() => {});
-      await settledOrAborted(confirmed, link.signal);
+      await sender.delivered();
     },
   };
 }

@@ -18,7 +18,9 @@ import { onProgressOf } from '../../run/progress-listeners.js';
 import type { RalphTool } from '../../run/tool.js';
 import type { RunsTracer } from '../../trace/runs-tracer.js';
 import { answerArgsJsonSchema, answerThroughInbox } from '../answer-tool.js';
-import { callProgress, USAGE_META_KEY } from './call-progress.js';
+import type { RalphBatchTool } from '../batch-tool.js';
+import { callBatch, ralphBatchToolDefinition } from './batch-call.js';
+import { callProgress, type ProgressLink, USAGE_META_KEY } from './call-progress.js';
 import { structuredResultJsonSchema } from './envelope-schema.js';
 
 /** What the MCP server answers for. */
@@ -42,6 +44,11 @@ export interface RalphMcpServerOptions {
   answers?: { source: AnswerSource; howToAnswer: (runId: string) => string };
   /** How often a waiting call's progress says its question again (default QUESTION_REMINDER_MS). */
   questionReminderMs?: number;
+  /**
+   * The `ralph_batch` tool, listed and served beside ralph only when given (`ralph mcp --batch`: a batch writes
+   * branches). A batch call counts as one of the server's concurrent runs.
+   */
+  batch?: RalphBatchTool;
 }
 
 /**
@@ -156,8 +163,22 @@ export async function createRalphMcpServer(
   ];
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [ralphToolDefinition(tool), ...(inbox === undefined ? [] : [ralphAnswerToolDefinition()])],
+    tools: [
+      ralphToolDefinition(tool),
+      ...(inbox === undefined ? [] : [ralphAnswerToolDefinition()]),
+      ...(options.batch === undefined ? [] : [ralphBatchToolDefinition(options.batch)]),
+    ],
   }));
+
+  /** Runs `work` as one of the calls in flight: shutdown cancels it and waits for it. */
+  const inFlightCall = async (work: Promise<CallToolResult>): Promise<CallToolResult> => {
+    inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  };
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // An answer is never held up by the runs in flight: it is what one of them waits for.
@@ -165,7 +186,8 @@ export async function createRalphMcpServer(
       const { text, refused } = answerThroughInbox(inbox, request.params.arguments, 'mcp');
       return { content: [{ type: 'text', text }], ...(refused ? { isError: true } : {}) };
     }
-    if (request.params.name !== tool.name) {
+    const { batch } = options;
+    if (request.params.name !== tool.name && (batch === undefined || request.params.name !== batch.name)) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
     if (inFlight.size >= maxConcurrentRuns) {
@@ -173,7 +195,7 @@ export async function createRalphMcpServer(
     }
     const args = request.params.arguments ?? {};
     const signal = AbortSignal.any([extra.signal, closing.signal]);
-    const progress = callProgress({
+    const link: ProgressLink = {
       token: extra._meta?.progressToken,
       send: extra.sendNotification,
       roundTrip: () =>
@@ -182,6 +204,12 @@ export async function createRalphMcpServer(
           timeout: PROGRESS_ROUND_TRIP_TIMEOUT_MS,
         }),
       signal,
+    };
+    if (batch !== undefined && request.params.name === batch.name) {
+      return inFlightCall(callBatch(batch, args, link).catch(errorResult));
+    }
+    const progress = callProgress({
+      ...link,
       ...(inbox === undefined ? {} : { reminderMs: options.questionReminderMs ?? QUESTION_REMINDER_MS }),
     });
     const notes =
@@ -233,12 +261,7 @@ export async function createRalphMcpServer(
         await progress?.delivered();
         return result;
       });
-    inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
-    }
+    return inFlightCall(call);
   });
 
   return {
