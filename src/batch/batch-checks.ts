@@ -33,7 +33,7 @@ export interface BatchRunOptions
 
 /** How many loops a batch runs at once unless told otherwise, and the most it takes. */
 export const DEFAULT_PARALLEL = 2;
-const MAX_PARALLEL = 64;
+export const MAX_PARALLEL = 64;
 
 /** A `refused` RalphError: nothing was started. */
 export const refuse = (message: string): RalphError => new RalphError({ code: 'refused', message });

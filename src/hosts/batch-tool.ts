@@ -1,3 +1,4 @@
+import { MAX_PARALLEL } from '../batch/batch-checks.js';
 import {
   type BatchAgentOptions,
   type BatchOutcome,
@@ -14,6 +15,7 @@ import {
 } from '../contract/call.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../contract/config.js';
 import { RalphError } from '../contract/errors.js';
+import { isPositiveSafeInteger } from '../contract/integers.js';
 import { MAX_ROUNDS_INVALID, maxRoundsExceedsCeiling, OBJECTIVE_EMPTY } from '../contract/messages.js';
 import { truncateText } from '../render/truncate.js';
 
@@ -28,9 +30,6 @@ export const RALPH_BATCH_TOOL = 'ralph_batch';
  * hundreds at once would start a night's work nobody asked for, and its result text would be cut anyway.
  */
 export const MAX_BATCH_TASKS = 64;
-
-/** The most loops a call may run at once (the library's own limit). */
-const MAX_PARALLEL = 64;
 
 /** What a host shows a model as the tool's description. */
 export const RALPH_BATCH_DESCRIPTION =
@@ -163,7 +162,7 @@ function callOf(args: unknown, ceiling: number): { tasks: BatchTaskInput[]; para
   if (extra.length > 0) throw refuse(`ralph_batch takes only tasks and parallel (got ${extra.join(', ')})`);
   if (args.tasks.length > MAX_BATCH_TASKS) throw refuse(tooManyBatchTasks(args.tasks.length));
   const parallel = given(args.parallel);
-  if (parallel !== undefined && !(isValidMaxRounds(parallel) && (parallel as number) <= MAX_PARALLEL))
+  if (parallel !== undefined && !(isPositiveSafeInteger(parallel) && parallel <= MAX_PARALLEL))
     throw refuse(
       `ralph_batch parallel must be a whole number from 1 to ${MAX_PARALLEL} (got ${JSON.stringify(parallel)})`,
     );
