@@ -16,7 +16,7 @@ import {
   renderRoundPrompt,
   reportJsonSchema,
 } from '../dist/index.js';
-import { finish, log, median, clock as now, numberFlag, row, stringFlag } from './lib.mjs';
+import { bareProvider, finish, log, median, clock as now, numberFlag, row, stringFlag } from './lib.mjs';
 
 const beforeDir = stringFlag('before');
 const before =
@@ -27,16 +27,7 @@ const rounds = numberFlag('rounds', 256);
 const pairs = numberFlag('pairs', 7);
 const objective = 'bench';
 const agent = { id: 'bench', cwd: process.cwd() };
-const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
-
-// A bare provider: the scripted provider keeps every request for tests, which a benchmark must not count.
-const provider = {
-  name: 'bench',
-  capabilities: { structuredOutput: true, inheritsParentContext: false },
-  async start(request) {
-    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
-  },
-};
+const provider = bareProvider;
 /** A tool of one build (this one, or the --before one) over the bare provider. */
 function toolOf(build) {
   const providers = build.createProviderRegistry();

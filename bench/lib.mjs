@@ -158,3 +158,21 @@ export const shAgentSource = `cat > /dev/null
 if [ "$RALPH_ROUND" = "$RALPH_MAX_ROUNDS" ]; then s=complete; e='["ran"]'; n='[]'; else s=continue; e='[]'; n='["again"]'; fi
 printf '{"status":"%s","summary":"round done","evidence":%s,"nextSteps":%s,"blocker":null}' "$s" "$e" "$n" > "$RALPH_REPORT_FILE"
 `;
+
+/** A round report that goes on: what the in-process benches' bare provider answers every round. */
+export const continueReport = {
+  status: 'continue',
+  summary: 'step',
+  evidence: [],
+  nextSteps: ['next'],
+  blocker: null,
+};
+
+/** A bare in-process provider: the scripted provider keeps every request for tests, which a benchmark must not count. */
+export const bareProvider = {
+  name: 'bench',
+  capabilities: { structuredOutput: true, inheritsParentContext: false },
+  async start(request) {
+    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(continueReport) };
+  },
+};

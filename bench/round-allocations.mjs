@@ -6,21 +6,14 @@
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { log, numberFlag, stringFlag } from './lib.mjs';
+import { bareProvider, log, numberFlag, stringFlag } from './lib.mjs';
 
 const runs = numberFlag('runs', 20);
 const rounds = numberFlag('rounds', 256);
 const top = numberFlag('top', 15);
 const interval = numberFlag('interval', 256);
 const agent = { id: 'bench', cwd: process.cwd() };
-const cont = { status: 'continue', summary: 'step', evidence: [], nextSteps: ['next'], blocker: null };
-const provider = {
-  name: 'bench',
-  capabilities: { structuredOutput: true, inheritsParentContext: false },
-  async start(request) {
-    return { id: `${request.runId}-${request.round}`, report: Promise.resolve(cont) };
-  },
-};
+const provider = bareProvider;
 
 /** Bytes a round of one build's tool allocates, and by which functions (self, bytes a round). */
 async function allocations(dir) {
