@@ -159,7 +159,8 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     const url = databaseFor('handover');
     const ws = await workspace();
     const env = await privateTmp();
-    const leaving = await startWorker(url, 'leaving', { env, lease: '60s' });
+    // A lease of 120 s: its heartbeat is 40 s apart, so waited out it would end 80–120 s after the stop.
+    const leaving = await startWorker(url, 'leaving', { env, lease: '120s' });
     workers.push(leaving);
     const id = await submit(url, ws);
     const [first] = await waitFor(() => ws.holders(3).length === 1 && ws.holders(3), "round 3's agent");
@@ -167,12 +168,12 @@ describe('a fleet run survives its worker killed with SIGKILL in the middle of r
     await stopWorker(leaving);
     expect(isRunning(first as number)).toBe(false);
 
-    // Long before the 60 s lease would run out.
-    await waitFor(() => ws.startsOf(3).length === 2, 'the live worker to start round 3 again', 20_000);
+    // Long before the lease would run out (a busy machine took over 20 s to replay and start round 3 again).
+    await waitFor(() => ws.startsOf(3).length === 2, 'the live worker to start round 3 again', 60_000);
     await ws.release();
     await expectRecovered(url, id, ws, first as number);
     await stopWorker(staying);
-  }, 60_000);
+  }, 120_000);
 
   it('a worker stopped with no run: the live worker clears its lease without a line about taking over nothing', async () => {
     const url = databaseFor('idle_stop');
